@@ -1,0 +1,1 @@
+int lb_placeholder(void); int lb_placeholder(void) { return 0; }
