@@ -1,2 +1,16 @@
+#include <stdbool.h>
 #include <stdio.h>
-int main(void) { puts("luabench skeleton"); return 0; }
+#include <unistd.h>
+
+#include "cli.h"
+
+int main(int argc, char **argv)
+{
+	bool must_exit_now = false;
+	int rc = lb_cli_main(argc, argv, &must_exit_now);
+	if (must_exit_now) {
+		fflush(NULL);
+		_exit(rc);
+	}
+	return rc;
+}

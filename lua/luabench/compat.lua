@@ -1,0 +1,29 @@
+-- 0.5-style globals that sysbench 1.0.20 still provides for old scripts.
+return function(C_)
+  local sb = sysbench
+  thread_id = sb.tid
+  test = C_.script_path
+
+  sb_rand = sb.rand.default
+  sb_rand_uniform = sb.rand.uniform
+  sb_rand_gaussian = sb.rand.gaussian
+  sb_rand_special = sb.rand.special
+  sb_rand_str = sb.rand.string
+
+  function sb_rnd()
+    return sb.rand.uniform(0, 4294967295)
+  end
+
+  -- Draws from the process-wide unique sequence until a value falls in [a, b].
+  function sb_rand_uniq(a, b)
+    local v
+    repeat v = sb.rand.unique() until v >= a and v <= b
+    return v
+  end
+
+  DB_ERROR_NONE = 0
+  DB_ERROR_RESTART_TRANSACTION = 1
+  DB_ERROR_FAILED = 2
+  mysql_table_engine = "innodb"
+  myisam_max_rows = 1000000
+end

@@ -1,0 +1,22 @@
+-- sysbench.histogram: log-bucketed histograms over a fixed range (src/uhist.c).
+local ffi = require("ffi")
+local C = ffi.C
+
+local methods = {}
+function methods.update(h, value) C.lb_uhist_update(h, value) end
+function methods.print(h) C.lb_uhist_print(h) end
+function methods.percentile(h, p) return C.lb_uhist_percentile(h, p) end
+ffi.metatype("struct lb_uhist", { __index = methods })
+
+local histogram = {}
+
+function histogram.new(size, range_min, range_max)
+  local h = C.lb_uhist_new(size, range_min, range_max)
+  if h == nil then
+    error(string.format("invalid histogram parameters (size %s, range %s..%s)",
+      tostring(size), tostring(range_min), tostring(range_max)), 2)
+  end
+  return ffi.gc(h, C.lb_uhist_free)
+end
+
+return histogram

@@ -1,0 +1,108 @@
+-- luabench.init: builds the scripting API in this Lua state. It runs once per state (control,
+-- each worker, the reporter), before the user's script, and leaves behind what sysbench 1.0.20
+-- leaves: the `sysbench` table (also reachable as `luabench`), the global `ffi`, the default
+-- `thread_run`, and the 0.5-style legacy globals.
+local ffi = require("ffi")
+local C_ = __luabench_c
+__luabench_c = nil
+
+ffi.cdef(require("luabench.cdef"))
+_G.ffi = ffi
+
+local C = ffi.C
+local worker = ffi.cast("struct lb_worker *", C_.worker)
+
+local sb = {
+  version = C_.api_version,
+  version_string = "sysbench " .. C_.api_version .. " (luabench " .. C_.version .. ")",
+  luabench_version = C_.version,
+  luajit_version = C_.luajit_version,
+  tid = C_.tid,
+  role = C_.role,
+  threads = C_.threads,
+  error = { NONE = 0, RESTART_EVENT = 1 },
+  hooks = {},
+  worker = worker,
+}
+sysbench = sb
+luabench = sb
+
+sb.cmdline = require("luabench.cmdline")(C_)
+sb.rand = require("luabench.rand")(worker)
+sb.histogram = require("luabench.histogram")
+
+local report = require("luabench.report")
+sb.report_default = report.default
+sb.report_csv = report.csv
+sb.report_json = report.json
+
+-- luabench-only API --------------------------------------------------------------------------
+
+sb.json = { encode = C_.json_encode, decode = C_.json_decode, null = ffi.cast("void *", 0) }
+
+-- Seconds since the run started (monotonic clock).
+function sb.time()
+  return C.lb_clock_ns(worker) / 1e9
+end
+
+function sb.sleep(seconds)
+  C.lb_sleep_ns(seconds * 1e9)
+end
+
+-- True once the run is stopping: scripts with long loops inside event() should poll it.
+function sb.stopping()
+  return C.lb_worker_stopping(worker) ~= 0
+end
+
+-- Memory shared by every thread's Lua state: luabench.shared(name, ctype, count) returns a
+-- pointer to `count` zero-initialised `ctype` elements, created on first use.
+function sb.shared(name, ctype, count)
+  count = count or 1
+  local size = ffi.sizeof(ctype) * count
+  local p = C.lb_shared_bytes(name, size)
+  if p == nil then
+    error(string.format("shared object '%s' exists with another size (asked %d bytes)", name, size), 2)
+  end
+  return ffi.cast(ffi.typeof("$ *", ffi.typeof(ctype)), p)
+end
+
+function sb.counter_add(counter, n)
+  C.lb_counter_add(worker, counter, n or 1)
+end
+
+sb.counters = {
+  OTHER = 0, READ = 1, WRITE = 2, EVENT = 3, ERROR = 4, RECONNECT = 5, BYTES_READ = 6,
+  BYTES_WRITTEN = 7,
+}
+
+-- Modules loaded on first use keep every Lua state small (one per thread).
+local lazy = {}
+setmetatable(sb, {
+  __index = function(t, k)
+    local m = lazy[k]
+    if m then
+      local v = require(m)
+      rawset(t, k, v)
+      return v
+    end
+  end,
+})
+sb._lazy = lazy
+
+-- LuaJIT control, as `luajit -j<cmd>` (e.g. --luajit-cmd=off).
+local jcmd = C_.luajit_cmd
+if jcmd and jcmd ~= "" then
+  local name, args = jcmd:match("^([%w_]+)=?(.*)$")
+  if name == "on" or name == "off" or name == "flush" then
+    jit[name]()
+  elseif name == "opt" then
+    require("jit.opt").start(args ~= "" and args or nil)
+  elseif name then
+    require("jit." .. name).start(args ~= "" and args or nil)
+  else
+    error("invalid --luajit-cmd value: " .. jcmd)
+  end
+end
+
+require("luabench.runner")
+require("luabench.compat")(C_)

@@ -1,0 +1,238 @@
+/* The Lua C API door (cold paths only): the luabench._c table the Lua library is built on,
+ * and JSON conversion through cJSON. */
+#include <cjson/cJSON.h>
+#include <lauxlib.h>
+#include <lua.h>
+#include <luajit.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bind/internal.h"
+#include "bind/vm.h"
+#include "engine.h"
+#include "lb_config.h"
+#include "util.h"
+#include "worker.h"
+
+static struct lb_vm *vm_of(lua_State *L)
+{
+	return lua_touserdata(L, lua_upvalueindex(1));
+}
+
+static int c_set_sql_used(lua_State *L)
+{
+	vm_of(L)->eng->sql_used = true;
+	return 0;
+}
+
+/* ---- JSON ---------------------------------------------------------------------------------- */
+
+static cJSON *to_json(lua_State *L, int idx, int depth);
+
+static bool is_array(lua_State *L, int idx, size_t *n)
+{
+	size_t count = 0, max = 0;
+	lua_pushnil(L);
+	while (lua_next(L, idx)) {
+		lua_pop(L, 1);
+		if (lua_type(L, -1) != LUA_TNUMBER) {
+			lua_pop(L, 1);
+			return false;
+		}
+		double k = lua_tonumber(L, -1);
+		if (k < 1 || k != floor(k)) {
+			lua_pop(L, 1);
+			return false;
+		}
+		count++;
+		if ((size_t)k > max)
+			max = (size_t)k;
+	}
+	*n = max;
+	return count == max;
+}
+
+static cJSON *table_to_json(lua_State *L, int idx, int depth)
+{
+	size_t n;
+	if (is_array(L, idx, &n) && n > 0) {
+		cJSON *a = cJSON_CreateArray();
+		for (size_t i = 1; i <= n; i++) {
+			lua_rawgeti(L, idx, (int)i);
+			cJSON_AddItemToArray(a, to_json(L, lua_gettop(L), depth + 1));
+			lua_pop(L, 1);
+		}
+		return a;
+	}
+	cJSON *o = cJSON_CreateObject();
+	lua_pushnil(L);
+	while (lua_next(L, idx)) {
+		/* Copy the key before converting: lua_tostring on a number key would confuse next(). */
+		lua_pushvalue(L, -2);
+		const char *k = lua_tostring(L, -1);
+		if (k)
+			cJSON_AddItemToObject(o, k, to_json(L, lua_gettop(L) - 1, depth + 1));
+		lua_pop(L, 2);
+	}
+	return o;
+}
+
+static cJSON *to_json(lua_State *L, int idx, int depth)
+{
+	if (depth > 64)
+		return cJSON_CreateNull();
+	switch (lua_type(L, idx)) {
+	case LUA_TBOOLEAN:
+		return cJSON_CreateBool(lua_toboolean(L, idx));
+	case LUA_TNUMBER: {
+		double d = lua_tonumber(L, idx);
+		return isfinite(d) ? cJSON_CreateNumber(d) : cJSON_CreateNull();
+	}
+	case LUA_TSTRING:
+		return cJSON_CreateString(lua_tostring(L, idx));
+	case LUA_TTABLE:
+		return table_to_json(L, idx, depth);
+	case 10: /* LUA_TCDATA: 64-bit integers and the like, via tonumber() */
+		lua_getglobal(L, "tonumber");
+		lua_pushvalue(L, idx);
+		lua_call(L, 1, 1);
+		cJSON *v = lua_isnumber(L, -1) ? cJSON_CreateNumber(lua_tonumber(L, -1)) : cJSON_CreateNull();
+		lua_pop(L, 1);
+		return v;
+	default:
+		return cJSON_CreateNull();
+	}
+}
+
+char *lb_json_encode_value(lua_State *L, int idx)
+{
+	if (idx < 0)
+		idx = lua_gettop(L) + idx + 1;
+	cJSON *j = to_json(L, idx, 0);
+	char *s = cJSON_PrintUnformatted(j);
+	cJSON_Delete(j);
+	return s;
+}
+
+static int c_json_encode(lua_State *L)
+{
+	luaL_checkany(L, 1);
+	char *s = lb_json_encode_value(L, 1);
+	if (!s)
+		return luaL_error(L, "cannot encode value as JSON");
+	lua_pushstring(L, s);
+	free(s);
+	return 1;
+}
+
+static void push_json(lua_State *L, const cJSON *j)
+{
+	if (cJSON_IsBool(j)) {
+		lua_pushboolean(L, cJSON_IsTrue(j));
+	} else if (cJSON_IsNumber(j)) {
+		lua_pushnumber(L, j->valuedouble);
+	} else if (cJSON_IsString(j)) {
+		lua_pushstring(L, j->valuestring);
+	} else if (cJSON_IsArray(j)) {
+		lua_createtable(L, cJSON_GetArraySize(j), 0);
+		int i = 1;
+		for (const cJSON *c = j->child; c; c = c->next) {
+			push_json(L, c);
+			lua_rawseti(L, -2, i++);
+		}
+	} else if (cJSON_IsObject(j)) {
+		lua_createtable(L, 0, 8);
+		for (const cJSON *c = j->child; c; c = c->next) {
+			push_json(L, c);
+			lua_setfield(L, -2, c->string);
+		}
+	} else {
+		/* null: a distinct value so arrays keep their length (luabench.json.null). */
+		lua_pushlightuserdata(L, NULL);
+	}
+}
+
+static int c_json_decode(lua_State *L)
+{
+	size_t len;
+	const char *s = luaL_checklstring(L, 1, &len);
+	cJSON *j = cJSON_ParseWithLength(s, len);
+	if (!j) {
+		lua_pushnil(L);
+		lua_pushfstring(L, "invalid JSON near '%s'", cJSON_GetErrorPtr() ? cJSON_GetErrorPtr() : "");
+		return 2;
+	}
+	push_json(L, j);
+	cJSON_Delete(j);
+	return 1;
+}
+
+/* ---- installation -------------------------------------------------------------------------- */
+
+static void push_argv(lua_State *L, const struct lb_engine *e)
+{
+	lua_createtable(L, e->argc, 1);
+	for (int i = 0; i < e->argc; i++) {
+		lua_pushstring(L, e->argv[i]);
+		lua_rawseti(L, -2, i);
+	}
+}
+
+static const char *role_name(const struct lb_worker *w)
+{
+	static const char *const names[] = { "worker", "control", "reporter", "command" };
+	return names[w->role];
+}
+
+void lb_capi_install(struct lb_vm *vm)
+{
+	lua_State *L = vm->L;
+	struct lb_engine *e = vm->eng;
+	static const luaL_Reg fns[] = {
+		{ "set_sql_used", c_set_sql_used },
+		{ "json_encode", c_json_encode },
+		{ "json_decode", c_json_decode },
+		{ NULL, NULL },
+	};
+	lua_createtable(L, 0, 16);
+	for (const luaL_Reg *f = fns; f->name; f++) {
+		lua_pushlightuserdata(L, vm);
+		lua_pushcclosure(L, f->func, 1);
+		lua_setfield(L, -2, f->name);
+	}
+	lua_pushlightuserdata(L, vm->w);
+	lua_setfield(L, -2, "worker");
+	lua_pushinteger(L, vm->w->tid);
+	lua_setfield(L, -2, "tid");
+	lua_pushstring(L, role_name(vm->w));
+	lua_setfield(L, -2, "role");
+	lua_pushinteger(L, e->cfg.threads);
+	lua_setfield(L, -2, "threads");
+	lua_pushstring(L, LB_VERSION);
+	lua_setfield(L, -2, "version");
+	lua_pushstring(L, LB_SYSBENCH_API);
+	lua_setfield(L, -2, "api_version");
+	lua_pushstring(L, LUAJIT_VERSION);
+	lua_setfield(L, -2, "luajit_version");
+	push_argv(L, e);
+	lua_setfield(L, -2, "argv");
+	if (e->command) {
+		lua_pushstring(L, e->command);
+		lua_setfield(L, -2, "command");
+	}
+	if (e->script) {
+		lua_pushstring(L, e->script->name);
+		lua_setfield(L, -2, "script_path");
+	}
+	if (e->opts && lb_opts_find(e->opts, "luajit-cmd")) {
+		lua_pushstring(L, lb_opts_str(e->opts, "luajit-cmd"));
+		lua_setfield(L, -2, "luajit_cmd");
+	}
+	lua_setglobal(L, "__luabench_c");
+}
+
+const char *lb_luajit_version(void)
+{
+	return LUAJIT_VERSION;
+}

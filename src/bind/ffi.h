@@ -1,0 +1,123 @@
+/* The FFI surface: every C function and type the Lua side reaches through ffi.C.
+ *
+ * This header is the single source of truth. The build runs it through the preprocessor with
+ * LB_CDEF defined and embeds the result as the `luabench.cdef` module, so no declaration is ever
+ * copied by hand into Lua. Rules for everything declared here: scalars, opaque pointers and
+ * caller-owned buffers only; never raise a Lua error, never call back into Lua, never allocate
+ * per call on the hot path; report failures with return codes.
+ *
+ * The sysbench section declares exactly the names sysbench 1.0.20 pre-declares, with the same
+ * enum constants, because existing scripts re-declare those functions and rely on the types
+ * (LuaJIT accepts a repeated function prototype but not a repeated enum constant). */
+#ifndef LB_BIND_FFI_H
+#define LB_BIND_FFI_H
+
+#ifndef LB_CDEF
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#define LB_FFI __attribute__((visibility("default")))
+#else
+#define LB_FFI
+#endif
+
+struct lb_worker;
+struct lb_rng;
+struct lb_uhist;
+struct lb_mutexes;
+
+/* ---- event loop (worker.c) ---------------------------------------------------------------- */
+
+/* Ends the previous event (prev_start_ns >= 0: records its latency, now - prev_start_ns) and
+ * starts the next one. Returns the next event's start time in ns since the run started (its
+ * intended start in --rate mode, after sleeping until it is due), or -1 when this worker must
+ * stop (time or event limit reached, shutdown requested). One clock read per event. */
+LB_FFI double lb_event_next(struct lb_worker *w, double prev_start_ns);
+/* Marks the worker as not in an event (the event returned a stop value or failed). */
+LB_FFI void lb_event_abandon(struct lb_worker *w);
+/* ns since the run started (CLOCK_MONOTONIC). */
+LB_FFI double lb_clock_ns(struct lb_worker *w);
+LB_FFI void lb_counter_add(struct lb_worker *w, int counter, uint64_t n);
+LB_FFI int lb_worker_tid(struct lb_worker *w);
+LB_FFI struct lb_rng *lb_worker_rng(struct lb_worker *w);
+/* 1 once the run is stopping (time up, signal, fatal error): long custom loops should poll it. */
+LB_FFI int lb_worker_stopping(struct lb_worker *w);
+LB_FFI void lb_sleep_ns(double ns);
+
+/* ---- random numbers (rand.c); arguments wrap to uint32 as in sysbench ---------------------- */
+LB_FFI uint32_t lb_rand_uniform(struct lb_rng *r, uint32_t a, uint32_t b);
+LB_FFI uint32_t lb_rand_gaussian(struct lb_rng *r, uint32_t a, uint32_t b);
+LB_FFI uint32_t lb_rand_special(struct lb_rng *r, uint32_t a, uint32_t b);
+LB_FFI uint32_t lb_rand_pareto(struct lb_rng *r, uint32_t a, uint32_t b);
+LB_FFI uint32_t lb_rand_zipfian(struct lb_rng *r, uint32_t a, uint32_t b);
+LB_FFI uint32_t lb_rand_default(struct lb_rng *r, uint32_t a, uint32_t b);
+LB_FFI uint32_t lb_rand_unique(void);
+LB_FFI double lb_rand_exp(struct lb_rng *r, double mean);
+LB_FFI void lb_rand_str(struct lb_rng *r, const char *fmt, char *buf, uint32_t len);
+LB_FFI uint64_t lb_rand_u64(struct lb_rng *r);
+LB_FFI double lb_rand_double(struct lb_rng *r);
+
+/* ---- user histograms: sysbench.histogram (uhist.c); updates are thread-safe --------------- */
+LB_FFI struct lb_uhist *lb_uhist_new(uint32_t size, double range_min, double range_max);
+LB_FFI void lb_uhist_free(struct lb_uhist *h);
+LB_FFI void lb_uhist_update(struct lb_uhist *h, double value);
+LB_FFI void lb_uhist_print(struct lb_uhist *h);
+LB_FFI double lb_uhist_percentile(struct lb_uhist *h, double pct);
+
+/* ---- process-wide named objects shared by all Lua states (shared.c) ----------------------- */
+/* Zeroed memory of `size` bytes named `name`, created on first use and kept until exit. Later
+ * calls with the same name return the same block (and fail with NULL if the size differs). */
+LB_FFI void *lb_shared_bytes(const char *name, uint64_t size);
+/* An array of n mutexes named `name`, created on first use. */
+LB_FFI struct lb_mutexes *lb_shared_mutexes(const char *name, uint32_t n);
+
+/* ---- built-in workload kernels (kernels.c) ------------------------------------------------ */
+/* cpu: trial-divides every number in [3, max_prime]; returns the number of primes found. */
+LB_FFI uint32_t lb_kernel_cpu(uint32_t max_prime);
+/* memory: one pass over `size_bytes` of buf with word loads (oper 1) or stores (oper 2), or
+ * nothing (0); rnd != 0 visits random word offsets. Returns a checksum so reads aren't elided. */
+LB_FFI uint64_t lb_kernel_memory(void *buf, uint64_t size_bytes, int oper, int rnd, struct lb_rng *r);
+/* Allocates an aligned block for the memory test (huge pages when hugetlb != 0). */
+LB_FFI void *lb_kernel_memory_alloc(uint64_t size_bytes, int hugetlb);
+/* threads: `yields` times lock mutex `idx`, sched_yield(), unlock. */
+LB_FFI void lb_kernel_threads(struct lb_mutexes *m, uint32_t idx, uint32_t yields);
+/* A process-wide ticket counter (threads test: which lock the next event uses). */
+LB_FFI uint64_t lb_kernel_ticket(const char *name);
+/* mutex: `locks` times: spin `loops` empty iterations, then lock a random mutex and bump a
+ * shared counter under it. */
+LB_FFI void lb_kernel_mutex(struct lb_mutexes *m, uint32_t locks, uint32_t loops, struct lb_rng *r);
+
+/* ---- sysbench 1.0.20 names (compat.c) ------------------------------------------------------ */
+typedef enum {
+	SB_CNT_OTHER,
+	SB_CNT_READ,
+	SB_CNT_WRITE,
+	SB_CNT_TRX,
+	SB_CNT_ERROR,
+	SB_CNT_RECONNECT,
+	SB_CNT_MAX
+} sb_counter_type;
+
+LB_FFI void sb_counter_inc(int thread_id, sb_counter_type type);
+LB_FFI uint64_t sb_counter_val(int thread_id, sb_counter_type type);
+LB_FFI bool sb_more_events(int thread_id);
+LB_FFI void sb_event_start(int thread_id);
+LB_FFI void sb_event_stop(int thread_id);
+LB_FFI void sb_rand_str(const char *fmt, char *buf);
+LB_FFI uint32_t sb_rand_uniform(uint32_t a, uint32_t b);
+LB_FFI uint32_t sb_rand_gaussian(uint32_t a, uint32_t b);
+LB_FFI uint32_t sb_rand_special(uint32_t a, uint32_t b);
+LB_FFI uint32_t sb_rand_pareto(uint32_t a, uint32_t b);
+LB_FFI uint32_t sb_rand_zipfian(uint32_t a, uint32_t b);
+LB_FFI uint32_t sb_rand_unique(void);
+LB_FFI uint32_t sb_rand_default(uint32_t a, uint32_t b);
+LB_FFI uint64_t sb_rand_uniform_uint64(void);
+LB_FFI double sb_rand_uniform_double(void);
+
+typedef struct lb_uhist sb_histogram_t;
+LB_FFI sb_histogram_t *sb_histogram_new(size_t size, double range_min, double range_max);
+LB_FFI void sb_histogram_delete(sb_histogram_t *h);
+LB_FFI void sb_histogram_update(sb_histogram_t *h, double value);
+LB_FFI void sb_histogram_print(sb_histogram_t *h);
+
+#endif

@@ -1,0 +1,174 @@
+/* Finding the workload to run: a built-in name, a file, or a module on the Lua path. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "bind/embedded.h"
+#include "bind/vm.h"
+#include "util.h"
+
+const struct lb_embedded *lb_embedded_find(const char *name)
+{
+	for (const struct lb_embedded *m = lb_embedded_modules; m->name; m++)
+		if (!strcmp(m->name, name))
+			return m;
+	return NULL;
+}
+
+static bool is_workload(const char *name)
+{
+	size_t n = strlen(name);
+	return strncmp(name, "luabench.", 9) && !strchr(name, '.') &&
+	       !(n > 7 && !strcmp(name + n - 7, "_common"));
+}
+
+const char *const *lb_script_builtins(void)
+{
+	static const char *names[128];
+	if (!names[0]) {
+		int n = 0;
+		for (const struct lb_embedded *m = lb_embedded_modules; m->name && n < 127; m++)
+			if (is_workload(m->name))
+				names[n++] = m->name;
+	}
+	return names;
+}
+
+static char *read_stream(FILE *f, size_t *len)
+{
+	struct lb_buf b = { 0 };
+	char chunk[65536];
+	size_t n;
+	lb_buf_append(&b, "", 0);
+	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
+		lb_buf_append(&b, chunk, n);
+	*len = b.len;
+	return b.data;
+}
+
+static struct lb_script *new_script(const char *name)
+{
+	struct lb_script *s = lb_xzalloc(sizeof(*s));
+	s->name = lb_xstrdup(name);
+	return s;
+}
+
+static int load_file(struct lb_script *s, const char *path, char *err, size_t errlen)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f) {
+		snprintf(err, errlen, "cannot read script '%s': %s", path, strerror(errno));
+		return -1;
+	}
+	s->code = read_stream(f, &s->len);
+	fclose(f);
+	s->path = lb_xstrdup(path);
+	const char *base = strrchr(path, '/');
+	s->chunkname = lb_xasprintf("@%s", base ? base + 1 : path);
+	/* A "#!/usr/bin/env luabench" line: comment it out, keeping line numbers. */
+	if (s->len >= 2 && s->code[0] == '#' && s->code[1] == '!')
+		s->code[0] = s->code[1] = '-';
+	return 0;
+}
+
+static bool readable_file(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0 && S_ISREG(st.st_mode) && access(path, R_OK) == 0;
+}
+
+/* Looks for name as a module along the usual Lua path (sysbench resolves scripts this way). */
+static char *find_module(const char *name)
+{
+	static const char *const dirs[] = { ".", "/usr/local/share/lua/5.1", "/usr/share/lua/5.1" };
+	char *mod = lb_xstrdup(name);
+	for (char *p = mod; *p; p++)
+		if (*p == '.')
+			*p = '/';
+	for (size_t i = 0; i < LB_ARRAY_LENGTH(dirs); i++) {
+		char *cand[2] = { lb_xasprintf("%s/%s.lua", dirs[i], mod),
+				  lb_xasprintf("%s/%s/init.lua", dirs[i], mod) };
+		for (int j = 0; j < 2; j++) {
+			if (readable_file(cand[j])) {
+				free(cand[1 - j]);
+				free(mod);
+				return cand[j];
+			}
+			free(cand[j]);
+		}
+	}
+	free(mod);
+	return NULL;
+}
+
+static void not_found(const char *name, char *err, size_t errlen)
+{
+	const char *best = NULL;
+	int best_d = 4;
+	for (const char *const *b = lb_script_builtins(); *b; b++) {
+		int d = lb_str_distance(name, *b);
+		if (d < best_d) {
+			best_d = d;
+			best = *b;
+		}
+	}
+	if (best)
+		snprintf(err, errlen,
+			 "Cannot find benchmark '%s': no such built-in test, file or module. Did you mean '%s'?",
+			 name, best);
+	else
+		snprintf(err, errlen,
+			 "Cannot find benchmark '%s': no such built-in test, file or module (see 'luabench --help' for the list)",
+			 name);
+}
+
+int lb_script_load(const char *name, struct lb_script **out, char *err, size_t errlen)
+{
+	*out = NULL;
+	if (!name || !strcmp(name, "-")) {
+		struct lb_script *s = new_script("-");
+		s->code = read_stream(stdin, &s->len);
+		s->chunkname = lb_xstrdup("=stdin");
+		s->from_stdin = true;
+		*out = s;
+		return 0;
+	}
+	const struct lb_embedded *m = lb_embedded_find(name);
+	if (m && is_workload(name)) {
+		struct lb_script *s = new_script(name);
+		s->code = lb_xstrndup((const char *)m->code, m->len);
+		s->len = m->len;
+		s->chunkname = lb_xstrdup(m->chunkname);
+		s->builtin = true;
+		*out = s;
+		return 0;
+	}
+	char *path = readable_file(name) ? lb_xstrdup(name) : find_module(name);
+	if (!path) {
+		not_found(name, err, errlen);
+		return -1;
+	}
+	struct lb_script *s = new_script(name);
+	int rc = load_file(s, path, err, errlen);
+	free(path);
+	if (rc < 0) {
+		lb_script_free(s);
+		return -1;
+	}
+	*out = s;
+	return 0;
+}
+
+void lb_script_free(struct lb_script *s)
+{
+	if (!s)
+		return;
+	free(s->name);
+	free(s->path);
+	free(s->chunkname);
+	free(s->code);
+	free(s);
+}

@@ -1,0 +1,410 @@
+/* Lua states: creation, protected calls, hook dispatch. The only file (with capi.c, script.c and
+ * options.c) that touches the Lua stack. */
+#include "bind/vm.h"
+
+#include <lauxlib.h>
+#include <lua.h>
+#include <lualib.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bind/embedded.h"
+#include "bind/internal.h"
+#include "engine.h"
+#include "log.h"
+#include "report.h"
+#include "util.h"
+#include "worker.h"
+
+static int on_panic(lua_State *L)
+{
+	/* Reached only by a bug in our own unprotected code; say what happened before aborting. */
+	lb_fatal("Lua panic: %s", lua_tostring(L, -1) ? lua_tostring(L, -1) : "(error object)");
+	abort();
+}
+
+/* Message handler for every protected call: keeps error objects (tables) as they are so
+ * RESTART_EVENT descriptors survive, and keeps a traceback for --debug. */
+static int on_error(lua_State *L)
+{
+	if (lb_log_verbosity() >= LB_LOG_DEBUG && lua_type(L, 1) == LUA_TSTRING) {
+		luaL_traceback(L, L, lua_tostring(L, 1), 1);
+		return 1;
+	}
+	return 1;
+}
+
+/* Renders an error value as one line: strings as they are, SQL error descriptors by their
+ * message (never "(not a string)"). */
+void lb_lua_error_text(lua_State *L, int idx, char *err, size_t errlen)
+{
+	if (lua_type(L, idx) == LUA_TSTRING || lua_type(L, idx) == LUA_TNUMBER) {
+		snprintf(err, errlen, "%s", lua_tostring(L, idx));
+		return;
+	}
+	if (lua_type(L, idx) == LUA_TTABLE) {
+		lua_getfield(L, idx, "sql_errmsg");
+		lua_getfield(L, idx, "message");
+		const char *m = lua_tostring(L, -2) ? lua_tostring(L, -2) : lua_tostring(L, -1);
+		snprintf(err, errlen, "%s", m ? m : "error object without a message");
+		lua_pop(L, 2);
+		return;
+	}
+	snprintf(err, errlen, "error object of type %s", luaL_typename(L, idx));
+}
+
+int lb_lua_pcall(lua_State *L, int nargs, int nresults, char *err, size_t errlen)
+{
+	int base = lua_gettop(L) - nargs;
+	lua_pushcfunction(L, on_error);
+	lua_insert(L, base);
+	int rc = lua_pcall(L, nargs, nresults, base);
+	lua_remove(L, base);
+	if (rc != 0) {
+		lb_lua_error_text(L, -1, err, errlen);
+		lua_pop(L, 1);
+		return -1;
+	}
+	return 0;
+}
+
+/* Pushes the value at a dotted path ("luabench.hooks.run_header") or nil. */
+void lb_lua_push_path(lua_State *L, const char *path)
+{
+	lua_pushvalue(L, LUA_GLOBALSINDEX);
+	const char *s = path;
+	while (*s && !lua_isnil(L, -1)) {
+		const char *dot = strchr(s, '.');
+		size_t n = dot ? (size_t)(dot - s) : strlen(s);
+		if (lua_type(L, -1) != LUA_TTABLE) {
+			lua_pop(L, 1);
+			lua_pushnil(L);
+			break;
+		}
+		lua_pushlstring(L, s, n);
+		lua_gettable(L, -2);
+		lua_remove(L, -2);
+		s += n + (dot ? 1 : 0);
+		if (!dot)
+			break;
+	}
+}
+
+/* Embedded modules are served by two searchers: luabench.* before the file searcher (the
+ * engine's own library can't be shadowed), everything else after it (so a script can still
+ * ship its own copy of, say, oltp_common.lua, as with sysbench). */
+static int search_embedded(lua_State *L, bool library)
+{
+	const char *name = luaL_checkstring(L, 1);
+	bool is_lib = !strncmp(name, "luabench.", 9);
+	const struct lb_embedded *m = lb_embedded_find(name);
+	if (!m || is_lib != library) {
+		lua_pushfstring(L, "\n\tno built-in module '%s'", name);
+		return 1;
+	}
+	if (luaL_loadbuffer(L, (const char *)m->code, m->len, m->chunkname) != 0)
+		return lua_error(L);
+	return 1;
+}
+
+static int search_library(lua_State *L)
+{
+	return search_embedded(L, true);
+}
+
+static int search_builtin(lua_State *L)
+{
+	return search_embedded(L, false);
+}
+
+static void install_searchers(lua_State *L)
+{
+	lua_getglobal(L, "package");
+	lua_getfield(L, -1, "loaders");
+	int n = (int)lua_objlen(L, -1);
+	/* Shift loaders 2..n up by one and put the library searcher at 2. */
+	for (int i = n; i >= 2; i--) {
+		lua_rawgeti(L, -1, i);
+		lua_rawseti(L, -2, i + 1);
+	}
+	lua_pushcfunction(L, search_library);
+	lua_rawseti(L, -2, 2);
+	lua_pushcfunction(L, search_builtin);
+	lua_rawseti(L, -2, n + 2);
+	lua_pop(L, 2);
+}
+
+static void set_paths(lua_State *L)
+{
+	const char *home = getenv("HOME");
+	const char *lua_path = getenv("LUA_PATH");
+	const char *lua_cpath = getenv("LUA_CPATH");
+	char *path = lb_xasprintf(
+		"./?.lua;./?/init.lua;%s/.luarocks/share/lua/5.1/?.lua;%s/.luarocks/share/lua/5.1/?/init.lua;"
+		"/usr/local/share/lua/5.1/?.lua;/usr/local/share/lua/5.1/?/init.lua;"
+		"/usr/share/lua/5.1/?.lua;/usr/share/lua/5.1/?/init.lua",
+		home ? home : "", home ? home : "");
+	char *cpath = lb_xasprintf(
+		"./?.so;%s/.luarocks/lib/lua/5.1/?.so;/usr/local/lib/lua/5.1/?.so;"
+		"/usr/lib/x86_64-linux-gnu/lua/5.1/?.so;/usr/lib/lua/5.1/?.so",
+		home ? home : "");
+	lua_getglobal(L, "package");
+	/* LUA_PATH is honoured with ";;" standing for the default path. */
+	const char *vals[2] = { lua_path, lua_cpath };
+	char *defs[2] = { path, cpath };
+	const char *keys[2] = { "path", "cpath" };
+	for (int i = 0; i < 2; i++) {
+		if (vals[i]) {
+			char *rep = lb_xasprintf(";%s;", defs[i]);
+			luaL_gsub(L, vals[i], ";;", rep);
+			free(rep);
+			lua_setfield(L, -2, keys[i]);
+		} else {
+			lua_pushstring(L, defs[i]);
+			lua_setfield(L, -2, keys[i]);
+		}
+	}
+	lua_pop(L, 1);
+	free(path);
+	free(cpath);
+}
+
+static int load_script_chunk(struct lb_vm *vm, char *err, size_t errlen)
+{
+	const struct lb_script *s = vm->eng->script;
+	lua_State *L = vm->L;
+	if (!s)
+		return 0;
+	if (luaL_loadbuffer(L, s->code, s->len, s->chunkname) != 0) {
+		snprintf(err, errlen, "%s", lua_tostring(L, -1));
+		lua_pop(L, 1);
+		return -1;
+	}
+	return lb_lua_pcall(L, 0, 0, err, errlen);
+}
+
+struct lb_vm *lb_vm_new(struct lb_engine *eng, struct lb_worker *w, char *err, size_t errlen)
+{
+	lua_State *L = luaL_newstate();
+	if (!L) {
+		snprintf(err, errlen, "cannot create a Lua state (out of memory)");
+		return NULL;
+	}
+	struct lb_vm *vm = lb_xzalloc(sizeof(*vm));
+	vm->L = L;
+	vm->eng = eng;
+	vm->w = w;
+	lua_atpanic(L, on_panic);
+	luaL_openlibs(L);
+	set_paths(L);
+	install_searchers(L);
+	lb_capi_install(vm);
+	lua_getglobal(L, "require");
+	lua_pushstring(L, "luabench.init");
+	if (lb_lua_pcall(L, 1, 0, err, errlen) < 0 || load_script_chunk(vm, err, errlen) < 0) {
+		lb_vm_free(vm);
+		return NULL;
+	}
+	return vm;
+}
+
+void lb_vm_free(struct lb_vm *vm)
+{
+	if (!vm)
+		return;
+	lua_close(vm->L);
+	free(vm);
+}
+
+bool lb_vm_has_function(struct lb_vm *vm, const char *name)
+{
+	lb_lua_push_path(vm->L, name);
+	bool yes = lua_isfunction(vm->L, -1);
+	lua_pop(vm->L, 1);
+	return yes;
+}
+
+bool lb_vm_has_hook(struct lb_vm *vm, const char *name)
+{
+	char *path = lb_xasprintf("sysbench.hooks.%s", name);
+	bool yes = lb_vm_has_function(vm, path);
+	free(path);
+	return yes;
+}
+
+bool lb_vm_has_command(struct lb_vm *vm, const char *name, bool *parallel)
+{
+	lua_State *L = vm->L;
+	lb_lua_push_path(L, "sysbench.cmdline.commands");
+	bool yes = false;
+	if (lua_istable(L, -1)) {
+		lua_getfield(L, -1, name);
+		if (lua_istable(L, -1)) {
+			lua_rawgeti(L, -1, 1);
+			yes = lua_isfunction(L, -1);
+			lua_rawgeti(L, -2, 2);
+			if (parallel)
+				*parallel = lua_toboolean(L, -1);
+			lua_pop(L, 2);
+		} else if (lua_isfunction(L, -1)) {
+			yes = true;
+			if (parallel)
+				*parallel = false;
+		}
+		lua_pop(L, 1);
+	}
+	lua_pop(L, 1);
+	return yes;
+}
+
+/* Calls the function on top of the stack; 0, 1 (returned false) or -1. */
+static int call_top(struct lb_vm *vm, int nargs, char *err, size_t errlen)
+{
+	lua_State *L = vm->L;
+	if (lb_lua_pcall(L, nargs, 1, err, errlen) < 0)
+		return -1;
+	int rc = (lua_isboolean(L, -1) && !lua_toboolean(L, -1)) ? 1 : 0;
+	lua_pop(L, 1);
+	return rc;
+}
+
+int lb_vm_call(struct lb_vm *vm, const char *name, bool pass_tid, char *err, size_t errlen)
+{
+	lua_State *L = vm->L;
+	lb_lua_push_path(L, name);
+	if (!lua_isfunction(L, -1)) {
+		lua_pop(L, 1);
+		return 0;
+	}
+	if (pass_tid)
+		lua_pushinteger(L, vm->w->tid);
+	return call_top(vm, pass_tid ? 1 : 0, err, errlen);
+}
+
+int lb_vm_call_command(struct lb_vm *vm, const char *name, char *err, size_t errlen)
+{
+	lua_State *L = vm->L;
+	lb_lua_push_path(L, "sysbench.cmdline.commands");
+	lua_getfield(L, -1, name);
+	lua_remove(L, -2);
+	if (lua_istable(L, -1)) {
+		lua_rawgeti(L, -1, 1);
+		lua_remove(L, -2);
+	}
+	if (!lua_isfunction(L, -1)) {
+		lua_pop(L, 1);
+		snprintf(err, errlen, "command '%s' is not defined", name);
+		return -1;
+	}
+	return call_top(vm, 0, err, errlen);
+}
+
+int lb_vm_run_thread(struct lb_vm *vm, char *err, size_t errlen)
+{
+	lua_State *L = vm->L;
+	lua_getglobal(L, "thread_run");
+	if (!lua_isfunction(L, -1)) {
+		lua_pop(L, 1);
+		snprintf(err, errlen, "the script defines no thread_run() or event() function");
+		return -1;
+	}
+	lua_pushinteger(L, vm->w->tid);
+	return lb_lua_pcall(L, 1, 0, err, errlen);
+}
+
+static void set_num(lua_State *L, const char *k, double v)
+{
+	lua_pushnumber(L, v);
+	lua_setfield(L, -2, k);
+}
+
+/* Builds sysbench's `stat` table (latencies in seconds, counts for the interval). */
+static void push_stat(lua_State *L, const struct lb_report_stat *st)
+{
+	lua_createtable(L, 0, 20);
+	set_num(L, "threads_running", st->threads_running);
+	set_num(L, "time_interval", st->time_interval_s);
+	set_num(L, "time_total", st->time_total_s);
+	set_num(L, "latency_pct", st->npct ? st->pct[0] : 0);
+	set_num(L, "events", (double)st->cnt[LB_CNT_EVENT]);
+	set_num(L, "reads", (double)st->cnt[LB_CNT_READ]);
+	set_num(L, "writes", (double)st->cnt[LB_CNT_WRITE]);
+	set_num(L, "other", (double)st->cnt[LB_CNT_OTHER]);
+	set_num(L, "errors", (double)st->cnt[LB_CNT_ERROR]);
+	set_num(L, "reconnects", (double)st->cnt[LB_CNT_RECONNECT]);
+	set_num(L, "bytes_read", (double)st->cnt[LB_CNT_BYTES_READ]);
+	set_num(L, "bytes_written", (double)st->cnt[LB_CNT_BYTES_WRITTEN]);
+	lua_createtable(L, 0, st->npct);
+	for (int i = 0; i < st->npct; i++) {
+		lua_pushnumber(L, st->pct_rank[i]);
+		lua_pushnumber(L, st->pct[i]);
+		lua_settable(L, -3);
+	}
+	lua_setfield(L, -2, "latency_percentiles");
+	if (st->cumulative) {
+		set_num(L, "latency_min", st->lat_min_s);
+		set_num(L, "latency_max", st->lat_max_s);
+		set_num(L, "latency_avg", st->lat_avg_s);
+		set_num(L, "latency_sum", st->lat_sum_s);
+	} else {
+		set_num(L, "queue_length", (double)st->queue_length);
+		set_num(L, "concurrency", st->concurrency);
+	}
+}
+
+int lb_vm_report(struct lb_vm *vm, const char *hook, const struct lb_report_stat *st, char *err,
+		 size_t errlen)
+{
+	lua_State *L = vm->L;
+	char *path = lb_xasprintf("sysbench.hooks.%s", hook);
+	lb_lua_push_path(L, path);
+	free(path);
+	if (!lua_isfunction(L, -1)) {
+		lua_pop(L, 1);
+		return 0;
+	}
+	/* Options are re-exported before each report, as sysbench does. */
+	lb_options_export(vm, NULL, 0);
+	push_stat(L, st);
+	return call_top(vm, 1, err, errlen) < 0 ? -1 : 0;
+}
+
+/* Calls luabench.hooks[name](stat) and returns its result converted by `conv`. */
+static char *call_report_hook(struct lb_vm *vm, const char *name, const struct lb_report_stat *st,
+			      char *(*conv)(lua_State *L, int idx))
+{
+	lua_State *L = vm->L;
+	char *path = lb_xasprintf("luabench.hooks.%s", name);
+	lb_lua_push_path(L, path);
+	free(path);
+	if (!lua_isfunction(L, -1)) {
+		lua_pop(L, 1);
+		return NULL;
+	}
+	push_stat(L, st);
+	char err[1024];
+	if (lb_lua_pcall(L, 1, 1, err, sizeof(err)) < 0) {
+		lb_alert("luabench.hooks.%s failed: %s", name, err);
+		return NULL;
+	}
+	char *s = lua_isnil(L, -1) ? NULL : conv(L, -1);
+	lua_pop(L, 1);
+	return s;
+}
+
+static char *to_text(lua_State *L, int idx)
+{
+	const char *s = lua_tostring(L, idx);
+	return s ? lb_xstrdup(s) : NULL;
+}
+
+char *lb_vm_report_text(struct lb_vm *vm, const struct lb_report_stat *st)
+{
+	return call_report_hook(vm, "report_text", st, to_text);
+}
+
+char *lb_vm_report_json(struct lb_vm *vm, const struct lb_report_stat *st)
+{
+	return call_report_hook(vm, "report_json", st, lb_json_encode_value);
+}

@@ -1,0 +1,305 @@
+/* Command line: two-pass option parsing, workload resolution and command dispatch. */
+#include "cli.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bind/vm.h"
+#include "engine.h"
+#include "lb_config.h"
+#include "log.h"
+#include "opt.h"
+#include <unistd.h>
+#include "util.h"
+#include "worker.h"
+
+#define ERRLEN 4096
+
+struct cli {
+	struct lb_opts opts;
+	struct lb_engine eng;
+	const char *test;    /* positional 1 */
+	const char *command; /* positional 2 */
+	char err[ERRLEN];
+};
+
+static const struct {
+	const char *old, *new;
+} deprecated[] = {
+	{ "num-threads", "threads" },
+	{ "max-time", "time" },
+	{ "max-requests", "events" },
+	{ "tx-rate", "rate" },
+};
+
+/* Hides a password given on the command line from ps and /proc/PID/cmdline. */
+static void mask_secret(char *arg)
+{
+	char *eq = strchr(arg, '=');
+	if (eq && strstr(arg, "password") && strstr(arg, "password") < eq)
+		for (char *p = eq + 1; *p; p++)
+			*p = 'x';
+}
+
+static int push_option(struct cli *c, const char *arg)
+{
+	const char *name = arg + 2;
+	size_t nlen = strcspn(name, "=");
+	if (lb_name_eqn(name, "test", 4) && nlen == 4) {
+		lb_warn("--test is deprecated, pass the test name as the first argument instead");
+		c->test = name[4] == '=' ? name + 5 : NULL;
+		return 0;
+	}
+	for (size_t i = 0; i < LB_ARRAY_LENGTH(deprecated); i++) {
+		if (nlen == strlen(deprecated[i].old) && lb_name_eqn(name, deprecated[i].old, nlen)) {
+			lb_warn("--%s is deprecated, use --%s instead", deprecated[i].old, deprecated[i].new);
+			char *renamed = lb_xasprintf("%s%s", deprecated[i].new, name + nlen);
+			lb_opts_push(&c->opts, renamed, "command line");
+			free(renamed);
+			return 0;
+		}
+	}
+	/* A bare --forced-shutdown means 5% of --time (sysbench). */
+	if (nlen == strlen(name) && lb_name_eq(name, "forced-shutdown")) {
+		lb_opts_push(&c->opts, "forced-shutdown=5%", "command line");
+		return 0;
+	}
+	lb_opts_push(&c->opts, name, "command line");
+	return 0;
+}
+
+static int collect_args(struct cli *c, int argc, char **argv)
+{
+	/* A config file is read first, so the command line overrides it wherever it appears. */
+	for (int i = 1; i < argc; i++) {
+		if (!strncmp(argv[i], "--config-file=", 14) || !strncmp(argv[i], "--config_file=", 14))
+			if (lb_opts_read_file(&c->opts, argv[i] + 14, c->err, ERRLEN) < 0)
+				return -1;
+	}
+	int positional = 0;
+	for (int i = 1; i < argc; i++) {
+		char *a = argv[i];
+		if (a[0] == '-' && a[1] == '-' && a[2]) {
+			push_option(c, a);
+			mask_secret(a);
+			continue;
+		}
+		if (positional == 0 && !c->test)
+			c->test = a;
+		else if (positional <= 1 && !c->command)
+			c->command = a;
+		else {
+			snprintf(c->err, ERRLEN, "Unrecognized command line argument: %s", a);
+			return -1;
+		}
+		positional++;
+	}
+	return 0;
+}
+
+static void print_version_header(void)
+{
+	FILE *out = lb_log_info_stream();
+	fprintf(out, "luabench %s (sysbench %s compatible, using %s)\n\n", LB_VERSION,
+		LB_SYSBENCH_API, lb_luajit_version());
+	fflush(out);
+}
+
+static void print_usage(struct cli *c)
+{
+	printf("Usage:\n  luabench [options]... [workload|script.lua] [command]\n\n");
+	printf("Commands implemented by most workloads: prepare run cleanup help\n\n");
+	const char *groups[64];
+	int ng = 0;
+	for (int i = 0; i < c->opts.n; i++) {
+		const char *g = c->opts.v[i]->group;
+		bool seen = !strcmp(g, "legacy");
+		for (int j = 0; j < ng && !seen; j++)
+			seen = !strcmp(groups[j], g);
+		if (!seen && ng < 64)
+			groups[ng++] = g;
+	}
+	for (int i = 0; i < ng; i++) {
+		printf("%s:\n", groups[i]);
+		lb_opts_print_help(&c->opts, groups[i], stdout);
+		printf("\n");
+	}
+	printf("Built-in workloads:\n ");
+	for (const char *const *b = lb_script_builtins(); *b; b++)
+		printf(" %s", *b);
+	printf("\n\nSee 'luabench <workload> help' for a list of options for each workload.\n");
+}
+
+/* Pass 2: everything the general options and the script did not claim. */
+static int check_unknown(struct cli *c)
+{
+	struct lb_pending *p;
+	while ((p = lb_opts_first_unused(&c->opts))) {
+		if (c->eng.legacy_options) {
+			/* Legacy scripts (no declared options) get unknown options as strings. */
+			if (!lb_opts_add(&c->opts, p->name, LB_OPT_STRING, NULL, "", "legacy", c->err, ERRLEN))
+				return -1;
+			continue;
+		}
+		const char *hint = lb_opts_suggest(&c->opts, p->name);
+		bool secret = strstr(p->name, "password") != NULL;
+		int n = snprintf(c->err, ERRLEN, "invalid option: --%s%s%s", p->name, p->value ? "=" : "",
+				 p->value ? (secret ? "***" : p->value) : "");
+		if (hint)
+			snprintf(c->err + n, ERRLEN - (size_t)n, " (did you mean --%s?)", hint);
+		if (strcmp(p->origin, "command line"))
+			snprintf(c->err + strlen(c->err), ERRLEN - strlen(c->err), " in %s", p->origin);
+		return -1;
+	}
+	return 0;
+}
+
+static int load_workload(struct cli *c)
+{
+	struct lb_engine *e = &c->eng;
+	if (lb_script_load(c->test, &e->script, c->err, ERRLEN) < 0)
+		return -1;
+	e->control_w = lb_worker_new(e, 0, LB_ROLE_CONTROL);
+	lb_worker_set_self(e->control_w);
+	e->control = lb_vm_new(e, e->control_w, c->err, ERRLEN);
+	if (!e->control)
+		return -1;
+	bool declared;
+	if (lb_vm_register_options(e->control, &c->opts, &declared, c->err, ERRLEN) < 0)
+		return -1;
+	e->legacy_options = !declared && !e->script->builtin;
+	if (check_unknown(c) < 0)
+		return -1;
+	return lb_vm_export_options(e->control, c->err, ERRLEN);
+}
+
+static const char *suggest_command(struct cli *c, const char *cmd)
+{
+	static const char *const std[] = { "prepare", "run", "cleanup", "help" };
+	for (size_t i = 0; i < LB_ARRAY_LENGTH(std); i++)
+		if (lb_str_distance(cmd, std[i]) <= 2)
+			return std[i];
+	(void)c;
+	return NULL;
+}
+
+static int run_command(struct cli *c)
+{
+	struct lb_engine *e = &c->eng;
+	const char *cmd = c->command;
+	bool parallel = false;
+	if (lb_vm_has_command(e->control, cmd, &parallel)) {
+		if (parallel && e->cfg.threads > 1)
+			return lb_engine_run_parallel(e, cmd);
+		int rc = lb_vm_call_command(e->control, cmd, c->err, ERRLEN);
+		if (rc < 0)
+			lb_fatal("`%s' command failed: %s", cmd, c->err);
+		return rc ? 1 : 0;
+	}
+	if (!strcmp(cmd, "help")) {
+		int rc = lb_vm_help(e->control, &c->opts, c->err, ERRLEN);
+		if (rc)
+			fprintf(stderr, "%s\n", c->err);
+		return rc ? 1 : 0;
+	}
+	if (!strcmp(cmd, "prepare") || !strcmp(cmd, "cleanup")) {
+		if (!lb_vm_has_function(e->control, cmd)) {
+			lb_fatal("'%s' test does not implement the '%s' command.", e->script->name, cmd);
+			return 1;
+		}
+		int rc = lb_vm_call(e->control, cmd, false, c->err, ERRLEN);
+		if (rc < 0)
+			lb_fatal("`%s' function failed: %s", cmd, c->err);
+		return rc ? 1 : 0;
+	}
+	if (!strcmp(cmd, "run"))
+		return lb_engine_run(e);
+	const char *hint = suggest_command(c, cmd);
+	if (hint)
+		lb_fatal("Unknown command: %s (did you mean '%s'?)", cmd, hint);
+	else
+		lb_fatal("Unknown command: %s", cmd);
+	return 1;
+}
+
+static int setup(struct cli *c, int argc, char **argv)
+{
+	if (collect_args(c, argc, argv) < 0 ||
+	    lb_engine_register_options(&c->opts, c->err, ERRLEN) < 0)
+		return -1;
+	lb_log_set_verbosity(lb_opts_bool(&c->opts, "debug") ? LB_LOG_DEBUG
+							    : (int)lb_opts_int(&c->opts, "verbosity"));
+	return lb_engine_configure(&c->eng, &c->opts, c->err, ERRLEN);
+}
+
+static void cleanup(struct cli *c)
+{
+	struct lb_engine *e = &c->eng;
+	if (e->threads_stuck)
+		return; /* workers may still be running: the process exits without tearing down */
+	lb_vm_free(e->reporter);
+	lb_vm_free(e->control);
+	for (int i = 0; i < e->nworkers; i++)
+		lb_worker_free(e->workers[i]);
+	free(e->workers);
+	lb_worker_free(e->control_w);
+	lb_worker_free(e->reporter_w);
+	lb_script_free(e->script);
+	free(e->intervals);
+	free(e->window_base_events);
+	free(e->window_base_sum_ns);
+	free(e->fatal);
+	if (e->window_base.lat.counts)
+		lb_snap_fini(&e->window_base);
+	lb_opts_fini(&c->opts);
+}
+
+int lb_cli_main(int argc, char **argv, bool *must_exit_now)
+{
+	struct cli *c = lb_xzalloc(sizeof(*c));
+	lb_opts_init(&c->opts);
+	c->eng.argc = argc;
+	c->eng.argv = argv;
+	int rc = 1;
+	if (setup(c, argc, argv) < 0) {
+		lb_fatal("%s", c->err);
+		goto out;
+	}
+	if (lb_opts_bool(&c->opts, "version")) {
+		printf("luabench %s (sysbench %s compatible)\n", LB_VERSION, LB_SYSBENCH_API);
+		rc = 0;
+		goto out;
+	}
+	/* With no arguments at all a script is read from stdin, unless stdin is a terminal. */
+	if (lb_opts_bool(&c->opts, "help") || (argc <= 1 && isatty(0))) {
+		print_usage(c);
+		rc = 0;
+		goto out;
+	}
+	if (c->eng.cfg.format != LB_FORMAT_TEXT)
+		lb_log_set_info_stream(stderr);
+	c->eng.command = c->command;
+	print_version_header();
+	if (load_workload(c) < 0) {
+		lb_fatal("%s", c->err);
+		goto out;
+	}
+	if (!c->command) {
+		rc = 0;
+		if (c->eng.script->builtin) {
+			lb_fatal("The '%s' test requires a command argument. See 'luabench %s help'",
+				 c->eng.script->name, c->eng.script->name);
+			rc = 1;
+		}
+		goto out;
+	}
+	rc = run_command(c);
+out:
+	*must_exit_now = c->eng.threads_stuck;
+	fflush(NULL);
+	cleanup(c);
+	if (!*must_exit_now)
+		free(c);
+	return rc;
+}

@@ -1,0 +1,275 @@
+/* General options and the configuration derived from them. */
+#include "engine.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "clock.h"
+#include "log.h"
+#include "util.h"
+
+struct opt_def {
+	const char *name;
+	enum lb_opt_type type;
+	const char *def;
+	const char *desc;
+};
+
+static const struct opt_def general_opts[] = {
+	{ "threads", LB_OPT_INT, "1", "number of threads to use" },
+	{ "events", LB_OPT_INT, "0", "limit for total number of events" },
+	{ "time", LB_OPT_INT, "10", "limit for total execution time in seconds" },
+	{ "warmup-time", LB_OPT_INT, "0",
+	  "execute events for this many seconds with statistics disabled before the actual benchmark run with statistics enabled" },
+	{ "forced-shutdown", LB_OPT_STRING, "off",
+	  "number of seconds to wait after the --time limit before forcing shutdown, or 'off' to disable" },
+	{ "thread-stack-size", LB_OPT_SIZE, "64K", "size of stack per thread" },
+	{ "thread-init-timeout", LB_OPT_INT, "30", "wait time in seconds for worker threads to initialize" },
+	{ "rate", LB_OPT_DOUBLE, "0", "average transactions rate. 0 for unlimited rate" },
+	{ "rate-arrival", LB_OPT_STRING, "poisson", "arrival process for --rate: poisson or constant" },
+	{ "report-interval", LB_OPT_INT, "0",
+	  "periodically report intermediate statistics with a specified interval in seconds. 0 disables intermediate reports" },
+	{ "report-checkpoints", LB_OPT_LIST, "",
+	  "dump full statistics and reset all counters at specified points in time. The argument is a list of comma-separated values representing the amount of time in seconds elapsed from start of test when report checkpoint(s) must be performed. Report checkpoints are off by default." },
+	{ "debug", LB_OPT_BOOL, "off", "print more debugging info" },
+	{ "validate", LB_OPT_BOOL, "off", "perform validation checks where possible" },
+	{ "help", LB_OPT_BOOL, "off", "print help and exit" },
+	{ "version", LB_OPT_BOOL, "off", "print version and exit" },
+	{ "config-file", LB_OPT_FILE, NULL, "File containing command line options" },
+	{ "luajit-cmd", LB_OPT_STRING, NULL,
+	  "perform LuaJIT control command. This option is equivalent to 'luajit -j'. See LuaJIT documentation for more information" },
+	{ "format", LB_OPT_STRING, "text", "report format on stdout: text, json or csv (csv = one line per report interval)" },
+	{ "output", LB_OPT_STRING, NULL, "also write the complete result as JSON to this file (written atomically, also on interruption)" },
+};
+
+static const struct opt_def rand_opts[] = {
+	{ "rand-type", LB_OPT_STRING, "special",
+	  "random numbers distribution {uniform, gaussian, special, pareto, zipfian} to use by default" },
+	{ "rand-spec-iter", LB_OPT_INT, "12", "number of iterations for the special and gaussian distributions" },
+	{ "rand-spec-pct", LB_OPT_DOUBLE, "1", "percentage of the entire range where 'special' values will fall in the special distribution" },
+	{ "rand-spec-res", LB_OPT_DOUBLE, "75", "percentage of 'special' values to use for the special distribution" },
+	{ "rand-seed", LB_OPT_INT, "0",
+	  "seed for random number generator. When 0, the current time is used as an RNG seed." },
+	{ "rand-pareto-h", LB_OPT_DOUBLE, "0.2", "shape parameter for the Pareto distribution" },
+	{ "rand-zipfian-exp", LB_OPT_DOUBLE, "0.8", "shape parameter (exponent, theta) for the Zipfian distribution" },
+};
+
+static const struct opt_def log_opts[] = {
+	{ "verbosity", LB_OPT_INT, "3", "verbosity level {5 - debug, 0 - only critical messages}" },
+	{ "percentile", LB_OPT_STRING, "95",
+	  "percentiles to calculate in latency statistics, a comma-separated list (1-100, decimals allowed, e.g. 50,95,99,99.9). Use the special value of 0 to disable percentile calculations" },
+	{ "histogram", LB_OPT_BOOL, "off", "print latency histogram in report" },
+};
+
+static int add_group(struct lb_opts *opts, const struct opt_def *defs, size_t n, const char *group,
+		     char *err, int errlen)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!lb_opts_add(opts, defs[i].name, defs[i].type, defs[i].def, defs[i].desc, group,
+				 err, errlen))
+			return -1;
+	return 0;
+}
+
+int lb_engine_register_options(struct lb_opts *opts, char *err, int errlen)
+{
+	if (add_group(opts, general_opts, LB_ARRAY_LENGTH(general_opts), "General options", err,
+		      errlen) < 0 ||
+	    add_group(opts, rand_opts, LB_ARRAY_LENGTH(rand_opts),
+		      "Pseudo-Random Numbers Generator options", err, errlen) < 0 ||
+	    add_group(opts, log_opts, LB_ARRAY_LENGTH(log_opts), "Log options", err, errlen) < 0)
+		return -1;
+	return 0;
+}
+
+static int parse_percentiles(struct lb_config *c, const char *s, char *err, int errlen)
+{
+	c->npercentiles = 0;
+	char *copy = lb_xstrdup(s), *save = NULL;
+	int rc = 0;
+	for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		char *end;
+		double p = strtod(tok, &end);
+		if (end == tok || *end || p < 0 || p > 100) {
+			snprintf(err, (size_t)errlen,
+				 "Invalid value for the 'percentile' option: '%s' (expected numbers in 0..100)", s);
+			rc = -1;
+			break;
+		}
+		if (p == 0)
+			continue; /* 0 disables percentile statistics, as in sysbench */
+		if (c->npercentiles == LB_MAX_PERCENTILES) {
+			snprintf(err, (size_t)errlen, "too many percentiles (at most %d)", LB_MAX_PERCENTILES);
+			rc = -1;
+			break;
+		}
+		c->percentiles[c->npercentiles++] = p;
+	}
+	free(copy);
+	return rc;
+}
+
+static int parse_forced_shutdown(struct lb_config *c, const char *s, char *err, int errlen)
+{
+	c->forced_shutdown_ns = -1;
+	if (!*s || !strcmp(s, "off"))
+		return 0;
+	char *end;
+	double v = strtod(s, &end);
+	if (end == s || v < 0 || (*end && strcmp(end, "%"))) {
+		snprintf(err, (size_t)errlen,
+			 "Invalid value for the 'forced-shutdown' option: '%s' (expected seconds, N%% of --time, or off)", s);
+		return -1;
+	}
+	if (*end == '%') {
+		if (!c->time_ns) {
+			snprintf(err, (size_t)errlen, "--forced-shutdown=%s needs a --time limit", s);
+			return -1;
+		}
+		c->forced_shutdown_ns = (int64_t)((double)c->time_ns * v / 100.0);
+	} else {
+		c->forced_shutdown_ns = (int64_t)(v * LB_NS_PER_S);
+	}
+	return 0;
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+static int parse_checkpoints(struct lb_config *c, const struct lb_opt *o, char *err, int errlen)
+{
+	c->ncheckpoints = 0;
+	for (int i = 0; i < o->nlist; i++) {
+		char *end;
+		double v = strtod(o->list[i], &end);
+		if (end == o->list[i] || *end || v <= 0) {
+			snprintf(err, (size_t)errlen,
+				 "Invalid value for the 'report-checkpoints' option: '%s'", o->list[i]);
+			return -1;
+		}
+		if (c->ncheckpoints == LB_MAX_CHECKPOINTS) {
+			snprintf(err, (size_t)errlen, "too many report checkpoints (at most %d)",
+				 LB_MAX_CHECKPOINTS);
+			return -1;
+		}
+		c->checkpoints_ns[c->ncheckpoints++] = (int64_t)(v * LB_NS_PER_S);
+	}
+	qsort(c->checkpoints_ns, (size_t)c->ncheckpoints, sizeof(int64_t), cmp_i64);
+	return 0;
+}
+
+static int parse_rand(struct lb_config *c, const struct lb_opts *o, char *err, int errlen)
+{
+	static const char *const names[] = { "uniform", "gaussian", "special", "pareto", "zipfian" };
+	const char *t = lb_opts_str(o, "rand-type");
+	size_t i;
+	for (i = 0; i < LB_ARRAY_LENGTH(names); i++)
+		if (!strcmp(t, names[i]))
+			break;
+	if (i == LB_ARRAY_LENGTH(names)) {
+		snprintf(err, (size_t)errlen,
+			 "Invalid value for the 'rand-type' option: '%s' (expected uniform, gaussian, special, pareto or zipfian)", t);
+		return -1;
+	}
+	c->rand.type = (enum lb_rand_type)i;
+	c->rand.spec_iter = (int)lb_opts_int(o, "rand-spec-iter");
+	c->rand.spec_pct = lb_opts_double(o, "rand-spec-pct");
+	c->rand.spec_res = lb_opts_double(o, "rand-spec-res");
+	c->rand.pareto_h = lb_opts_double(o, "rand-pareto-h");
+	c->rand.zipf_exp = lb_opts_double(o, "rand-zipfian-exp");
+	if (c->rand.pareto_h <= 0 || c->rand.pareto_h >= 1) {
+		snprintf(err, (size_t)errlen, "--rand-pareto-h must be between 0 and 1 (exclusive)");
+		return -1;
+	}
+	int64_t seed = lb_opts_int(o, "rand-seed");
+	c->seed_from_time = seed == 0;
+	c->rand.seed = seed ? (uint64_t)seed : (uint64_t)lb_wall_ns();
+	return 0;
+}
+
+static int check_range(const char *name, int64_t v, int64_t lo, int64_t hi, char *err, int errlen)
+{
+	if (v >= lo && v <= hi)
+		return 0;
+	snprintf(err, (size_t)errlen, "Invalid value for the '%s' option: '%lld' (expected %lld..%lld)",
+		 name, (long long)v, (long long)lo, (long long)hi);
+	return -1;
+}
+
+static int parse_format(struct lb_config *c, const char *f, char *err, int errlen)
+{
+	if (!strcmp(f, "text"))
+		c->format = LB_FORMAT_TEXT;
+	else if (!strcmp(f, "json"))
+		c->format = LB_FORMAT_JSON;
+	else if (!strcmp(f, "csv"))
+		c->format = LB_FORMAT_CSV;
+	else {
+		snprintf(err, (size_t)errlen, "Invalid value for the 'format' option: '%s' (expected text, json or csv)", f);
+		return -1;
+	}
+	return 0;
+}
+
+int lb_engine_configure(struct lb_engine *eng, struct lb_opts *o, char *err, int errlen)
+{
+	struct lb_config *c = &eng->cfg;
+	memset(c, 0, sizeof(*c));
+	eng->opts = o;
+	int64_t threads = lb_opts_int(o, "threads"), t = lb_opts_int(o, "time");
+	int64_t events = lb_opts_int(o, "events"), warm = lb_opts_int(o, "warmup-time");
+	int64_t ri = lb_opts_int(o, "report-interval"), tit = lb_opts_int(o, "thread-init-timeout");
+	if (check_range("threads", threads, 1, 100000, err, errlen) < 0 ||
+	    check_range("time", t, 0, INT32_MAX, err, errlen) < 0 ||
+	    check_range("events", events, 0, INT64_MAX, err, errlen) < 0 ||
+	    check_range("warmup-time", warm, 0, INT32_MAX, err, errlen) < 0 ||
+	    check_range("report-interval", ri, 0, INT32_MAX, err, errlen) < 0 ||
+	    check_range("thread-init-timeout", tit, 1, INT32_MAX, err, errlen) < 0)
+		return -1;
+	c->threads = (int)threads;
+	c->time_ns = t * LB_NS_PER_S;
+	c->events = (uint64_t)events;
+	c->warmup_ns = warm * LB_NS_PER_S;
+	c->report_interval_ns = ri * LB_NS_PER_S;
+	c->thread_init_timeout_ns = tit * LB_NS_PER_S;
+	c->thread_stack_bytes = (uint64_t)lb_opts_int(o, "thread-stack-size");
+	c->rate = lb_opts_double(o, "rate");
+	if (c->rate < 0 || !isfinite(c->rate)) {
+		snprintf(err, (size_t)errlen, "Invalid value for the 'rate' option: '%s'", lb_opts_str(o, "rate"));
+		return -1;
+	}
+	const char *arrival = lb_opts_str(o, "rate-arrival");
+	if (strcmp(arrival, "poisson") && strcmp(arrival, "constant")) {
+		snprintf(err, (size_t)errlen, "Invalid value for the 'rate-arrival' option: '%s' (expected poisson or constant)", arrival);
+		return -1;
+	}
+	c->rate_constant = !strcmp(arrival, "constant");
+	c->histogram = lb_opts_bool(o, "histogram");
+	c->debug = lb_opts_bool(o, "debug");
+	c->validate = lb_opts_bool(o, "validate");
+	const char *out = lb_opts_str(o, "output");
+	c->output_path = *out ? out : NULL;
+	if (parse_percentiles(c, lb_opts_str(o, "percentile"), err, errlen) < 0 ||
+	    parse_forced_shutdown(c, lb_opts_str(o, "forced-shutdown"), err, errlen) < 0 ||
+	    parse_checkpoints(c, lb_opts_find(o, "report-checkpoints"), err, errlen) < 0 ||
+	    parse_rand(c, o, err, errlen) < 0 || parse_format(c, lb_opts_str(o, "format"), err, errlen) < 0)
+		return -1;
+	if (c->histogram && !c->npercentiles) {
+		snprintf(err, (size_t)errlen, "--histogram cannot be used with --percentile=0");
+		return -1;
+	}
+	eng->rate_mode = c->rate > 0;
+	return 0;
+}
+
+int64_t lb_engine_now(const struct lb_engine *eng)
+{
+	return lb_now_ns() - eng->epoch_ns;
+}

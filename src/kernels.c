@@ -1,0 +1,106 @@
+/* The inner loops of the built-in cpu, memory, threads and mutex workloads. They do the same
+ * work per event as sysbench 1.0.20's C tests, so events/s compare like for like; the Lua
+ * workloads around them only handle options and reporting. */
+#include <math.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "bind/ffi.h"
+#include "log.h"
+#include "rand.h"
+#include "util.h"
+
+pthread_mutex_t *lb_mutexes_at(struct lb_mutexes *m, uint32_t i);
+uint64_t *lb_mutexes_counter(struct lb_mutexes *m);
+
+LB_FFI uint32_t lb_kernel_cpu(uint32_t max_prime)
+{
+	uint32_t n = 0;
+	/* 64-bit trial division, exactly as sysbench's cpu test. */
+	for (unsigned long long c = 3; c < max_prime; c++) {
+		double t = sqrt((double)c);
+		unsigned long long l;
+		for (l = 2; l <= t; l++)
+			if (c % l == 0)
+				break;
+		if (l > t)
+			n++;
+	}
+	return n;
+}
+
+LB_FFI uint64_t lb_kernel_memory(void *buf, uint64_t size_bytes, int oper, int rnd, struct lb_rng *r)
+{
+	size_t *p = buf, words = size_bytes / sizeof(size_t), tmp = 0;
+	if (oper == 2) {
+		if (rnd) {
+			for (size_t i = 0; i < words; i++)
+				p[lb_rng_next(r) % words] = i;
+		} else {
+			for (size_t i = 0; i < words; i++)
+				p[i] = i;
+		}
+	} else if (oper == 1) {
+		if (rnd) {
+			for (size_t i = 0; i < words; i++)
+				tmp += ((volatile size_t *)p)[lb_rng_next(r) % words];
+		} else {
+			for (size_t i = 0; i < words; i++)
+				tmp += ((volatile size_t *)p)[i];
+		}
+	} else if (rnd) {
+		/* "none": only the addressing work. */
+		for (size_t i = 0; i < words; i++)
+			tmp += lb_rng_next(r) % words;
+	}
+	return tmp;
+}
+
+LB_FFI void *lb_kernel_memory_alloc(uint64_t size_bytes, int hugetlb)
+{
+	if (hugetlb) {
+		void *p = mmap(NULL, size_bytes, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB, -1, 0);
+		if (p != MAP_FAILED)
+			return p;
+		lb_warn("huge pages unavailable for a %llu-byte block (%s); using normal pages",
+			(unsigned long long)size_bytes, "mmap MAP_HUGETLB failed");
+	}
+	void *p = NULL;
+	if (posix_memalign(&p, 4096, size_bytes ? size_bytes : 1))
+		return NULL;
+	memset(p, 0, size_bytes);
+	return p;
+}
+
+LB_FFI void lb_kernel_threads(struct lb_mutexes *m, uint32_t idx, uint32_t yields)
+{
+	pthread_mutex_t *mx = lb_mutexes_at(m, idx);
+	for (uint32_t i = 0; i < yields; i++) {
+		pthread_mutex_lock(mx);
+		sched_yield();
+		pthread_mutex_unlock(mx);
+	}
+}
+
+LB_FFI uint64_t lb_kernel_ticket(const char *name)
+{
+	uint64_t *t = lb_shared_bytes(name, sizeof(uint64_t));
+	return t ? __atomic_fetch_add(t, 1, __ATOMIC_RELAXED) : 0;
+}
+
+LB_FFI void lb_kernel_mutex(struct lb_mutexes *m, uint32_t locks, uint32_t loops, struct lb_rng *r)
+{
+	uint64_t *counter = lb_mutexes_counter(m);
+	for (uint32_t i = 0; i < locks; i++) {
+		for (uint32_t j = 0; j < loops; j++)
+			__asm__ volatile("" ::: "memory");
+		pthread_mutex_t *mx = lb_mutexes_at(m, lb_rand_uniform(r, 0, UINT32_MAX));
+		pthread_mutex_lock(mx);
+		(*counter)++;
+		pthread_mutex_unlock(mx);
+	}
+}

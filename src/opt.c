@@ -1,0 +1,393 @@
+#include "opt.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
+
+void lb_opts_init(struct lb_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+}
+
+static void free_list(struct lb_opt *opt)
+{
+	for (int i = 0; i < opt->nlist; i++)
+		free(opt->list[i]);
+	free(opt->list);
+	opt->list = NULL;
+	opt->nlist = 0;
+}
+
+void lb_opts_fini(struct lb_opts *o)
+{
+	for (int i = 0; i < o->n; i++) {
+		struct lb_opt *opt = o->v[i];
+		free(opt->name);
+		free(opt->desc);
+		free(opt->group);
+		free(opt->def);
+		free(opt->value);
+		free_list(opt);
+		free(opt);
+	}
+	free(o->v);
+	for (int i = 0; i < o->npending; i++) {
+		free(o->pending[i].name);
+		free(o->pending[i].value);
+		free(o->pending[i].origin);
+	}
+	free(o->pending);
+	memset(o, 0, sizeof(*o));
+}
+
+static void push_pending(struct lb_opts *o, const char *name, size_t namelen, const char *value,
+			 const char *origin)
+{
+	if (o->npending == o->cappending) {
+		o->cappending = o->cappending ? o->cappending * 2 : 16;
+		o->pending = lb_xrealloc(o->pending, (size_t)o->cappending * sizeof(*o->pending));
+	}
+	struct lb_pending *p = &o->pending[o->npending++];
+	p->name = lb_xstrndup(name, namelen);
+	p->value = value ? lb_xstrdup(value) : NULL;
+	p->origin = lb_xstrdup(origin);
+	p->used = false;
+}
+
+void lb_opts_push(struct lb_opts *o, const char *arg, const char *origin)
+{
+	const char *eq = strchr(arg, '=');
+	if (eq)
+		push_pending(o, arg, (size_t)(eq - arg), eq + 1, origin);
+	else
+		push_pending(o, arg, strlen(arg), NULL, origin);
+}
+
+static char *trim(char *s)
+{
+	while (isspace((unsigned char)*s))
+		s++;
+	char *e = s + strlen(s);
+	while (e > s && isspace((unsigned char)e[-1]))
+		*--e = '\0';
+	return s;
+}
+
+static char *unquote(char *v)
+{
+	size_t n = strlen(v);
+	if (n >= 2 && (v[0] == '"' || v[0] == '\'') && v[n - 1] == v[0]) {
+		v[n - 1] = '\0';
+		return v + 1;
+	}
+	return v;
+}
+
+int lb_opts_read_file(struct lb_opts *o, const char *path, char *err, int errlen)
+{
+	FILE *f = fopen(path, "r");
+	if (!f) {
+		snprintf(err, (size_t)errlen, "cannot read config file '%s': %s", path, strerror(errno));
+		return -1;
+	}
+	char line[4096];
+	int lineno = 0, rc = 0;
+	while (fgets(line, sizeof(line), f)) {
+		lineno++;
+		char *s = trim(line);
+		if (*s == '#' || *s == '\0')
+			continue;
+		char *hash = strstr(s, " #");
+		if (hash)
+			*hash = '\0';
+		/* Lines may be written "name=value", "--name=value" or "name = value". */
+		while (*s == '-')
+			s++;
+		char *eq = strchr(s, '=');
+		char *origin = lb_xasprintf("%s:%d", path, lineno);
+		if (eq) {
+			*eq = '\0';
+			char *name = trim(s), *value = unquote(trim(eq + 1));
+			push_pending(o, name, strlen(name), value, origin);
+		} else {
+			char *name = trim(s);
+			push_pending(o, name, strlen(name), NULL, origin);
+		}
+		free(origin);
+	}
+	fclose(f);
+	return rc;
+}
+
+struct lb_opt *lb_opts_find(const struct lb_opts *o, const char *name)
+{
+	for (int i = 0; i < o->n; i++)
+		if (lb_name_eq(o->v[i]->name, name))
+			return o->v[i];
+	return NULL;
+}
+
+int lb_parse_size(const char *s, int64_t *out)
+{
+	char *end;
+	errno = 0;
+	double v = strtod(s, &end);
+	if (end == s || errno || v < 0)
+		return -1;
+	int64_t mult = 1;
+	switch (toupper((unsigned char)*end)) {
+	case '\0':
+		break;
+	case 'K':
+		mult = 1LL << 10;
+		break;
+	case 'M':
+		mult = 1LL << 20;
+		break;
+	case 'G':
+		mult = 1LL << 30;
+		break;
+	case 'T':
+		mult = 1LL << 40;
+		break;
+	default:
+		return -1;
+	}
+	if (*end) {
+		end++;
+		/* Accept "K", "KB" and "KiB" alike. */
+		if (*end == 'i')
+			end++;
+		if (*end == 'B' || *end == 'b')
+			end++;
+	}
+	if (*end)
+		return -1;
+	*out = (int64_t)(v * (double)mult);
+	return 0;
+}
+
+static int parse_bool(const char *v, bool *out)
+{
+	static const char *const yes[] = { "on", "true", "yes", "1" };
+	static const char *const no[] = { "off", "false", "no", "0" };
+	for (size_t i = 0; i < LB_ARRAY_LENGTH(yes); i++) {
+		if (!strcasecmp(v, yes[i])) {
+			*out = true;
+			return 0;
+		}
+		if (!strcasecmp(v, no[i])) {
+			*out = false;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+static void split_list(struct lb_opt *opt, const char *v)
+{
+	free_list(opt);
+	if (!*v)
+		return;
+	for (const char *s = v;;) {
+		const char *c = strchr(s, ',');
+		size_t n = c ? (size_t)(c - s) : strlen(s);
+		opt->list = lb_xrealloc(opt->list, (size_t)(opt->nlist + 1) * sizeof(char *));
+		opt->list[opt->nlist++] = lb_xstrndup(s, n);
+		if (!c)
+			break;
+		s = c + 1;
+	}
+}
+
+static int parse_value(struct lb_opt *opt, const char *v)
+{
+	char *end;
+	switch (opt->type) {
+	case LB_OPT_BOOL:
+		return parse_bool(v, &opt->b);
+	case LB_OPT_INT:
+		errno = 0;
+		opt->i = strtoll(v, &end, 10);
+		return (end == v || *end || errno) ? -1 : 0;
+	case LB_OPT_SIZE:
+		return lb_parse_size(v, &opt->i);
+	case LB_OPT_DOUBLE:
+		errno = 0;
+		opt->d = strtod(v, &end);
+		return (end == v || *end || errno) ? -1 : 0;
+	case LB_OPT_LIST:
+		split_list(opt, v);
+		return 0;
+	default:
+		return 0;
+	}
+}
+
+int lb_opt_set(struct lb_opt *opt, const char *value, char *err, int errlen)
+{
+	if (!value) {
+		if (opt->type == LB_OPT_BOOL)
+			value = "on";
+		else {
+			snprintf(err, (size_t)errlen, "option '--%s' requires a value", opt->name);
+			return -1;
+		}
+	}
+	struct lb_opt probe = *opt;
+	probe.list = NULL;
+	probe.nlist = 0;
+	if (parse_value(&probe, value) < 0) {
+		free_list(&probe);
+		snprintf(err, (size_t)errlen, "Invalid value for the '%s' option: '%s'", opt->name,
+			 opt->secret ? "***" : value);
+		return -1;
+	}
+	char *copy = lb_xstrdup(value); /* value may be opt->value itself */
+	free_list(opt);
+	free(opt->value);
+	*opt = probe;
+	opt->value = copy;
+	return 0;
+}
+
+static bool is_secret_name(const char *name)
+{
+	return strstr(name, "password") != NULL;
+}
+
+static int apply_pending(struct lb_opts *o, struct lb_opt *opt, char *err, int errlen)
+{
+	for (int i = 0; i < o->npending; i++) {
+		struct lb_pending *p = &o->pending[i];
+		if (!lb_name_eq(p->name, opt->name))
+			continue;
+		p->used = true;
+		if (lb_opt_set(opt, p->value, err, errlen) < 0)
+			return -1;
+		opt->given = true;
+	}
+	return 0;
+}
+
+struct lb_opt *lb_opts_add(struct lb_opts *o, const char *name, enum lb_opt_type type,
+			   const char *def, const char *desc, const char *group, char *err, int errlen)
+{
+	struct lb_opt *opt = lb_opts_find(o, name);
+	if (!opt) {
+		opt = lb_xzalloc(sizeof(*opt));
+		opt->name = lb_xstrdup(name);
+		opt->desc = lb_xstrdup(desc ? desc : "");
+		opt->group = lb_xstrdup(group ? group : "");
+		opt->def = def ? lb_xstrdup(def) : NULL;
+		opt->type = type;
+		opt->secret = is_secret_name(name);
+		if (o->n == o->cap) {
+			o->cap = o->cap ? o->cap * 2 : 64;
+			o->v = lb_xrealloc(o->v, (size_t)o->cap * sizeof(*o->v));
+		}
+		o->v[o->n++] = opt;
+		if (def && lb_opt_set(opt, def, err, errlen) < 0)
+			return NULL;
+		if (!def && type == LB_OPT_LIST)
+			opt->nlist = 0;
+	}
+	if (apply_pending(o, opt, err, errlen) < 0)
+		return NULL;
+	return opt;
+}
+
+struct lb_pending *lb_opts_first_unused(struct lb_opts *o)
+{
+	for (int i = 0; i < o->npending; i++)
+		if (!o->pending[i].used)
+			return &o->pending[i];
+	return NULL;
+}
+
+const char *lb_opts_suggest(const struct lb_opts *o, const char *name)
+{
+	const char *best = NULL;
+	int best_d = (int)strlen(name) / 3 + 1;
+	if (best_d < 2)
+		best_d = 2;
+	best_d++;
+	for (int i = 0; i < o->n; i++) {
+		int d = lb_str_distance(name, o->v[i]->name);
+		if (d < best_d) {
+			best_d = d;
+			best = o->v[i]->name;
+		}
+	}
+	return best;
+}
+
+static const struct lb_opt *must_find(const struct lb_opts *o, const char *name)
+{
+	const struct lb_opt *opt = lb_opts_find(o, name);
+	if (!opt) {
+		fprintf(stderr, "FATAL: internal error: option '%s' is not registered\n", name);
+		abort();
+	}
+	return opt;
+}
+
+bool lb_opts_bool(const struct lb_opts *o, const char *name)
+{
+	return must_find(o, name)->b;
+}
+
+int64_t lb_opts_int(const struct lb_opts *o, const char *name)
+{
+	return must_find(o, name)->i;
+}
+
+double lb_opts_double(const struct lb_opts *o, const char *name)
+{
+	const struct lb_opt *opt = must_find(o, name);
+	return opt->type == LB_OPT_DOUBLE ? opt->d : (double)opt->i;
+}
+
+const char *lb_opts_str(const struct lb_opts *o, const char *name)
+{
+	const struct lb_opt *opt = must_find(o, name);
+	return opt->value ? opt->value : "";
+}
+
+static const char *type_hint(enum lb_opt_type t)
+{
+	switch (t) {
+	case LB_OPT_BOOL:
+		return "[=on|off]";
+	case LB_OPT_INT:
+	case LB_OPT_DOUBLE:
+		return "=N";
+	case LB_OPT_SIZE:
+		return "=SIZE";
+	case LB_OPT_LIST:
+		return "=[LIST,...]";
+	case LB_OPT_FILE:
+		return "=FILENAME";
+	default:
+		return "=STRING";
+	}
+}
+
+void lb_opts_print_help(const struct lb_opts *o, const char *group, FILE *out)
+{
+	for (int i = 0; i < o->n; i++) {
+		const struct lb_opt *opt = o->v[i];
+		if (group && strcmp(opt->group, group))
+			continue;
+		char left[128];
+		snprintf(left, sizeof(left), "  --%s%s", opt->name, type_hint(opt->type));
+		fprintf(out, "%-33s %s", left, opt->desc);
+		if (opt->def && *opt->def && !opt->secret)
+			fprintf(out, " [%s]", opt->def);
+		fputc('\n', out);
+	}
+}

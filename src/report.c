@@ -1,0 +1,266 @@
+#include "report.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hist.h"
+#include "worker.h"
+
+void lb_report_pct_label(char *buf, size_t len, double p)
+{
+	if (p == floor(p))
+		snprintf(buf, len, "%3dth", (int)p);
+	else
+		snprintf(buf, len, "%gth", p);
+}
+
+void lb_report_fill_pct(struct lb_report_stat *st, const struct lb_config *cfg,
+			const struct lb_hist *h, uint64_t min_ns, uint64_t max_ns)
+{
+	st->npct = cfg->npercentiles;
+	for (int i = 0; i < cfg->npercentiles; i++) {
+		st->pct_rank[i] = cfg->percentiles[i];
+		st->pct[i] = (double)lb_hist_percentile(h, cfg->percentiles[i], min_ns, max_ns) / 1e9;
+	}
+}
+
+static double per_s(uint64_t n, double s)
+{
+	return s > 0 ? (double)n / s : 0;
+}
+
+/* "lat (ms,95%): 1.23" for every requested percentile; the first keeps sysbench's position. */
+static void print_pct_fields(FILE *out, const struct lb_report_stat *st, bool first_only)
+{
+	if (!st->npct) {
+		fprintf(out, "lat (ms,0%%): 0.00");
+		return;
+	}
+	for (int i = 0; i < st->npct; i++) {
+		if (i && first_only)
+			break;
+		fprintf(out, "%slat (ms,%g%%): %4.2f", i ? " " : "", st->pct_rank[i], st->pct[i] * 1e3);
+	}
+}
+
+void lb_report_interval_text(FILE *out, const struct lb_engine *eng, const struct lb_report_stat *st)
+{
+	double t = st->time_interval_s;
+	const uint64_t *c = st->cnt;
+	if (eng->sql_used) {
+		uint64_t q = c[LB_CNT_READ] + c[LB_CNT_WRITE] + c[LB_CNT_OTHER];
+		fprintf(out, "[ %.0fs ] thds: %u tps: %4.2f qps: %4.2f (r/w/o: %4.2f/%4.2f/%4.2f) ",
+			st->time_total_s, st->threads_running, per_s(c[LB_CNT_EVENT], t), per_s(q, t),
+			per_s(c[LB_CNT_READ], t), per_s(c[LB_CNT_WRITE], t), per_s(c[LB_CNT_OTHER], t));
+		print_pct_fields(out, st, true);
+		fprintf(out, " err/s: %4.2f reconn/s: %4.2f", per_s(c[LB_CNT_ERROR], t),
+			per_s(c[LB_CNT_RECONNECT], t));
+		for (int i = 1; i < st->npct; i++)
+			fprintf(out, " lat (ms,%g%%): %4.2f", st->pct_rank[i], st->pct[i] * 1e3);
+	} else {
+		fprintf(out, "[ %.0fs ] thds: %u eps: %4.2f ", st->time_total_s, st->threads_running,
+			per_s(c[LB_CNT_EVENT], t));
+		print_pct_fields(out, st, false);
+	}
+	fputc('\n', out);
+	if (eng->rate_mode) {
+		fprintf(out, "[ %.0fs ] queue length: %llu%s concurrency: %llu", st->time_total_s,
+			(unsigned long long)st->queue_length, eng->sql_used ? "," : "",
+			(unsigned long long)st->concurrency);
+		fprintf(out, " lag (ms): %.2f\n", st->lag_s * 1e3);
+	}
+}
+
+void lb_report_csv_header(FILE *out, const struct lb_config *cfg)
+{
+	fprintf(out, "time,threads,tps,qps,reads_per_s,writes_per_s,other_per_s");
+	for (int i = 0; i < cfg->npercentiles; i++)
+		fprintf(out, ",lat_ms_p%g", cfg->percentiles[i]);
+	fprintf(out, ",err_per_s,reconn_per_s,queue_length,concurrency\n");
+}
+
+void lb_report_interval_csv(FILE *out, const struct lb_config *cfg, const struct lb_report_stat *st)
+{
+	double t = st->time_interval_s;
+	const uint64_t *c = st->cnt;
+	uint64_t q = c[LB_CNT_READ] + c[LB_CNT_WRITE] + c[LB_CNT_OTHER];
+	fprintf(out, "%.0f,%u,%.2f,%.2f,%.2f,%.2f,%.2f", st->time_total_s, st->threads_running,
+		per_s(c[LB_CNT_EVENT], t), per_s(q, t), per_s(c[LB_CNT_READ], t),
+		per_s(c[LB_CNT_WRITE], t), per_s(c[LB_CNT_OTHER], t));
+	for (int i = 0; i < cfg->npercentiles; i++)
+		fprintf(out, ",%.3f", st->pct[i] * 1e3);
+	fprintf(out, ",%.2f,%.2f,%llu,%u\n", per_s(c[LB_CNT_ERROR], t), per_s(c[LB_CNT_RECONNECT], t),
+		(unsigned long long)st->queue_length, st->concurrency);
+}
+
+static void sql_block(FILE *out, const struct lb_report_stat *st)
+{
+	const uint64_t *c = st->cnt;
+	double t = st->time_interval_s;
+	uint64_t q = c[LB_CNT_READ] + c[LB_CNT_WRITE] + c[LB_CNT_OTHER];
+	fprintf(out, "SQL statistics:\n");
+	fprintf(out, "    queries performed:\n");
+	fprintf(out, "        read:                            %llu\n", (unsigned long long)c[LB_CNT_READ]);
+	fprintf(out, "        write:                           %llu\n", (unsigned long long)c[LB_CNT_WRITE]);
+	fprintf(out, "        other:                           %llu\n", (unsigned long long)c[LB_CNT_OTHER]);
+	fprintf(out, "        total:                           %llu\n", (unsigned long long)q);
+	fprintf(out, "    transactions:                        %-6llu (%.2f per sec.)\n",
+		(unsigned long long)c[LB_CNT_EVENT], per_s(c[LB_CNT_EVENT], t));
+	fprintf(out, "    queries:                             %-6llu (%.2f per sec.)\n",
+		(unsigned long long)q, per_s(q, t));
+	fprintf(out, "    ignored errors:                      %-6llu (%.2f per sec.)\n",
+		(unsigned long long)c[LB_CNT_ERROR], per_s(c[LB_CNT_ERROR], t));
+	fprintf(out, "    reconnects:                          %-6llu (%.2f per sec.)\n",
+		(unsigned long long)c[LB_CNT_RECONNECT], per_s(c[LB_CNT_RECONNECT], t));
+	fprintf(out, "\n");
+}
+
+static void latency_block(FILE *out, const struct lb_report_stat *st)
+{
+	fprintf(out, "Latency (ms):\n");
+	fprintf(out, "         min: %39.2f\n", st->lat_min_s * 1e3);
+	fprintf(out, "         avg: %39.2f\n", st->lat_avg_s * 1e3);
+	fprintf(out, "         max: %39.2f\n", st->lat_max_s * 1e3);
+	if (!st->npct)
+		fprintf(out, "         percentile stats:               disabled\n");
+	for (int i = 0; i < st->npct; i++) {
+		char label[32], left[64];
+		lb_report_pct_label(label, sizeof(label), st->pct_rank[i]);
+		/* Keep the value column where sysbench has it (right edge at column 53). */
+		snprintf(left, sizeof(left), "        %s percentile: ", label);
+		int width = 53 - (int)strlen(left);
+		fprintf(out, "%s%*.2f\n", left, width < 1 ? 1 : width, st->pct[i] * 1e3);
+	}
+	fprintf(out, "         sum: %39.2f\n", st->lat_sum_s * 1e3);
+	fprintf(out, "\n");
+}
+
+static void mean_stddev(const double *v, int n, double *mean, double *sd)
+{
+	double sum = 0, sq = 0;
+	for (int i = 0; i < n; i++)
+		sum += v[i];
+	*mean = n ? sum / n : 0;
+	for (int i = 0; i < n; i++)
+		sq += (v[i] - *mean) * (v[i] - *mean);
+	*sd = n ? sqrt(sq / n) : 0;
+}
+
+static void fairness_block(FILE *out, const struct lb_final *f)
+{
+	double *ev = calloc((size_t)(f->nthreads ? f->nthreads : 1), sizeof(double));
+	for (int i = 0; i < f->nthreads; i++)
+		ev[i] = (double)f->thread_events[i];
+	double em, esd, tm, tsd;
+	mean_stddev(ev, f->nthreads, &em, &esd);
+	mean_stddev(f->thread_time_s, f->nthreads, &tm, &tsd);
+	free(ev);
+	fprintf(out, "Threads fairness:\n");
+	fprintf(out, "    events (avg/stddev):           %.4f/%3.2f\n", em, esd);
+	fprintf(out, "    execution time (avg/stddev):   %.4f/%3.2f\n", tm, tsd);
+	fprintf(out, "\n");
+}
+
+static void debug_block(FILE *out, const struct lb_engine *eng, const struct lb_final *f)
+{
+	double total = 0;
+	for (int i = 0; i < f->nthreads; i++) {
+		const struct lb_stats *s = &eng->workers[i]->stats;
+		uint64_t n = f->thread_events[i];
+		fprintf(out, "    thread #%3d: min: %.4fs  avg: %.4fs  max: %.4fs  events: %llu\n", i,
+			n ? (double)s->lat_min_ns / 1e9 : 0, n ? f->thread_time_s[i] / (double)n : 0,
+			(double)s->lat_max_ns / 1e9, (unsigned long long)n);
+		total += f->thread_time_s[i];
+	}
+	fprintf(out, "    total time taken by event execution: %.4fs\n\n", total);
+}
+
+static void rate_block(FILE *out, const struct lb_engine *eng, const struct lb_final *f)
+{
+	const struct lb_hist *svc = &f->snap->svc;
+	uint64_t n = lb_hist_total(svc);
+	fprintf(out, "Rate (target %g/sec, %s arrivals; latency above is measured from each event's intended start):\n",
+		eng->cfg.rate, eng->cfg.rate_constant ? "constant" : "poisson");
+	fprintf(out, "    achieved rate:                       %.2f per sec.\n",
+		per_s(f->st.cnt[LB_CNT_EVENT], f->st.time_total_s));
+	fprintf(out, "    max start lag (ms):                  %.2f\n", (double)eng->sched.max_lag_ns / 1e6);
+	fprintf(out, "    arrivals due but not started at end: %llu\n",
+		(unsigned long long)eng->unserved_arrivals);
+	if (n) {
+		fprintf(out, "    service time, excluding queueing (ms):\n");
+		for (int i = 0; i < f->st.npct; i++) {
+			char label[32];
+			lb_report_pct_label(label, sizeof(label), f->st.pct_rank[i]);
+			fprintf(out, "        %s percentile: %27.2f\n", label,
+				(double)lb_hist_percentile(svc, f->st.pct_rank[i], 0, UINT64_MAX) / 1e6);
+		}
+	}
+	fprintf(out, "\n");
+}
+
+void lb_report_final_text(FILE *out, const struct lb_engine *eng, const struct lb_final *f,
+			  const char *extra)
+{
+	const struct lb_report_stat *st = &f->st;
+	if (eng->sql_used)
+		sql_block(out, st);
+	if (extra && *extra) {
+		fputs(extra, out);
+		size_t n = strlen(extra);
+		if (extra[n - 1] != '\n')
+			fputc('\n', out);
+	}
+	fprintf(out, "General statistics:\n");
+	fprintf(out, "    total time:                          %.4fs\n", st->time_total_s);
+	fprintf(out, "    total number of events:              %llu\n",
+		(unsigned long long)st->cnt[LB_CNT_EVENT]);
+	if (f->unfinished)
+		fprintf(out, "    Number of unfinished transactions on forced shutdown: %llu\n",
+			(unsigned long long)f->unfinished);
+	fprintf(out, "\n");
+	latency_block(out, st);
+	fairness_block(out, f);
+	if (eng->cfg.debug)
+		debug_block(out, eng, f);
+	if (eng->rate_mode)
+		rate_block(out, eng, f);
+	if (f->overflow)
+		fprintf(out, "Note: %llu events took longer than %.0f s, beyond the histogram's range; "
+			"they are in min/avg/max/sum, and percentiles that fall on them show the maximum.\n\n",
+			(unsigned long long)f->overflow, (double)LB_HIST_MAX_NS / 1e9);
+}
+
+void lb_report_histogram(FILE *out, const struct lb_hist *h)
+{
+	/* Regroup into sysbench's resolution (1024 log steps from 1 us to 100 s) so the listing
+	 * has a readable length; exact figures are in the JSON result. */
+	enum { N = 1024 };
+	static const double lo = 1e-3, hi = 1e5;
+	double mult = (N - 1) / log(hi / lo);
+	uint64_t *b = calloc(N, sizeof(uint64_t)), maxc = 0;
+	if (!b)
+		return;
+	for (int i = h->lo; i <= h->hi; i++) {
+		if (!h->counts[i])
+			continue;
+		double ms = (double)(lb_hist_value_at(i) + lb_hist_width_at(i) / 2) / 1e6;
+		double k = floor((log(ms < lo ? lo : ms > hi ? hi : ms) - log(lo)) * mult + 0.5);
+		b[(int)k] += h->counts[i];
+	}
+	b[N - 1] += h->overflow;
+	for (int i = 0; i < N; i++)
+		if (b[i] > maxc)
+			maxc = b[i];
+	fprintf(out, "Latency histogram (values are in milliseconds)\n");
+	fprintf(out, "       value  ------------- distribution ------------- count\n");
+	for (int i = 0; i < N; i++) {
+		if (!b[i])
+			continue;
+		int bar = (int)floor((double)b[i] * 40.0 / (double)maxc + 0.5);
+		fprintf(out, "%12.3f |%-40.*s %llu\n", exp(i / mult + log(lo)), bar,
+			"****************************************", (unsigned long long)b[i]);
+	}
+	fprintf(out, " \n");
+	free(b);
+}

@@ -1,0 +1,273 @@
+#include "result.h"
+
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "bind/vm.h"
+#include "lb_config.h"
+#include "log.h"
+#include "util.h"
+
+static void add_time(cJSON *o, const char *key, int64_t wall_ns)
+{
+	char buf[64];
+	time_t s = (time_t)(wall_ns / 1000000000);
+	struct tm tm;
+	gmtime_r(&s, &tm);
+	size_t n = strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%S", &tm);
+	snprintf(buf + n, sizeof(buf) - n, ".%03dZ", (int)(wall_ns / 1000000 % 1000));
+	cJSON_AddStringToObject(o, key, buf);
+}
+
+static char *pct_key(char *buf, size_t len, double p)
+{
+	snprintf(buf, len, "%g", p);
+	return buf;
+}
+
+static cJSON *options_json(const struct lb_opts *opts)
+{
+	cJSON *o = cJSON_CreateObject();
+	for (int i = 0; i < opts->n; i++) {
+		const struct lb_opt *opt = opts->v[i];
+		/* Secrets are left out entirely, not masked: a result file may be shared. */
+		if (opt->secret || !strcmp(opt->name, "help") || !strcmp(opt->name, "version"))
+			continue;
+		switch (opt->type) {
+		case LB_OPT_BOOL:
+			cJSON_AddBoolToObject(o, opt->name, opt->b);
+			break;
+		case LB_OPT_INT:
+		case LB_OPT_SIZE:
+			cJSON_AddNumberToObject(o, opt->name, (double)opt->i);
+			break;
+		case LB_OPT_DOUBLE:
+			cJSON_AddNumberToObject(o, opt->name, opt->d);
+			break;
+		case LB_OPT_LIST: {
+			cJSON *a = cJSON_AddArrayToObject(o, opt->name);
+			for (int j = 0; j < opt->nlist; j++)
+				cJSON_AddItemToArray(a, cJSON_CreateString(opt->list[j]));
+			break;
+		}
+		default:
+			if (opt->value)
+				cJSON_AddStringToObject(o, opt->name, opt->value);
+			else
+				cJSON_AddNullToObject(o, opt->name);
+		}
+	}
+	return o;
+}
+
+static void add_counters(cJSON *o, const uint64_t *c)
+{
+	cJSON_AddNumberToObject(o, "events", (double)c[LB_CNT_EVENT]);
+	cJSON_AddNumberToObject(o, "reads", (double)c[LB_CNT_READ]);
+	cJSON_AddNumberToObject(o, "writes", (double)c[LB_CNT_WRITE]);
+	cJSON_AddNumberToObject(o, "other", (double)c[LB_CNT_OTHER]);
+	cJSON_AddNumberToObject(o, "queries", (double)(c[LB_CNT_READ] + c[LB_CNT_WRITE] + c[LB_CNT_OTHER]));
+	cJSON_AddNumberToObject(o, "errors", (double)c[LB_CNT_ERROR]);
+	cJSON_AddNumberToObject(o, "reconnects", (double)c[LB_CNT_RECONNECT]);
+	cJSON_AddNumberToObject(o, "bytes_read", (double)c[LB_CNT_BYTES_READ]);
+	cJSON_AddNumberToObject(o, "bytes_written", (double)c[LB_CNT_BYTES_WRITTEN]);
+}
+
+static void add_rates(cJSON *o, const uint64_t *c, double s)
+{
+	double d = s > 0 ? s : 1;
+	uint64_t q = c[LB_CNT_READ] + c[LB_CNT_WRITE] + c[LB_CNT_OTHER];
+	cJSON_AddNumberToObject(o, "events_per_s", (double)c[LB_CNT_EVENT] / d);
+	cJSON_AddNumberToObject(o, "queries_per_s", (double)q / d);
+	cJSON_AddNumberToObject(o, "reads_per_s", (double)c[LB_CNT_READ] / d);
+	cJSON_AddNumberToObject(o, "writes_per_s", (double)c[LB_CNT_WRITE] / d);
+	cJSON_AddNumberToObject(o, "other_per_s", (double)c[LB_CNT_OTHER] / d);
+	cJSON_AddNumberToObject(o, "errors_per_s", (double)c[LB_CNT_ERROR] / d);
+	cJSON_AddNumberToObject(o, "reconnects_per_s", (double)c[LB_CNT_RECONNECT] / d);
+}
+
+static cJSON *histogram_json(const struct lb_hist *h, uint64_t min_ns, uint64_t max_ns, uint64_t sum_ns)
+{
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "unit", "ns");
+	cJSON_AddNumberToObject(o, "significant_digits", 3);
+	cJSON_AddNumberToObject(o, "highest_trackable_ns", (double)LB_HIST_MAX_NS);
+	cJSON_AddNumberToObject(o, "count", (double)lb_hist_total(h));
+	cJSON_AddNumberToObject(o, "overflow", (double)h->overflow);
+	cJSON_AddNumberToObject(o, "min_ns", (double)min_ns);
+	cJSON_AddNumberToObject(o, "max_ns", (double)max_ns);
+	cJSON_AddNumberToObject(o, "sum_ns", (double)sum_ns);
+	/* Sparse [lowest value of the bucket, count] pairs: enough to rebuild and merge exactly. */
+	cJSON *b = cJSON_AddArrayToObject(o, "buckets");
+	for (int i = h->lo; i <= h->hi; i++) {
+		if (!h->counts[i])
+			continue;
+		cJSON *pair = cJSON_CreateArray();
+		cJSON_AddItemToArray(pair, cJSON_CreateNumber((double)lb_hist_value_at(i)));
+		cJSON_AddItemToArray(pair, cJSON_CreateNumber((double)h->counts[i]));
+		cJSON_AddItemToArray(b, pair);
+	}
+	return o;
+}
+
+static cJSON *latency_json(const struct lb_report_stat *st)
+{
+	cJSON *o = cJSON_CreateObject();
+	char k[32];
+	cJSON_AddNumberToObject(o, "min", st->lat_min_s * 1e3);
+	cJSON_AddNumberToObject(o, "avg", st->lat_avg_s * 1e3);
+	cJSON_AddNumberToObject(o, "max", st->lat_max_s * 1e3);
+	cJSON_AddNumberToObject(o, "sum", st->lat_sum_s * 1e3);
+	cJSON *p = cJSON_AddObjectToObject(o, "percentiles");
+	for (int i = 0; i < st->npct; i++)
+		cJSON_AddNumberToObject(p, pct_key(k, sizeof(k), st->pct_rank[i]), st->pct[i] * 1e3);
+	return o;
+}
+
+static cJSON *fairness_json(const struct lb_final *f)
+{
+	cJSON *o = cJSON_CreateObject();
+	double se = 0, st = 0, qe = 0, qt = 0;
+	int n = f->nthreads;
+	for (int i = 0; i < n; i++) {
+		se += (double)f->thread_events[i];
+		st += f->thread_time_s[i];
+	}
+	double me = n ? se / n : 0, mt = n ? st / n : 0;
+	cJSON *per = cJSON_CreateArray();
+	for (int i = 0; i < n; i++) {
+		qe += ((double)f->thread_events[i] - me) * ((double)f->thread_events[i] - me);
+		qt += (f->thread_time_s[i] - mt) * (f->thread_time_s[i] - mt);
+		cJSON *t = cJSON_CreateObject();
+		cJSON_AddNumberToObject(t, "events", (double)f->thread_events[i]);
+		cJSON_AddNumberToObject(t, "time_s", f->thread_time_s[i]);
+		cJSON_AddItemToArray(per, t);
+	}
+	cJSON_AddNumberToObject(o, "events_avg", me);
+	cJSON_AddNumberToObject(o, "events_stddev", n ? sqrt(qe / n) : 0);
+	cJSON_AddNumberToObject(o, "time_avg_s", mt);
+	cJSON_AddNumberToObject(o, "time_stddev_s", n ? sqrt(qt / n) : 0);
+	cJSON_AddItemToObject(o, "per_thread", per);
+	return o;
+}
+
+static cJSON *intervals_json(const struct lb_engine *e)
+{
+	cJSON *a = cJSON_CreateArray();
+	char k[32];
+	for (int i = 0; i < e->nintervals; i++) {
+		const struct lb_interval *iv = &e->intervals[i];
+		cJSON *o = cJSON_CreateObject();
+		cJSON_AddNumberToObject(o, "time_s", iv->time_s);
+		cJSON_AddNumberToObject(o, "interval_s", iv->interval_s);
+		cJSON_AddNumberToObject(o, "threads_running", iv->threads_running);
+		add_counters(o, iv->cnt);
+		add_rates(o, iv->cnt, iv->interval_s);
+		cJSON *p = cJSON_AddObjectToObject(o, "latency_ms");
+		for (int j = 0; j < e->cfg.npercentiles; j++)
+			cJSON_AddNumberToObject(p, pct_key(k, sizeof(k), e->cfg.percentiles[j]), iv->lat_pct_ms[j]);
+		cJSON_AddNumberToObject(p, "max", iv->lat_max_ms);
+		if (e->rate_mode) {
+			cJSON_AddNumberToObject(o, "queue_length", (double)iv->queue_length);
+			cJSON_AddNumberToObject(o, "lag_ms", iv->lag_ms);
+		}
+		cJSON_AddNumberToObject(o, "concurrency", iv->concurrency);
+		cJSON_AddItemToArray(a, o);
+	}
+	return a;
+}
+
+static cJSON *rate_json(const struct lb_engine *e, const struct lb_final *f)
+{
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddNumberToObject(o, "target_per_s", e->cfg.rate);
+	cJSON_AddStringToObject(o, "arrivals", e->cfg.rate_constant ? "constant" : "poisson");
+	cJSON_AddNumberToObject(o, "max_lag_ms", (double)e->sched.max_lag_ns / 1e6);
+	cJSON_AddNumberToObject(o, "unserved_arrivals", (double)e->unserved_arrivals);
+	cJSON_AddItemToObject(o, "service_histogram", histogram_json(&f->snap->svc, 0, 0, 0));
+	return o;
+}
+
+static cJSON *header_json(struct lb_engine *e, const char *status)
+{
+	cJSON *root = cJSON_CreateObject();
+	cJSON *lb = cJSON_AddObjectToObject(root, "luabench");
+	cJSON_AddStringToObject(lb, "version", LB_VERSION);
+	cJSON_AddStringToObject(lb, "sysbench_api", LB_SYSBENCH_API);
+	char host[256] = "";
+	gethostname(host, sizeof(host) - 1);
+	cJSON_AddStringToObject(root, "hostname", host);
+	cJSON_AddStringToObject(root, "status", status);
+	cJSON_AddBoolToObject(root, "interrupted", strcmp(status, "ok") != 0 && strcmp(status, "error") != 0);
+	if (e->fatal)
+		cJSON_AddStringToObject(root, "error", e->fatal);
+	else
+		cJSON_AddNullToObject(root, "error");
+	cJSON_AddStringToObject(root, "workload", e->script ? e->script->name : "");
+	cJSON_AddStringToObject(root, "command", "run");
+	add_time(root, "start_time", e->start_wall_ns);
+	add_time(root, "end_time", e->end_wall_ns ? e->end_wall_ns : e->start_wall_ns);
+	cJSON_AddNumberToObject(root, "start_unix_s", (double)e->start_wall_ns / 1e9);
+	cJSON_AddNumberToObject(root, "threads", e->cfg.threads);
+	cJSON_AddNumberToObject(root, "seed", (double)e->cfg.rand.seed);
+	cJSON_AddItemToObject(root, "options", options_json(e->opts));
+	return root;
+}
+
+char *lb_result_json(struct lb_engine *e, const struct lb_final *f, const char *status,
+		     const char *workload_json)
+{
+	cJSON *root = header_json(e, status);
+	const struct lb_report_stat *st = &f->st;
+	cJSON_AddNumberToObject(root, "time_s", st->time_total_s);
+	cJSON_AddNumberToObject(root, "warmup_s", (double)e->cfg.warmup_ns / 1e9);
+	cJSON_AddBoolToObject(root, "sql", e->sql_used);
+	add_counters(cJSON_AddObjectToObject(root, "counters"), st->cnt);
+	add_rates(cJSON_AddObjectToObject(root, "rates"), st->cnt, st->time_total_s);
+	cJSON_AddItemToObject(root, "latency_ms", latency_json(st));
+	uint64_t n = st->cnt[LB_CNT_EVENT];
+	cJSON_AddItemToObject(root, "histogram",
+			      histogram_json(&f->snap->lat, n ? (uint64_t)llround(st->lat_min_s * 1e9) : 0,
+					     (uint64_t)llround(st->lat_max_s * 1e9), f->snap->lat_sum_ns));
+	cJSON_AddItemToObject(root, "fairness", fairness_json(f));
+	if (f->unfinished)
+		cJSON_AddNumberToObject(root, "unfinished_events", (double)f->unfinished);
+	if (e->rate_mode)
+		cJSON_AddItemToObject(root, "rate", rate_json(e, f));
+	cJSON_AddItemToObject(root, "intervals", intervals_json(e));
+	if (workload_json) {
+		cJSON *w = cJSON_Parse(workload_json);
+		if (w)
+			cJSON_AddItemToObject(root, "workload_stats", w);
+	}
+	char *s = cJSON_Print(root);
+	cJSON_Delete(root);
+	return s;
+}
+
+static void write_doc(struct lb_engine *e, char *doc)
+{
+	int rc = lb_write_file_atomic(e->cfg.output_path, doc, strlen(doc));
+	if (rc < 0)
+		lb_alert("cannot write the result file '%s': %s", e->cfg.output_path, strerror(-rc));
+	free(doc);
+}
+
+void lb_result_write(struct lb_engine *e, const struct lb_final *f, const char *status,
+		     const char *workload_json)
+{
+	write_doc(e, lb_result_json(e, f, status, workload_json));
+}
+
+void lb_result_write_error(struct lb_engine *e, const char *msg)
+{
+	(void)msg;
+	cJSON *root = header_json(e, "error");
+	char *s = cJSON_Print(root);
+	cJSON_Delete(root);
+	write_doc(e, s);
+}

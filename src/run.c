@@ -1,0 +1,610 @@
+/* The "run" command: worker threads, the start barrier, and the monitor loop that prints
+ * intermediate reports, moves statistics windows (warm-up, checkpoints) and enforces shutdown. */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bind/vm.h"
+#include "clock.h"
+#include "engine.h"
+#include "log.h"
+#include "report.h"
+#include "result.h"
+#include "util.h"
+#include "worker.h"
+
+#define ERRLEN 4096
+
+/* Signal handlers can only reach the engine through a global. */
+static struct lb_engine *signal_engine;
+
+static void on_signal(int sig)
+{
+	struct lb_engine *e = signal_engine;
+	if (!e)
+		return;
+	e->last_signal = sig;
+	__atomic_add_fetch(&e->interrupts, 1, __ATOMIC_RELAXED);
+	__atomic_store_n(&e->stop, 1, __ATOMIC_RELAXED);
+	sem_post(&e->wake);
+}
+
+static void install_signals(struct lb_engine *e)
+{
+	signal_engine = e;
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+}
+
+void lb_engine_fail(struct lb_engine *e, const char *msg)
+{
+	pthread_mutex_lock(&e->lock);
+	if (!e->fatal) {
+		e->fatal = lb_xstrdup(msg);
+		lb_fatal("%s", msg);
+	}
+	__atomic_store_n(&e->stop, 1, __ATOMIC_RELAXED);
+	pthread_cond_broadcast(&e->cond);
+	pthread_mutex_unlock(&e->lock);
+	sem_post(&e->wake);
+}
+
+void lb_engine_interrupt(struct lb_engine *e)
+{
+	on_signal(SIGINT);
+	(void)e;
+}
+
+void lb_engine_collect(struct lb_engine *e, struct lb_snap *out)
+{
+	lb_snap_clear(out);
+	uint32_t window = __atomic_load_n(&e->window, __ATOMIC_RELAXED);
+	for (int i = 0; i < e->nworkers; i++)
+		lb_snap_add_stats(out, &e->workers[i]->stats, window);
+}
+
+int lb_engine_threads_running(struct lb_engine *e)
+{
+	int n = 0;
+	for (int i = 0; i < e->nworkers; i++)
+		n += !__atomic_load_n(&e->workers[i]->finished, __ATOMIC_RELAXED);
+	return n;
+}
+
+/* ---- worker threads ------------------------------------------------------------------------ */
+
+static int worker_init(struct lb_worker *w, char *err)
+{
+	char msg[ERRLEN - 64];
+	w->vm = lb_vm_new(w->eng, w, msg, sizeof(msg));
+	if (!w->vm) {
+		snprintf(err, ERRLEN, "%s", msg);
+		return -1;
+	}
+	if (lb_vm_export_options(w->vm, msg, sizeof(msg)) < 0 ||
+	    lb_vm_call(w->vm, "thread_init", true, msg, sizeof(msg)) < 0) {
+		snprintf(err, ERRLEN, "`thread_init' function failed: %s", msg);
+		return -1;
+	}
+	return 0;
+}
+
+/* Waits at the start barrier; returns true if the run started. */
+static bool worker_barrier(struct lb_worker *w, int init_rc)
+{
+	struct lb_engine *e = w->eng;
+	pthread_mutex_lock(&e->lock);
+	w->ready = 1;
+	e->initialized++;
+	pthread_cond_broadcast(&e->cond);
+	while (!e->started && !e->stop && init_rc == 0)
+		pthread_cond_wait(&e->cond, &e->lock);
+	bool go = e->started && init_rc == 0;
+	pthread_mutex_unlock(&e->lock);
+	return go;
+}
+
+static void *worker_thread(void *arg)
+{
+	struct lb_worker *w = arg;
+	struct lb_engine *e = w->eng;
+	char *err = lb_xzalloc(ERRLEN);
+	lb_worker_set_self(w);
+	int rc = worker_init(w, err);
+	if (rc < 0) {
+		w->failed = 1;
+		lb_engine_fail(e, err);
+	}
+	bool go = worker_barrier(w, rc);
+	if (go && lb_vm_run_thread(w->vm, err, ERRLEN) < 0) {
+		char *msg = lb_xasprintf("`thread_run' function failed: %s", err);
+		w->failed = 1;
+		lb_engine_fail(e, msg);
+		free(msg);
+		rc = -1;
+	}
+	lb_worker_give_back(w);
+	__atomic_store_n(&w->stats.in_event, 0, __ATOMIC_RELAXED);
+	w->end_ns = lb_engine_now(e);
+	__atomic_store_n(&w->finished, 1, __ATOMIC_RELEASE);
+	__atomic_sub_fetch(&e->looping, 1, __ATOMIC_RELEASE);
+	sem_post(&e->wake);
+	if (go && rc == 0 && lb_vm_call(w->vm, "thread_done", true, err, ERRLEN) < 0) {
+		char *msg = lb_xasprintf("`thread_done' function failed: %s", err);
+		lb_engine_fail(e, msg);
+		free(msg);
+	}
+	lb_vm_free(w->vm);
+	w->vm = NULL;
+	free(err);
+	return NULL;
+}
+
+static int start_threads(struct lb_engine *e)
+{
+	pthread_attr_t attr;
+	pthread_attr_init(&attr);
+	size_t stack = e->cfg.thread_stack_bytes;
+	if (stack < (size_t)PTHREAD_STACK_MIN)
+		stack = PTHREAD_STACK_MIN;
+	pthread_attr_setstacksize(&attr, stack);
+	e->looping = e->cfg.threads;
+	for (int i = 0; i < e->nworkers; i++) {
+		int rc = pthread_create(&e->workers[i]->thread, &attr, worker_thread, e->workers[i]);
+		if (rc) {
+			pthread_attr_destroy(&attr);
+			char *msg = lb_xasprintf("cannot create worker thread %d of %d: %s", i + 1,
+						 e->nworkers, strerror(rc));
+			lb_engine_fail(e, msg);
+			free(msg);
+			e->looping -= e->nworkers - i;
+			e->nworkers = i;
+			return -1;
+		}
+	}
+	pthread_attr_destroy(&attr);
+	return 0;
+}
+
+/* Waits until every worker passed thread_init. Returns 0, -1 (a worker failed) or -2 (timeout). */
+static int wait_initialized(struct lb_engine *e)
+{
+	struct timespec until;
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += e->cfg.thread_init_timeout_ns / LB_NS_PER_S;
+	int rc = 0;
+	pthread_mutex_lock(&e->lock);
+	while (e->initialized < e->nworkers && !e->fatal && rc != ETIMEDOUT)
+		rc = pthread_cond_timedwait(&e->cond, &e->lock, &until);
+	int result = e->fatal ? -1 : e->initialized < e->nworkers ? -2 : 0;
+	pthread_mutex_unlock(&e->lock);
+	return result;
+}
+
+static void release_barrier(struct lb_engine *e)
+{
+	pthread_mutex_lock(&e->lock);
+	e->epoch_ns = lb_now_ns();
+	int64_t limit = e->cfg.time_ns ? e->cfg.time_ns + e->cfg.warmup_ns : INT64_MAX;
+	e->deadline_ns = limit;
+	e->window_start_ns = 0;
+	if (e->rate_mode)
+		lb_sched_init(&e->sched, e->cfg.rate, e->cfg.rate_constant, &e->cfg.rand, 0);
+	e->started = true;
+	pthread_cond_broadcast(&e->cond);
+	pthread_mutex_unlock(&e->lock);
+}
+
+static void join_threads(struct lb_engine *e)
+{
+	for (int i = 0; i < e->nworkers; i++)
+		pthread_join(e->workers[i]->thread, NULL);
+}
+
+/* ---- statistics windows and reports -------------------------------------------------------- */
+
+static void new_window(struct lb_engine *e, int64_t now)
+{
+	__atomic_add_fetch(&e->window, 1, __ATOMIC_RELEASE);
+	lb_engine_collect(e, &e->window_base);
+	for (int i = 0; i < e->nworkers; i++) {
+		struct lb_stats *s = &e->workers[i]->stats;
+		e->window_base_events[i] = __atomic_load_n(&s->cnt[LB_CNT_EVENT], __ATOMIC_RELAXED);
+		e->window_base_sum_ns[i] = __atomic_load_n(&s->lat_sum_ns, __ATOMIC_RELAXED);
+	}
+	e->window_start_ns = now;
+}
+
+struct monitor {
+	struct lb_snap cur, prev, delta;
+	int64_t prev_ns;
+	int64_t next_report_ns;
+	int next_checkpoint;
+	bool warm;
+	FILE *out;
+};
+
+static void push_interval(struct lb_engine *e, const struct lb_report_stat *st, uint64_t max_ns)
+{
+	if (e->nintervals == e->capintervals) {
+		e->capintervals = e->capintervals ? e->capintervals * 2 : 64;
+		e->intervals = lb_xrealloc(e->intervals, (size_t)e->capintervals * sizeof(*e->intervals));
+	}
+	struct lb_interval *iv = &e->intervals[e->nintervals++];
+	memset(iv, 0, sizeof(*iv));
+	iv->time_s = st->time_total_s;
+	iv->interval_s = st->time_interval_s;
+	iv->threads_running = st->threads_running;
+	memcpy(iv->cnt, st->cnt, sizeof(iv->cnt));
+	for (int i = 0; i < st->npct; i++)
+		iv->lat_pct_ms[i] = st->pct[i] * 1e3;
+	iv->lat_max_ms = (double)max_ns / 1e6;
+	iv->queue_length = st->queue_length;
+	iv->concurrency = st->concurrency;
+	iv->lag_ms = st->lag_s * 1e3;
+}
+
+static void interval_report(struct lb_engine *e, struct monitor *m, int64_t now)
+{
+	lb_engine_collect(e, &m->cur);
+	lb_snap_diff(&m->delta, &m->cur, &m->prev);
+	struct lb_report_stat st = { .cumulative = false };
+	st.threads_running = lb_engine_threads_running(e);
+	st.time_total_s = (double)now / 1e9;
+	st.time_interval_s = (double)(now - m->prev_ns) / 1e9;
+	memcpy(st.cnt, m->delta.cnt, sizeof(st.cnt));
+	/* The interval's maximum comes from its histogram: exact extremes are per window. */
+	uint64_t max_ns = 0;
+	if (m->delta.lat.hi >= m->delta.lat.lo)
+		max_ns = lb_hist_value_at(m->delta.lat.hi) + lb_hist_width_at(m->delta.lat.hi) - 1;
+	lb_report_fill_pct(&st, &e->cfg, &m->delta.lat, 0, max_ns);
+	st.concurrency = m->cur.concurrency;
+	if (e->rate_mode) {
+		st.queue_length = lb_sched_backlog(&e->sched, now, 100000000);
+		st.lag_s = (double)lb_sched_lag(&e->sched, now) / 1e9;
+	}
+	push_interval(e, &st, max_ns);
+	char err[ERRLEN];
+	if (e->cfg.format == LB_FORMAT_CSV) {
+		lb_report_interval_csv(stdout, &e->cfg, &st);
+	} else if (!e->cfg.report_interval_ns) {
+		/* sampled only for the result file's time series */
+	} else if (e->reporter) {
+		if (lb_vm_report(e->reporter, "report_intermediate", &st, err, sizeof(err)) < 0)
+			lb_alert("report_intermediate hook failed: %s", err);
+	} else if (e->cfg.format == LB_FORMAT_TEXT) {
+		lb_report_interval_text(stdout, e, &st);
+	}
+	fflush(stdout);
+	lb_snap_copy(&m->prev, &m->cur);
+	m->prev_ns = now;
+}
+
+/* Computes the report of the current statistics window ending at `end_ns`. */
+static void window_final(struct lb_engine *e, struct lb_snap *cur, struct lb_snap *delta,
+			 int64_t end_ns, struct lb_final *f, uint64_t *tev, double *ttime)
+{
+	lb_engine_collect(e, cur);
+	lb_snap_diff(delta, cur, &e->window_base);
+	memset(f, 0, sizeof(*f));
+	struct lb_report_stat *st = &f->st;
+	st->cumulative = true;
+	st->threads_running = lb_engine_threads_running(e);
+	st->time_total_s = (double)(end_ns - e->window_start_ns) / 1e9;
+	st->time_interval_s = st->time_total_s;
+	memcpy(st->cnt, delta->cnt, sizeof(st->cnt));
+	uint64_t n = delta->cnt[LB_CNT_EVENT];
+	uint64_t mn = n ? cur->lat_min_ns : 0, mx = n ? cur->lat_max_ns : 0;
+	st->lat_min_s = (double)mn / 1e9;
+	st->lat_max_s = (double)mx / 1e9;
+	st->lat_sum_s = (double)delta->lat_sum_ns / 1e9;
+	st->lat_avg_s = n ? st->lat_sum_s / (double)n : 0;
+	lb_report_fill_pct(st, &e->cfg, &delta->lat, mn, mx);
+	st->concurrency = cur->concurrency;
+	f->snap = delta;
+	f->nthreads = e->nworkers;
+	for (int i = 0; i < e->nworkers; i++) {
+		struct lb_stats *s = &e->workers[i]->stats;
+		tev[i] = __atomic_load_n(&s->cnt[LB_CNT_EVENT], __ATOMIC_RELAXED) - e->window_base_events[i];
+		ttime[i] = (double)(__atomic_load_n(&s->lat_sum_ns, __ATOMIC_RELAXED) -
+				    e->window_base_sum_ns[i]) / 1e9;
+	}
+	f->thread_events = tev;
+	f->thread_time_s = ttime;
+	f->overflow = delta->lat.overflow;
+}
+
+/* Prints (or hands to the Lua hook) a cumulative report; writes the result file if final. */
+static void emit_final(struct lb_engine *e, const struct lb_final *f, bool final, const char *status)
+{
+	char err[ERRLEN];
+	bool hook = lb_vm_has_hook(e->control, "report_cumulative");
+	char *workload_json = final ? lb_vm_report_json(e->control, &f->st) : NULL;
+	if (e->cfg.format == LB_FORMAT_TEXT || !final) {
+		if (hook) {
+			if (lb_vm_report(e->control, "report_cumulative", &f->st, err, sizeof(err)) < 0)
+				lb_alert("report_cumulative hook failed: %s", err);
+		} else {
+			if (e->cfg.histogram)
+				lb_report_histogram(stdout, &f->snap->lat);
+			char *extra = lb_vm_report_text(e->control, &f->st);
+			lb_report_final_text(stdout, e, f, extra);
+			free(extra);
+		}
+	} else if (e->cfg.format == LB_FORMAT_JSON) {
+		char *doc = lb_result_json(e, f, status, workload_json);
+		fputs(doc, stdout);
+		fputc('\n', stdout);
+		free(doc);
+	}
+	fflush(stdout);
+	if (final && e->cfg.output_path)
+		lb_result_write(e, f, status, workload_json);
+	free(workload_json);
+}
+
+static void report_window(struct lb_engine *e, int64_t end_ns, bool final, const char *status)
+{
+	struct lb_snap cur, delta;
+	lb_snap_init(&cur);
+	lb_snap_init(&delta);
+	uint64_t *tev = lb_xcalloc((size_t)e->nworkers, sizeof(uint64_t));
+	double *ttime = lb_xcalloc((size_t)e->nworkers, sizeof(double));
+	struct lb_final f;
+	window_final(e, &cur, &delta, end_ns, &f, tev, ttime);
+	if (e->forced)
+		f.unfinished = cur.concurrency;
+	emit_final(e, &f, final, status);
+	free(tev);
+	free(ttime);
+	lb_snap_fini(&cur);
+	lb_snap_fini(&delta);
+}
+
+static int64_t next_wake(struct lb_engine *e, struct monitor *m)
+{
+	int64_t w = m->next_report_ns;
+	if (m->next_checkpoint < e->cfg.ncheckpoints && e->cfg.checkpoints_ns[m->next_checkpoint] < w)
+		w = e->cfg.checkpoints_ns[m->next_checkpoint];
+	if (!m->warm && e->cfg.warmup_ns < w)
+		w = e->cfg.warmup_ns;
+	if (e->cfg.forced_shutdown_ns >= 0 && e->deadline_ns != INT64_MAX &&
+	    e->deadline_ns + e->cfg.forced_shutdown_ns < w)
+		w = e->deadline_ns + e->cfg.forced_shutdown_ns;
+	return w;
+}
+
+static void wait_until(struct lb_engine *e, int64_t rel_ns)
+{
+	if (rel_ns == INT64_MAX) {
+		while (sem_wait(&e->wake) < 0 && errno == EINTR)
+			;
+		return;
+	}
+	struct timespec ts = lb_ns_to_timespec(e->epoch_ns + rel_ns);
+	while (sem_clockwait(&e->wake, CLOCK_MONOTONIC, &ts) < 0 && errno == EINTR)
+		;
+}
+
+static void checkpoint(struct lb_engine *e, struct monitor *m, int64_t now)
+{
+	fprintf(stdout, "\n[ %.0fs ] Checkpoint report:\n", (double)now / 1e9);
+	report_window(e, now, false, "checkpoint");
+	new_window(e, now);
+	m->next_checkpoint++;
+}
+
+/* Runs until every worker has left its loop. Returns false on a forced shutdown. */
+static bool monitor_loop(struct lb_engine *e, struct monitor *m)
+{
+	bool told = false;
+	while (__atomic_load_n(&e->looping, __ATOMIC_ACQUIRE) > 0) {
+		wait_until(e, next_wake(e, m));
+		int64_t now = lb_engine_now(e);
+		int interrupts = __atomic_load_n(&e->interrupts, __ATOMIC_RELAXED);
+		if (interrupts && !told) {
+			lb_notice("\n%s received, stopping the run (send it again to force shutdown)...",
+				  e->last_signal == SIGTERM ? "SIGTERM" : "SIGINT");
+			told = true;
+		}
+		if (!m->warm && now >= e->cfg.warmup_ns) {
+			new_window(e, now);
+			m->warm = true;
+		}
+		if (now >= m->next_report_ns) {
+			interval_report(e, m, now);
+			int64_t step = e->cfg.report_interval_ns ? e->cfg.report_interval_ns : LB_NS_PER_S;
+			while (m->next_report_ns <= now)
+				m->next_report_ns += step;
+		}
+		if (m->next_checkpoint < e->cfg.ncheckpoints &&
+		    now >= e->cfg.checkpoints_ns[m->next_checkpoint])
+			checkpoint(e, m, now);
+		bool forced_due = e->cfg.forced_shutdown_ns >= 0 && e->deadline_ns != INT64_MAX &&
+				  now >= e->deadline_ns + e->cfg.forced_shutdown_ns;
+		if (forced_due || interrupts >= 2)
+			return false;
+	}
+	return true;
+}
+
+/* ---- the run command ----------------------------------------------------------------------- */
+
+static void print_run_header(struct lb_engine *e)
+{
+	const struct lb_config *c = &e->cfg;
+	FILE *out = lb_log_info_stream();
+	fprintf(out, "Running the test with following options:\n");
+	fprintf(out, "Number of threads: %d\n", c->threads);
+	if (c->rate > 0)
+		fprintf(out, "Target transaction rate: %g/sec\n", c->rate);
+	if (c->report_interval_ns)
+		fprintf(out, "Report intermediate results every %lld second(s)\n",
+			(long long)(c->report_interval_ns / LB_NS_PER_S));
+	if (c->ncheckpoints) {
+		fprintf(out, "Report checkpoint(s) at ");
+		for (int i = 0; i < c->ncheckpoints; i++)
+			fprintf(out, "%s%g", i ? ", " : "", (double)c->checkpoints_ns[i] / 1e9);
+		fprintf(out, " seconds\n");
+	}
+	if (c->debug)
+		fprintf(out, "Debug mode enabled.\n\n");
+	if (c->validate)
+		fprintf(out, "Validation checks: on.\n\n");
+	if (c->seed_from_time)
+		fprintf(out, "Initializing random number generator from current time\n");
+	else
+		fprintf(out, "Initializing random number generator from seed (%llu).\n",
+			(unsigned long long)c->rand.seed);
+	fprintf(out, "\n");
+	if (c->forced_shutdown_ns >= 0)
+		fprintf(out, "Forcing shutdown in %.0f seconds\n",
+			(double)(c->time_ns + c->warmup_ns + c->forced_shutdown_ns) / 1e9);
+	fprintf(out, "\n");
+	fflush(out);
+}
+
+static int create_workers(struct lb_engine *e)
+{
+	e->nworkers = e->cfg.threads;
+	e->workers = lb_xcalloc((size_t)e->nworkers, sizeof(*e->workers));
+	for (int i = 0; i < e->nworkers; i++)
+		e->workers[i] = lb_worker_new(e, i, LB_ROLE_WORKER);
+	e->window_base_events = lb_xcalloc((size_t)e->nworkers, sizeof(uint64_t));
+	e->window_base_sum_ns = lb_xcalloc((size_t)e->nworkers, sizeof(uint64_t));
+	lb_snap_init(&e->window_base);
+	if (e->cfg.report_interval_ns && lb_vm_has_hook(e->control, "report_intermediate")) {
+		char err[ERRLEN];
+		e->reporter_w = lb_worker_new(e, e->cfg.threads, LB_ROLE_REPORTER);
+		e->reporter = lb_vm_new(e, e->reporter_w, err, sizeof(err));
+		if (!e->reporter || lb_vm_export_options(e->reporter, err, sizeof(err)) < 0) {
+			lb_fatal("cannot create the reporter's Lua state: %s", err);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static void print_run_extra(struct lb_engine *e)
+{
+	char err[ERRLEN];
+	if (lb_vm_call(e->control, "luabench.hooks.run_header", false, err, sizeof(err)) < 0)
+		lb_alert("%s", err);
+	FILE *out = lb_log_info_stream();
+	fprintf(out, "Initializing worker threads...\n\n");
+	fflush(out);
+}
+
+static void monitor_init(struct lb_engine *e, struct monitor *m)
+{
+	memset(m, 0, sizeof(*m));
+	lb_snap_init(&m->cur);
+	lb_snap_init(&m->prev);
+	lb_snap_init(&m->delta);
+	/* Without --report-interval the series is still sampled every second for the result file. */
+	bool series = e->cfg.report_interval_ns || e->cfg.output_path || e->reporter ||
+		      e->cfg.format != LB_FORMAT_TEXT;
+	m->next_report_ns = e->cfg.report_interval_ns ? e->cfg.report_interval_ns
+				: series ? LB_NS_PER_S : INT64_MAX;
+	m->warm = e->cfg.warmup_ns == 0;
+}
+
+static void monitor_fini(struct monitor *m)
+{
+	lb_snap_fini(&m->cur);
+	lb_snap_fini(&m->prev);
+	lb_snap_fini(&m->delta);
+}
+
+static int finish_run(struct lb_engine *e, bool completed)
+{
+	int64_t end = 0;
+	for (int i = 0; i < e->nworkers; i++)
+		if (e->workers[i]->end_ns > end)
+			end = e->workers[i]->end_ns;
+	if (!completed) {
+		e->forced = true;
+		e->threads_stuck = true;
+		end = lb_engine_now(e);
+		lb_fatal("The --max-time limit has expired, forcing shutdown...");
+	}
+	if (e->rate_mode)
+		e->unserved_arrivals = lb_sched_backlog(&e->sched, end, 100000000);
+	e->end_wall_ns = lb_wall_ns();
+	const char *status = e->fatal ? "error" : !completed ? "forced_shutdown"
+			     : e->interrupts ? "interrupted" : "ok";
+	if (!e->fatal)
+		report_window(e, end, true, status);
+	else if (e->cfg.output_path)
+		lb_result_write_error(e, e->fatal);
+	if (e->fatal)
+		return 1;
+	if (!completed)
+		return 2;
+	return e->interrupts ? 128 + (e->last_signal ? e->last_signal : SIGINT) : 0;
+}
+
+int lb_engine_run(struct lb_engine *e)
+{
+	char err[ERRLEN];
+	pthread_mutex_init(&e->lock, NULL);
+	pthread_cond_init(&e->cond, NULL);
+	sem_init(&e->wake, 0, 0);
+	e->deadline_ns = INT64_MAX;
+	e->start_wall_ns = lb_wall_ns();
+	lb_rand_unique_seed(e->cfg.rand.seed);
+	install_signals(e);
+	if (lb_vm_call(e->control, "init", false, err, sizeof(err)) < 0) {
+		lb_fatal("`init' function failed: %s", err);
+		return 1;
+	}
+	print_run_header(e);
+	if (create_workers(e) < 0)
+		return 1;
+	print_run_extra(e);
+	if (start_threads(e) < 0) {
+		join_threads(e);
+		return 1;
+	}
+	int init = wait_initialized(e);
+	if (init == -2) {
+		lb_fatal("Worker threads failed to initialize within %lld seconds!",
+			 (long long)(e->cfg.thread_init_timeout_ns / LB_NS_PER_S));
+		e->threads_stuck = true;
+		return 2;
+	}
+	if (init < 0) {
+		__atomic_store_n(&e->stop, 1, __ATOMIC_RELAXED);
+		pthread_cond_broadcast(&e->cond);
+		join_threads(e);
+		return 1;
+	}
+	release_barrier(e);
+	FILE *info = lb_log_info_stream();
+	fprintf(info, "Threads started!\n\n");
+	if (e->cfg.warmup_ns)
+		fprintf(info, "Warming up for %lld seconds...\n\n", (long long)(e->cfg.warmup_ns / LB_NS_PER_S));
+	if (e->cfg.format == LB_FORMAT_CSV)
+		lb_report_csv_header(stdout, &e->cfg);
+	fflush(NULL);
+	struct monitor m;
+	monitor_init(e, &m);
+	bool completed = monitor_loop(e, &m);
+	monitor_fini(&m);
+	if (completed)
+		join_threads(e);
+	int rc = finish_run(e, completed);
+	if (completed && lb_vm_call(e->control, "done", false, err, sizeof(err)) < 0) {
+		lb_fatal("`done' function failed: %s", err);
+		rc = rc ? rc : 1;
+	}
+	signal_engine = NULL;
+	return rc;
+}

@@ -1,0 +1,86 @@
+/* Per-worker counters and latency histograms, and the snapshots the reporter builds from them.
+ *
+ * A worker is the only writer of its struct lb_stats; values only grow. The reporter sums all
+ * workers into a struct lb_snap whenever it needs numbers, and gets interval or window figures by
+ * subtracting an earlier snapshot. So "resetting" statistics (checkpoints, end of warm-up) never
+ * touches a worker's memory: it just moves a baseline. Only the exact minimum and maximum can't
+ * be subtracted; they live in per-window slots the worker restarts when the window id changes. */
+#ifndef LB_STATS_H
+#define LB_STATS_H
+
+#include <stdalign.h>
+#include <stdint.h>
+
+#include "hist.h"
+
+/* The first six match sysbench's sb_counter_type (scripts pass them to sb_counter_inc). */
+enum lb_cnt {
+	LB_CNT_OTHER = 0,
+	LB_CNT_READ = 1,
+	LB_CNT_WRITE = 2,
+	LB_CNT_EVENT = 3,
+	LB_CNT_ERROR = 4,
+	LB_CNT_RECONNECT = 5,
+	LB_CNT_BYTES_READ = 6,
+	LB_CNT_BYTES_WRITTEN = 7,
+	LB_CNT_MAX = 8,
+};
+
+struct lb_stats {
+	alignas(64) uint64_t cnt[LB_CNT_MAX];
+	uint64_t lat_sum_ns;
+	uint64_t lat_min_ns; /* exact, for window `window` */
+	uint64_t lat_max_ns;
+	uint32_t window;
+	uint32_t in_event;   /* 1 while an event runs: the "concurrency" figure */
+	struct lb_hist lat;  /* latency (from the intended start in rate mode) */
+	struct lb_hist svc;  /* rate mode only: service time, from the actual start */
+};
+
+void lb_stats_init(struct lb_stats *s, int with_service_hist);
+void lb_stats_fini(struct lb_stats *s);
+
+static inline void lb_stats_add(struct lb_stats *s, enum lb_cnt c, uint64_t n)
+{
+	__atomic_store_n(&s->cnt[c], s->cnt[c] + n, __ATOMIC_RELAXED);
+}
+
+/* Records one completed event of latency lat_ns in window `window`. Single writer. */
+static inline void lb_stats_event(struct lb_stats *s, uint64_t lat_ns, uint32_t window)
+{
+	if (__builtin_expect(s->window != window, 0)) {
+		__atomic_store_n(&s->lat_min_ns, UINT64_MAX, __ATOMIC_RELAXED);
+		__atomic_store_n(&s->lat_max_ns, 0, __ATOMIC_RELAXED);
+		__atomic_store_n(&s->window, window, __ATOMIC_RELEASE);
+	}
+	lb_stats_add(s, LB_CNT_EVENT, 1);
+	__atomic_store_n(&s->lat_sum_ns, s->lat_sum_ns + lat_ns, __ATOMIC_RELAXED);
+	if (lat_ns < s->lat_min_ns)
+		__atomic_store_n(&s->lat_min_ns, lat_ns, __ATOMIC_RELAXED);
+	if (lat_ns > s->lat_max_ns)
+		__atomic_store_n(&s->lat_max_ns, lat_ns, __ATOMIC_RELAXED);
+	lb_hist_record(&s->lat, lat_ns);
+}
+
+/* Sum of many workers' statistics at one moment. */
+struct lb_snap {
+	uint64_t cnt[LB_CNT_MAX];
+	uint64_t lat_sum_ns;
+	uint64_t lat_min_ns, lat_max_ns; /* over the current window only */
+	uint32_t concurrency;
+	struct lb_hist lat;
+	struct lb_hist svc;
+};
+
+void lb_snap_init(struct lb_snap *s);
+void lb_snap_fini(struct lb_snap *s);
+void lb_snap_clear(struct lb_snap *s);
+/* s += worker statistics; min/max are taken only from workers already in `window`. */
+void lb_snap_add_stats(struct lb_snap *s, const struct lb_stats *w, uint32_t window);
+/* dst = a - b (b earlier). min/max are copied from a. */
+void lb_snap_diff(struct lb_snap *dst, const struct lb_snap *a, const struct lb_snap *b);
+void lb_snap_copy(struct lb_snap *dst, const struct lb_snap *src);
+/* dst += src, for merging results of several processes. */
+void lb_snap_merge(struct lb_snap *dst, const struct lb_snap *src);
+
+#endif

@@ -1,0 +1,196 @@
+#include "worker.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "bind/ffi.h"
+#include "clock.h"
+#include "engine.h"
+#include "util.h"
+
+static __thread struct lb_worker *self;
+/* The engine whose workers sb_* calls address by thread id; set once per run. */
+static struct lb_engine *tid_engine;
+
+struct lb_worker *lb_worker_new(struct lb_engine *eng, int tid, enum lb_worker_role role)
+{
+	struct lb_worker *w = aligned_alloc(LB_CACHELINE, (sizeof(*w) + LB_CACHELINE - 1) &
+							      ~(size_t)(LB_CACHELINE - 1));
+	if (!w)
+		abort();
+	memset(w, 0, sizeof(*w));
+	w->eng = eng;
+	w->tid = tid;
+	w->role = role;
+	lb_stats_init(&w->stats, role == LB_ROLE_WORKER && eng->rate_mode);
+	/* Stream 0 is the control state; workers are 1 + tid; the reporter and command threads
+	 * get streams of their own so no two Lua states ever share a sequence. */
+	uint64_t stream = role == LB_ROLE_CONTROL ? 0 : role == LB_ROLE_WORKER ? 1 + (uint64_t)tid
+		: role == LB_ROLE_REPORTER ? 1000003 : 2000003 + (uint64_t)tid;
+	lb_rng_seed(&w->rng, &eng->cfg.rand, stream);
+	if (role == LB_ROLE_WORKER)
+		tid_engine = eng;
+	return w;
+}
+
+void lb_worker_free(struct lb_worker *w)
+{
+	if (!w)
+		return;
+	lb_stats_fini(&w->stats);
+	free(w->errmsg);
+	free(w);
+}
+
+struct lb_worker *lb_worker_self(void)
+{
+	return self;
+}
+
+void lb_worker_set_self(struct lb_worker *w)
+{
+	self = w;
+}
+
+struct lb_worker *lb_worker_by_tid(int tid)
+{
+	struct lb_engine *e = tid_engine;
+	if (e && tid >= 0 && tid < e->nworkers && e->workers)
+		return e->workers[tid];
+	return self;
+}
+
+/* --events: tickets are claimed in chunks so workers don't hit one shared counter per event;
+ * chunks shrink as the end approaches, so the total is still exact. */
+static bool claim_events(struct lb_worker *w)
+{
+	struct lb_engine *e = w->eng;
+	uint64_t max = e->cfg.events;
+	uint64_t cur = __atomic_load_n(&e->events_claimed, __ATOMIC_RELAXED);
+	uint64_t chunk;
+	do {
+		if (cur >= max)
+			return false;
+		uint64_t remaining = max - cur;
+		chunk = remaining / ((uint64_t)e->cfg.threads * 8);
+		if (chunk < 1)
+			chunk = 1;
+		if (chunk > 1024)
+			chunk = 1024;
+	} while (!__atomic_compare_exchange_n(&e->events_claimed, &cur, cur + chunk, true,
+					      __ATOMIC_RELAXED, __ATOMIC_RELAXED));
+	w->quota = chunk;
+	return true;
+}
+
+void lb_worker_give_back(struct lb_worker *w)
+{
+	if (w->quota) {
+		__atomic_fetch_sub(&w->eng->events_claimed, w->quota, __ATOMIC_RELAXED);
+		w->quota = 0;
+	}
+}
+
+static inline void record_at(struct lb_worker *w, int64_t start_ns, int64_t now_ns)
+{
+	struct lb_engine *e = w->eng;
+	uint64_t lat = now_ns > start_ns ? (uint64_t)(now_ns - start_ns) : 0;
+	lb_stats_event(&w->stats, lat, __atomic_load_n(&e->window, __ATOMIC_RELAXED));
+	if (e->rate_mode)
+		lb_hist_record(&w->stats.svc, (uint64_t)(now_ns - w->actual_ns));
+	__atomic_store_n(&w->stats.in_event, 0, __ATOMIC_RELAXED);
+}
+
+static int64_t rate_start(struct lb_worker *w, int64_t now_ns)
+{
+	struct lb_engine *e = w->eng;
+	int64_t t = lb_sched_take(&e->sched);
+	if (t >= e->deadline_ns)
+		return -1;
+	if (t > now_ns) {
+		lb_sleep_until_ns(e->epoch_ns + t);
+		now_ns = lb_now_ns() - e->epoch_ns;
+		if (__atomic_load_n(&e->stop, __ATOMIC_RELAXED))
+			return -1;
+	}
+	w->actual_ns = now_ns;
+	lb_sched_note_lag(&e->sched, now_ns - t);
+	return t;
+}
+
+static inline int64_t more_at(struct lb_worker *w, int64_t now_ns)
+{
+	struct lb_engine *e = w->eng;
+	if (LB_UNLIKELY(__atomic_load_n(&e->stop, __ATOMIC_RELAXED)) || now_ns >= e->deadline_ns)
+		return -1;
+	if (e->cfg.events) {
+		if (!w->quota && !claim_events(w))
+			return -1;
+		w->quota--;
+	}
+	int64_t start = now_ns;
+	if (e->rate_mode && (start = rate_start(w, now_ns)) < 0)
+		return -1;
+	__atomic_store_n(&w->stats.in_event, 1, __ATOMIC_RELAXED);
+	w->start_ns = start;
+	return start;
+}
+
+int64_t lb_worker_more(struct lb_worker *w)
+{
+	return more_at(w, lb_now_ns() - w->eng->epoch_ns);
+}
+
+void lb_worker_record(struct lb_worker *w, int64_t start_ns)
+{
+	record_at(w, start_ns, lb_now_ns() - w->eng->epoch_ns);
+}
+
+/* ---- FFI entry points ---------------------------------------------------------------------- */
+
+LB_FFI double lb_event_next(struct lb_worker *w, double prev_start_ns)
+{
+	int64_t now = lb_now_ns() - w->eng->epoch_ns;
+	if (prev_start_ns >= 0)
+		record_at(w, (int64_t)prev_start_ns, now);
+	return (double)more_at(w, now);
+}
+
+LB_FFI void lb_event_abandon(struct lb_worker *w)
+{
+	__atomic_store_n(&w->stats.in_event, 0, __ATOMIC_RELAXED);
+}
+
+LB_FFI double lb_clock_ns(struct lb_worker *w)
+{
+	return (double)(lb_now_ns() - w->eng->epoch_ns);
+}
+
+LB_FFI void lb_counter_add(struct lb_worker *w, int counter, uint64_t n)
+{
+	if (counter >= 0 && counter < LB_CNT_MAX)
+		lb_stats_add(&w->stats, (enum lb_cnt)counter, n);
+}
+
+LB_FFI int lb_worker_tid(struct lb_worker *w)
+{
+	return w->tid;
+}
+
+LB_FFI struct lb_rng *lb_worker_rng(struct lb_worker *w)
+{
+	return &w->rng;
+}
+
+LB_FFI int lb_worker_stopping(struct lb_worker *w)
+{
+	struct lb_engine *e = w->eng;
+	return __atomic_load_n(&e->stop, __ATOMIC_RELAXED) ||
+	       (e->started && lb_now_ns() - e->epoch_ns >= e->deadline_ns);
+}
+
+LB_FFI void lb_sleep_ns(double ns)
+{
+	if (ns > 0)
+		lb_sleep_until_ns(lb_now_ns() + (int64_t)ns);
+}

@@ -1,0 +1,55 @@
+/* A worker: one thread, one Lua state, one RNG and one statistics block.
+ * The control state (init/done/prepare/...) and the reporter's state also get a struct lb_worker
+ * so Lua code sees the same API everywhere; only run workers count in the statistics. */
+#ifndef LB_WORKER_H
+#define LB_WORKER_H
+
+#include <pthread.h>
+#include <stdint.h>
+
+#include "rand.h"
+#include "stats.h"
+
+struct lb_engine;
+struct lb_vm;
+
+enum lb_worker_role {
+	LB_ROLE_WORKER,   /* runs events (tid 0..threads-1) */
+	LB_ROLE_CONTROL,  /* the global state: init, done, prepare, cleanup, help, commands */
+	LB_ROLE_REPORTER, /* report_intermediate hook (tid = threads) */
+	LB_ROLE_COMMAND,  /* a thread of a parallel custom command */
+};
+
+struct lb_worker {
+	struct lb_stats stats; /* first: cache-line aligned, written only by this thread */
+	struct lb_engine *eng;
+	int tid;
+	enum lb_worker_role role;
+	struct lb_rng rng;
+	pthread_t thread;
+	struct lb_vm *vm;
+	int64_t start_ns;      /* current event's start (sb_event_start/stop API) */
+	int64_t actual_ns;     /* rate mode: when the current event really began */
+	uint64_t quota;        /* --events tickets claimed and not yet used */
+	int finished;          /* thread has left its event loop */
+	int failed;            /* thread_init/thread_run raised an error */
+	int ready;             /* thread_init done, waiting at the start barrier */
+	int64_t end_ns;        /* when the event loop ended (ns since the run started) */
+	char *errmsg;          /* owned; set when failed */
+};
+
+struct lb_worker *lb_worker_new(struct lb_engine *eng, int tid, enum lb_worker_role role);
+void lb_worker_free(struct lb_worker *w);
+
+/* The event-loop primitives behind lb_event_next() and sysbench's sb_more_events() etc. */
+int64_t lb_worker_more(struct lb_worker *w);                 /* next start, or -1 to stop */
+void lb_worker_record(struct lb_worker *w, int64_t start_ns); /* event done */
+void lb_worker_give_back(struct lb_worker *w);               /* return unused --events quota */
+
+/* Worker lookup by tid for the sysbench-compatible FFI names, which only get a thread id. */
+struct lb_worker *lb_worker_by_tid(int tid);
+/* The worker of the calling thread (NULL outside engine threads). */
+struct lb_worker *lb_worker_self(void);
+void lb_worker_set_self(struct lb_worker *w);
+
+#endif

@@ -1,0 +1,34 @@
+-- cpu: sysbench's CPU benchmark. Each event finds the primes below --cpu-max-prime by trial
+-- division (the same 64-bit arithmetic as sysbench's C test).
+local ffi = require("ffi")
+local C = ffi.C
+
+sysbench.cmdline.options = {
+  ["cpu-max-prime"] = { "upper limit for primes generator", 10000, sysbench.cmdline.ARG_INT },
+}
+
+local max_prime
+
+function thread_init()
+  max_prime = sysbench.opt.cpu_max_prime
+end
+
+function event()
+  C.lb_kernel_cpu(max_prime)
+end
+
+function sysbench.hooks.run_header()
+  print(string.format("Prime numbers limit: %d\n", sysbench.opt.cpu_max_prime))
+end
+
+local function eps(stat)
+  return stat.time_interval > 0 and stat.events / stat.time_interval or 0
+end
+
+function sysbench.hooks.report_text(stat)
+  return string.format("CPU speed:\n    events per second: %8.2f\n\n", eps(stat))
+end
+
+function sysbench.hooks.report_json(stat)
+  return { cpu_max_prime = sysbench.opt.cpu_max_prime, events_per_second = eps(stat) }
+end

@@ -1,0 +1,90 @@
+-- memory: sysbench's memory bandwidth test. Each event makes one pass over one block (word
+-- loads or stores, sequential or random); every thread stops after its share of
+-- --memory-total-size. --events does not apply (as in sysbench); --time does.
+local ffi = require("ffi")
+local C = ffi.C
+
+sysbench.cmdline.options = {
+  ["memory-block-size"] = { "size of memory block for test", "1K", sysbench.cmdline.ARG_SIZE },
+  ["memory-total-size"] = { "total size of data to transfer", "100G", sysbench.cmdline.ARG_SIZE },
+  ["memory-scope"] = { "memory access scope {global,local}", "global" },
+  ["memory-hugetlb"] = { "allocate memory from HugeTLB pool", false },
+  ["memory-oper"] = { "type of memory operations {read, write, none}", "write" },
+  ["memory-access-mode"] = { "memory access mode {seq,rnd}", "seq" },
+}
+
+local opers = { none = 0, read = 1, write = 2 }
+local o = {}
+
+local function settings()
+  local opt = sysbench.opt
+  o.block = opt.memory_block_size
+  o.total = opt.memory_total_size
+  o.oper = opers[opt.memory_oper]
+  o.rnd = opt.memory_access_mode == "rnd" and 1 or 0
+  if not o.oper then error("invalid --memory-oper value: " .. opt.memory_oper, 0) end
+  if opt.memory_access_mode ~= "seq" and opt.memory_access_mode ~= "rnd" then
+    error("invalid --memory-access-mode value: " .. opt.memory_access_mode, 0)
+  end
+  if opt.memory_scope ~= "global" and opt.memory_scope ~= "local" then
+    error("invalid --memory-scope value: " .. opt.memory_scope, 0)
+  end
+  if o.block < 8 or bit.band(o.block, o.block - 1) ~= 0 then
+    error("--memory-block-size must be a power of 2 and at least 8 bytes", 0)
+  end
+end
+
+function init()
+  settings()
+end
+
+local buf, quota, done = nil, 0, 0
+
+function thread_init()
+  settings()
+  local hugetlb = sysbench.opt.memory_hugetlb and 1 or 0
+  if sysbench.opt.memory_scope == "global" then
+    buf = sysbench.shared("memory.global_block", "char", o.block)
+  else
+    buf = C.lb_kernel_memory_alloc(o.block, hugetlb)
+    if buf == nil then error("cannot allocate a memory block of " .. o.block .. " bytes", 0) end
+  end
+  -- 0 means no size limit.
+  quota = o.total > 0 and math.floor(o.total / o.block / sysbench.opt.threads) or math.huge
+end
+
+local rng = sysbench.rand.rng
+
+function event()
+  if done >= quota then return true end
+  done = done + 1
+  C.lb_kernel_memory(buf, o.block, o.oper, o.rnd, rng)
+end
+
+local function mib(events) return events * sysbench.opt.memory_block_size / 1048576 end
+
+function sysbench.hooks.run_header()
+  local opt = sysbench.opt
+  print("Running memory speed test with the following options:")
+  print(string.format("  block size: %dKiB", opt.memory_block_size / 1024))
+  print(string.format("  total size: %dMiB", opt.memory_total_size / 1048576))
+  print(string.format("  operation: %s", opt.memory_oper))
+  print(string.format("  scope: %s", opt.memory_scope))
+  print("")
+end
+
+function sysbench.hooks.report_intermediate(stat)
+  print(string.format("[ %.0fs ] %4.2f MiB/sec", stat.time_total, mib(stat.events) / stat.time_interval))
+end
+
+function sysbench.hooks.report_text(stat)
+  local s = stat.time_interval
+  return string.format("Total operations: %d (%8.2f per second)\n\n%4.2f MiB transferred (%4.2f MiB/sec)\n\n\n",
+    stat.events, stat.events / s, mib(stat.events), mib(stat.events) / s)
+end
+
+function sysbench.hooks.report_json(stat)
+  local s = stat.time_interval
+  return { operations = stat.events, operations_per_second = stat.events / s,
+    mib_transferred = mib(stat.events), mib_per_second = mib(stat.events) / s }
+end
