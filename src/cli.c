@@ -100,6 +100,8 @@ static int collect_args(struct cli *c, int argc, char **argv)
 
 static void print_version_header(void)
 {
+	if (lb_log_verbosity() < LB_LOG_NOTICE)
+		return;
 	FILE *out = lb_log_info_stream();
 	fprintf(out, "luabench %s (sysbench %s compatible, using %s)\n\n", LB_VERSION,
 		LB_SYSBENCH_API, lb_luajit_version());
@@ -146,8 +148,16 @@ static int check_unknown(struct cli *c)
 		bool secret = strstr(p->name, "password") != NULL;
 		int n = snprintf(c->err, ERRLEN, "invalid option: --%s%s%s", p->name, p->value ? "=" : "",
 				 p->value ? (secret ? "***" : p->value) : "");
-		if (hint)
-			snprintf(c->err + n, ERRLEN - (size_t)n, " (did you mean --%s?)", hint);
+		if (hint) {
+			/* Spell the suggestion the way the user writes names ('-' or '_'). */
+			char *h = lb_xstrdup(hint);
+			bool dashes = strchr(p->name, '-') || !strchr(p->name, '_');
+			for (char *q = h; *q; q++)
+				if (*q == '-' || *q == '_')
+					*q = dashes ? '-' : '_';
+			snprintf(c->err + n, ERRLEN - (size_t)n, " (did you mean --%s?)", h);
+			free(h);
+		}
 		if (strcmp(p->origin, "command line"))
 			snprintf(c->err + strlen(c->err), ERRLEN - strlen(c->err), " in %s", p->origin);
 		return -1;

@@ -538,6 +538,9 @@ static int finish_run(struct lb_engine *e, bool completed)
 	if (e->rate_mode)
 		e->unserved_arrivals = lb_sched_backlog(&e->sched, end, 100000000);
 	e->end_wall_ns = lb_wall_ns();
+	/* Closing the reporter's state first lets report_json's closing bracket precede the summary. */
+	lb_vm_free(e->reporter);
+	e->reporter = NULL;
 	const char *status = e->fatal ? "error" : !completed ? "forced_shutdown"
 			     : e->interrupts ? "interrupted" : "ok";
 	if (!e->fatal)

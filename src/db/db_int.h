@@ -1,0 +1,176 @@
+/* Internals shared by the core of the database layer and its drivers. Not part of the public
+ * API (the Lua binding only sees driver.h). */
+#ifndef LB_DB_INT_H
+#define LB_DB_INT_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "driver.h"
+
+/* Internal step result: the server cannot prepare this statement (MySQL 1295), run it through
+ * client-side emulation instead. Never returned to callers. */
+#define LB_DB_EMULATE 2
+
+#define LB_DB_DEFAULT_CONNECT_TIMEOUT_MS 10000
+#define LB_DB_DEFAULT_BULK_PACKET_BYTES (512 * 1024)
+
+struct lb_db_buf {
+	char *data;
+	size_t len;
+	size_t cap;
+};
+
+/* One place to connect to: a TCP host:port or a Unix socket. */
+struct lb_db_endpoint {
+	const char *host;      /* NULL = driver default */
+	uint32_t port;         /* 0 = driver default */
+	const char *socket;    /* NULL unless a socket endpoint */
+	char label[280];       /* "host:port" or the socket path, for messages */
+};
+
+struct lb_db_ignore_entry {
+	char text[8];          /* the entry as written (SQLSTATEs are 5 characters) */
+	int32_t number;        /* -1 when not numeric */
+};
+
+struct lb_db_ignore_list {
+	bool all;
+	uint32_t count;
+	struct lb_db_ignore_entry *entries;
+};
+
+struct lb_db_config {
+	const struct lb_db_ops *ops;
+	struct lb_db_options opts;           /* strings are owned copies */
+	struct lb_db_endpoint *endpoints;
+	uint32_t endpoint_count;
+	atomic_uint cursor;                  /* round-robin over endpoints, shared by all threads */
+	struct lb_db_ignore_list driver_ignore;
+	struct lb_db_ignore_list generic_ignore;
+	uint32_t connect_timeout_ms;
+	uint32_t read_timeout_ms;
+	uint32_t bulk_packet_bytes;
+};
+
+enum lb_db_op {
+	LB_DB_OP_NONE = 0,
+	LB_DB_OP_CONNECT,
+	LB_DB_OP_QUERY,
+	LB_DB_OP_PREPARE,
+	LB_DB_OP_EXECUTE,
+};
+
+struct lb_db_conn {
+	const struct lb_db_ops *ops;
+	struct lb_db_config *cfg;
+	const struct lb_db_endpoint *ep;
+	void *priv;                          /* ops->conn_priv_size bytes */
+	int state;                           /* enum lb_db_conn_state */
+	int op;                              /* enum lb_db_op in flight */
+	struct lb_db_stmt *op_stmt;          /* statement of the operation in flight */
+	struct lb_db_wait wait;
+	struct lb_db_error err;
+	struct lb_db_result res;             /* filled by the driver when an operation completes */
+	bool has_result;                     /* a live result set exists */
+	struct lb_db_stmt *result_stmt;      /* statement that produced it, if any */
+	struct lb_db_stmt *stmts;            /* every statement of this connection */
+	const char **row_values;
+	uint64_t *row_lengths;
+	uint32_t row_cap;
+	struct lb_db_buf text;               /* SQL of emulated statements */
+	struct lb_db_buf bulk;
+	size_t bulk_prefix_len;
+	uint64_t bulk_rows;
+	size_t bulk_limit;                   /* 0 until known for this session */
+	bool bulk_active;
+	uint64_t reconnects;
+	uint32_t next_stmt_id;
+};
+
+struct lb_db_stmt {
+	const struct lb_db_ops *ops;
+	struct lb_db_conn *conn;             /* NULL once the connection is freed */
+	struct lb_db_stmt *prev, *next;
+	char *sql;                           /* NUL-terminated copy */
+	size_t sql_len;
+	uint32_t nparams;
+	uint32_t *ph_offsets;                /* byte offset of each `?` in sql */
+	const struct lb_db_param *params;    /* borrowed from the caller, NULL until bound */
+	bool emulated;
+	uint32_t id;                         /* unique within the connection */
+	void *priv;                          /* ops->stmt_priv_size bytes */
+};
+
+/* ---- allocation: failure aborts, so callers need no NULL checks ---- */
+void *lb_db_xzalloc(size_t size);
+void *lb_db_xrealloc(void *p, size_t size);
+char *lb_db_xstrndup(const char *s, size_t len);
+void lb_db_buf_reserve(struct lb_db_buf *b, size_t extra);
+void lb_db_buf_append(struct lb_db_buf *b, const char *s, size_t len);
+void lb_db_buf_free(struct lb_db_buf *b);
+
+/* ---- clock ---- */
+static inline int64_t lb_db_now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* now + ms, or 0 (no deadline) when ms is 0. */
+static inline int64_t lb_db_deadline_ms(uint32_t ms)
+{
+	return ms ? lb_db_now_ns() + (int64_t)ms * 1000000 : 0;
+}
+
+static inline void lb_db_set_wait(struct lb_db_conn *c, int fd, uint32_t events,
+				  int64_t deadline_ns)
+{
+	c->wait.fd = fd;
+	c->wait.events = events;
+	c->wait.deadline_ns = deadline_ns;
+}
+
+/* ---- errors ---- */
+/* Fills the error descriptor (class decided later by the core). The message is formatted,
+ * cut at the first newline and trimmed. sqlstate may be NULL. */
+void lb_db_set_error(struct lb_db_conn *c, int32_t sql_errno, const char *sqlstate, bool lost,
+		     const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+void lb_db_clear_error(struct lb_db_conn *c);
+/* Applies the config's ignore lists to the descriptor. */
+void lb_db_classify_error(const struct lb_db_config *cfg, struct lb_db_error *e);
+
+/* ---- configuration (config.c) ---- */
+int lb_db_ignore_parse(struct lb_db_ignore_list *l, const char *text, char *err, size_t errlen);
+void lb_db_ignore_free(struct lb_db_ignore_list *l);
+bool lb_db_ignore_match(const struct lb_db_ignore_list *l, const struct lb_db_error *e);
+
+/* ---- SQL text (sqlscan.c) ---- */
+/* Counts the `?` placeholders of sql[0..len) outside literals, quoted identifiers and
+ * comments, storing up to `max` byte offsets into `offsets` (may be NULL). */
+uint32_t lb_db_sql_placeholders(const char *sql, size_t len, uint32_t dialect,
+				uint32_t *offsets, uint32_t max);
+
+/* ---- statements (stmt.c) ---- */
+/* Builds the text of an emulated execution into c->text (NUL-terminated). */
+int lb_db_emulate_text(struct lb_db_conn *c, struct lb_db_stmt *s);
+/* Forgets every server-side statement of a connection that is going away. */
+void lb_db_stmts_release_all(struct lb_db_conn *c, bool alive);
+/* Re-prepares every statement after a reconnect (blocking). LB_DB_ELOST if the new session
+ * broke meanwhile; other failures are left for the statement's next execute. */
+int lb_db_stmts_reprepare(struct lb_db_conn *c);
+
+/* ---- core helpers used by stmt.c (driver.c) ---- */
+/* Checks that an operation may start; frees the live result set. */
+int lb_db_begin_op(struct lb_db_conn *c, int op, struct lb_db_stmt *s);
+/* Completes an operation: classifies errors, updates state, fills *out. */
+int lb_db_end_op(struct lb_db_conn *c, int rc, struct lb_db_result *out);
+/* Applies an API misuse error to the descriptor and returns LB_DB_EINVAL. */
+int lb_db_misuse(struct lb_db_conn *c, const char *what);
+
+#endif

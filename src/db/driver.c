@@ -1,0 +1,484 @@
+/* Core of the database layer: the driver registry, connection lifecycle, the operation state
+ * every driver call goes through (busy/lost checks, error classification, result accounting),
+ * and the blocking wait loop on top of the non-blocking step API. */
+#include <errno.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdio.h>
+
+#include "db_int.h"
+#include "lb_config.h"
+
+extern const struct lb_db_ops lb_db_null_ops;
+#if LB_HAVE_PGSQL
+extern const struct lb_db_ops lb_db_pgsql_ops;
+#endif
+#if LB_HAVE_MYSQL
+extern const struct lb_db_ops lb_db_mysql_ops;
+#endif
+
+/* The registry: an explicit list, so what is built in is visible in one place. */
+static const struct lb_db_ops *const registry[] = {
+	&lb_db_null_ops,
+#if LB_HAVE_PGSQL
+	&lb_db_pgsql_ops,
+#endif
+#if LB_HAVE_MYSQL
+	&lb_db_mysql_ops,
+#endif
+};
+
+#define REGISTRY_SIZE (sizeof(registry) / sizeof(registry[0]))
+
+static const struct lb_db_ops *checked[REGISTRY_SIZE];
+static uint32_t checked_count;
+static pthread_once_t registry_once = PTHREAD_ONCE_INIT;
+
+/* Mandatory members; prepare_start/execute_start/stmt_release come as a set or not at all. */
+static bool ops_valid(const struct lb_db_ops *o)
+{
+	bool ps = o->prepare_start && o->execute_start && o->stmt_release;
+	bool no_ps = !o->prepare_start && !o->execute_start;
+
+	return o->version == LB_DB_OPS_VERSION && o->name && o->name[0] && o->connect_start &&
+	       o->close && o->query_start && o->step && o->fetch_row && o->result_free &&
+	       (ps || no_ps) && (o->dialect == LB_DB_DIALECT_PGSQL || o->dialect == LB_DB_DIALECT_MYSQL);
+}
+
+static void registry_check(void)
+{
+	for (size_t i = 0; i < REGISTRY_SIZE; i++) {
+		if (ops_valid(registry[i]))
+			checked[checked_count++] = registry[i];
+		else
+			fprintf(stderr, "luabench: database driver '%s' has an invalid ops table; "
+				"left out\n", registry[i]->name ? registry[i]->name : "?");
+	}
+}
+
+const struct lb_db_ops *lb_db_find_driver(const char *name)
+{
+	pthread_once(&registry_once, registry_check);
+	for (uint32_t i = 0; name && i < checked_count; i++)
+		if (strcmp(checked[i]->name, name) == 0)
+			return checked[i];
+	return NULL;
+}
+
+uint32_t lb_db_driver_count(void)
+{
+	pthread_once(&registry_once, registry_check);
+	return checked_count;
+}
+
+const struct lb_db_ops *lb_db_driver_at(uint32_t idx)
+{
+	pthread_once(&registry_once, registry_check);
+	return idx < checked_count ? checked[idx] : NULL;
+}
+
+const char *lb_db_driver_name(const struct lb_db_ops *drv)
+{
+	return drv ? drv->name : "";
+}
+
+const char *lb_db_driver_description(const struct lb_db_ops *drv)
+{
+	return drv && drv->description ? drv->description : "";
+}
+
+const char *lb_db_strerror(int32_t rc)
+{
+	switch (rc) {
+	case LB_DB_OK: return "success";
+	case LB_DB_PENDING: return "operation in progress";
+	case LB_DB_ESQL: return "SQL error";
+	case LB_DB_ELOST: return "connection lost";
+	case LB_DB_ECONNECT: return "connection failed";
+	case LB_DB_EINVAL: return "invalid argument";
+	case LB_DB_EBUSY: return "connection busy";
+	case LB_DB_ENOTFOUND: return "no such driver";
+	case LB_DB_ENOTSUP: return "not supported";
+	}
+	return "unknown error";
+}
+
+/* ---- connection objects -------------------------------------------------------------------- */
+
+struct lb_db_conn *lb_db_conn_new(struct lb_db_config *cfg)
+{
+	struct lb_db_conn *c = lb_db_xzalloc(sizeof(*c));
+
+	c->cfg = cfg;
+	c->ops = cfg->ops;
+	c->priv = lb_db_xzalloc(cfg->ops->conn_priv_size);
+	c->state = LB_DB_STATE_DISCONNECTED;
+	lb_db_set_wait(c, -1, 0, 0);
+	return c;
+}
+
+static bool dry_run(const struct lb_db_conn *c)
+{
+	return c->cfg->opts.dry_run != 0;
+}
+
+static void drop_result(struct lb_db_conn *c)
+{
+	if (c->has_result && !dry_run(c))
+		c->ops->result_free(c);
+	c->has_result = false;
+	c->result_stmt = NULL;
+}
+
+/* Closes the session and forgets server-side state; the connection object stays usable. The
+ * server drops prepared statements with the session, so there is nothing to send first. */
+static void close_session(struct lb_db_conn *c)
+{
+	drop_result(c);
+	lb_db_stmts_release_all(c, false);
+	if (c->state != LB_DB_STATE_DISCONNECTED && !dry_run(c))
+		c->ops->close(c);
+	c->state = LB_DB_STATE_DISCONNECTED;
+	c->op = LB_DB_OP_NONE;
+	c->op_stmt = NULL;
+	c->bulk_limit = 0;
+	lb_db_set_wait(c, -1, 0, 0);
+}
+
+void lb_db_conn_free(struct lb_db_conn *c)
+{
+	if (!c)
+		return;
+	close_session(c);
+	for (struct lb_db_stmt *s = c->stmts; s; s = s->next)
+		s->conn = NULL;
+	if (c->ops->conn_fini)
+		c->ops->conn_fini(c);
+	free(c->priv);
+	free(c->row_values);
+	free(c->row_lengths);
+	lb_db_buf_free(&c->text);
+	lb_db_buf_free(&c->bulk);
+	free(c);
+}
+
+const struct lb_db_error *lb_db_conn_error(const struct lb_db_conn *c)
+{
+	return &c->err;
+}
+
+int32_t lb_db_conn_state(const struct lb_db_conn *c)
+{
+	return c->state;
+}
+
+const char *lb_db_conn_endpoint(const struct lb_db_conn *c)
+{
+	return c->ep ? c->ep->label : "";
+}
+
+uint64_t lb_db_conn_reconnects(const struct lb_db_conn *c)
+{
+	return c->reconnects;
+}
+
+void lb_db_conn_wait_info(const struct lb_db_conn *c, struct lb_db_wait *w)
+{
+	*w = c->wait;
+}
+
+int lb_db_misuse(struct lb_db_conn *c, const char *what)
+{
+	if (c) {
+		lb_db_set_error(c, 0, NULL, false, "%s: %s", c->ops->name, what);
+		c->err.error_class = LB_DB_ERROR_FATAL;
+	}
+	return LB_DB_EINVAL;
+}
+
+/* ---- operation state ----------------------------------------------------------------------- */
+
+int lb_db_begin_op(struct lb_db_conn *c, int op, struct lb_db_stmt *s)
+{
+	if (c->state == LB_DB_STATE_BUSY || c->state == LB_DB_STATE_CONNECTING) {
+		lb_db_set_error(c, 0, NULL, false, "%s: another operation is in progress on this "
+				"connection", c->ops->name);
+		return LB_DB_EBUSY;
+	}
+	if (c->state == LB_DB_STATE_LOST)
+		return LB_DB_ELOST; /* keep the descriptor of the failure that lost it */
+	if (c->state != LB_DB_STATE_IDLE)
+		return lb_db_misuse(c, "not connected");
+	drop_result(c);
+	memset(&c->res, 0, sizeof(c->res));
+	c->op = op;
+	c->op_stmt = s;
+	c->state = LB_DB_STATE_BUSY;
+	return LB_DB_OK;
+}
+
+static void grow_row(struct lb_db_conn *c, uint32_t nfields)
+{
+	if (nfields <= c->row_cap)
+		return;
+	c->row_values = lb_db_xrealloc(c->row_values, nfields * sizeof(*c->row_values));
+	c->row_lengths = lb_db_xrealloc(c->row_lengths, nfields * sizeof(*c->row_lengths));
+	c->row_cap = nfields;
+}
+
+static void fill_out(struct lb_db_result *out, const struct lb_db_result *res)
+{
+	if (out)
+		*out = *res;
+}
+
+static int end_error(struct lb_db_conn *c, int rc, struct lb_db_result *out)
+{
+	bool connecting = c->op == LB_DB_OP_CONNECT;
+
+	if (!connecting)
+		lb_db_classify_error(c->cfg, &c->err);
+	memset(&c->res, 0, sizeof(c->res));
+	c->res.kind = LB_DB_KIND_ERROR;
+	fill_out(out, &c->res);
+	c->op = LB_DB_OP_NONE;
+	c->op_stmt = NULL;
+	if (connecting) {
+		close_session(c);
+		return LB_DB_ECONNECT;
+	}
+	if (c->err.lost || rc == LB_DB_ELOST) {
+		c->err.lost = 1;
+		lb_db_stmts_release_all(c, false);
+		c->ops->close(c);
+		c->state = LB_DB_STATE_LOST;
+		lb_db_set_wait(c, -1, 0, 0);
+		return LB_DB_ELOST;
+	}
+	c->state = LB_DB_STATE_IDLE;
+	lb_db_set_wait(c, -1, 0, 0);
+	return rc == LB_DB_EINVAL || rc == LB_DB_ENOTSUP ? rc : LB_DB_ESQL;
+}
+
+int lb_db_end_op(struct lb_db_conn *c, int rc, struct lb_db_result *out)
+{
+	if (rc == LB_DB_PENDING)
+		return rc;
+	if (rc < 0)
+		return end_error(c, rc, out);
+	lb_db_clear_error(c);
+	if (c->op == LB_DB_OP_CONNECT)
+		c->res.kind = LB_DB_KIND_OTHER;
+	c->has_result = c->res.kind == LB_DB_KIND_READ;
+	c->result_stmt = c->has_result ? c->op_stmt : NULL;
+	if (c->has_result)
+		grow_row(c, c->res.nfields);
+	fill_out(out, &c->res);
+	c->state = LB_DB_STATE_IDLE;
+	c->op = LB_DB_OP_NONE;
+	c->op_stmt = NULL;
+	lb_db_set_wait(c, -1, 0, 0);
+	return LB_DB_OK;
+}
+
+int32_t lb_db_step(struct lb_db_conn *c, uint32_t ready, struct lb_db_result *out)
+{
+	int rc;
+
+	if (c->state != LB_DB_STATE_BUSY && c->state != LB_DB_STATE_CONNECTING)
+		return lb_db_misuse(c, "no operation in progress");
+	rc = c->ops->step(c, ready);
+	if (rc == LB_DB_EMULATE) {
+		/* The server refused to prepare it: from now on this statement is emulated. */
+		c->op_stmt->emulated = true;
+		rc = LB_DB_OK;
+		if (c->op == LB_DB_OP_EXECUTE)
+			rc = lb_db_emulate_text(c, c->op_stmt);
+		if (c->op == LB_DB_OP_EXECUTE && rc == LB_DB_OK)
+			rc = c->ops->query_start(c, c->text.data, c->text.len);
+	}
+	return lb_db_end_op(c, rc, out);
+}
+
+/* poll() timeout for an absolute deadline: rounded up, so we never wake just before it. */
+static int poll_timeout_ms(int64_t deadline_ns)
+{
+	if (!deadline_ns)
+		return -1;
+	int64_t left = deadline_ns - lb_db_now_ns();
+	if (left <= 0)
+		return 0;
+	int64_t ms = (left + 999999) / 1000000;
+	return ms > 3600000 ? 3600000 : (int)ms;
+}
+
+int32_t lb_db_wait(struct lb_db_conn *c, struct lb_db_result *out)
+{
+	int rc = LB_DB_PENDING;
+
+	if (c->state != LB_DB_STATE_BUSY && c->state != LB_DB_STATE_CONNECTING)
+		return LB_DB_OK;
+	while (rc == LB_DB_PENDING) {
+		struct pollfd pfd = { .fd = c->wait.fd, .events = 0 };
+		uint32_t ready = 0;
+		int n;
+
+		if (c->wait.events & LB_DB_WAIT_READ)
+			pfd.events |= POLLIN;
+		if (c->wait.events & LB_DB_WAIT_WRITE)
+			pfd.events |= POLLOUT;
+		n = poll(&pfd, 1, poll_timeout_ms(c->wait.deadline_ns));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n > 0) {
+			/* Errors and hang-ups are reported as readiness: the library finds out. */
+			if (pfd.revents & (POLLIN | POLLERR | POLLHUP))
+				ready |= LB_DB_WAIT_READ;
+			if (pfd.revents & (POLLOUT | POLLERR | POLLHUP))
+				ready |= LB_DB_WAIT_WRITE;
+		} else if (c->wait.deadline_ns && lb_db_now_ns() >= c->wait.deadline_ns) {
+			ready = LB_DB_WAIT_TIMEOUT;
+		} else {
+			continue;
+		}
+		rc = lb_db_step(c, ready, out);
+	}
+	return rc;
+}
+
+/* ---- connect ------------------------------------------------------------------------------- */
+
+static int connect_start(struct lb_db_conn *c, int64_t deadline_ns)
+{
+	int rc;
+
+	if (c->state == LB_DB_STATE_BUSY || c->state == LB_DB_STATE_CONNECTING)
+		return LB_DB_EBUSY;
+	if (c->state != LB_DB_STATE_DISCONNECTED)
+		close_session(c);
+	if (!c->ep) {
+		uint32_t i = atomic_fetch_add_explicit(&c->cfg->cursor, 1, memory_order_relaxed);
+		c->ep = &c->cfg->endpoints[i % c->cfg->endpoint_count];
+	}
+	memset(&c->res, 0, sizeof(c->res));
+	c->op = LB_DB_OP_CONNECT;
+	c->state = LB_DB_STATE_CONNECTING;
+	rc = dry_run(c) ? LB_DB_OK : c->ops->connect_start(c, deadline_ns);
+	return lb_db_end_op(c, rc, NULL);
+}
+
+int32_t lb_db_connect_start(struct lb_db_conn *c)
+{
+	return connect_start(c, lb_db_deadline_ms(c->cfg->connect_timeout_ms));
+}
+
+int32_t lb_db_connect(struct lb_db_conn *c)
+{
+	int rc = lb_db_connect_start(c);
+	return rc == LB_DB_PENDING ? lb_db_wait(c, NULL) : rc;
+}
+
+int32_t lb_db_disconnect(struct lb_db_conn *c)
+{
+	close_session(c);
+	return LB_DB_OK;
+}
+
+static void sleep_ns(int64_t ns)
+{
+	struct timespec ts = { .tv_sec = ns / 1000000000, .tv_nsec = ns % 1000000000 };
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
+}
+
+/* One blocking connect attempt that ends by the attempt timeout or the caller's deadline. */
+static int connect_once(struct lb_db_conn *c, int64_t deadline_ns)
+{
+	int64_t attempt = lb_db_deadline_ms(c->cfg->connect_timeout_ms);
+	int rc;
+
+	if (deadline_ns > lb_db_now_ns() && deadline_ns < attempt)
+		attempt = deadline_ns;
+	rc = connect_start(c, attempt);
+	return rc == LB_DB_PENDING ? lb_db_wait(c, NULL) : rc;
+}
+
+int32_t lb_db_reconnect(struct lb_db_conn *c, int64_t deadline_ns)
+{
+	int64_t delay_ns = 1000000;
+	int rc;
+
+	close_session(c);
+	for (;;) {
+		rc = connect_once(c, deadline_ns);
+		if (rc == LB_DB_OK)
+			rc = dry_run(c) ? LB_DB_OK : lb_db_stmts_reprepare(c);
+		if (rc == LB_DB_OK)
+			break;
+		int64_t left = deadline_ns - lb_db_now_ns();
+		if (left <= 0)
+			return LB_DB_ECONNECT;
+		sleep_ns(delay_ns < left ? delay_ns : left);
+		delay_ns = delay_ns * 2 > 1000000000 ? 1000000000 : delay_ns * 2;
+	}
+	c->reconnects++;
+	return LB_DB_OK;
+}
+
+/* ---- text queries and rows ----------------------------------------------------------------- */
+
+static int dry_result(struct lb_db_conn *c, struct lb_db_result *out)
+{
+	c->res.kind = LB_DB_KIND_OTHER;
+	return lb_db_end_op(c, LB_DB_OK, out);
+}
+
+int32_t lb_db_query_start(struct lb_db_conn *c, const char *sql, uint64_t len,
+			  struct lb_db_result *out)
+{
+	int rc = lb_db_begin_op(c, LB_DB_OP_QUERY, NULL);
+
+	if (rc < 0) {
+		memset(&c->res, 0, sizeof(c->res));
+		c->res.kind = LB_DB_KIND_ERROR;
+		fill_out(out, &c->res);
+		return rc;
+	}
+	if (dry_run(c))
+		return dry_result(c, out);
+	if (!sql) {
+		c->state = LB_DB_STATE_IDLE;
+		return lb_db_misuse(c, "NULL query");
+	}
+	return lb_db_end_op(c, c->ops->query_start(c, sql, (size_t)len), out);
+}
+
+int32_t lb_db_query(struct lb_db_conn *c, const char *sql, uint64_t len, struct lb_db_result *out)
+{
+	int rc = lb_db_query_start(c, sql, len, out);
+	return rc == LB_DB_PENDING ? lb_db_wait(c, out) : rc;
+}
+
+int32_t lb_db_fetch_row(struct lb_db_conn *c, struct lb_db_row *row)
+{
+	int rc;
+
+	row->nfields = 0;
+	row->values = NULL;
+	row->lengths = NULL;
+	if (!c->has_result || c->state != LB_DB_STATE_IDLE)
+		return 0;
+	rc = c->ops->fetch_row(c, c->row_values, c->row_lengths);
+	if (rc <= 0)
+		return rc;
+	row->nfields = c->res.nfields;
+	row->values = c->row_values;
+	row->lengths = c->row_lengths;
+	return 1;
+}
+
+void lb_db_free_result(struct lb_db_conn *c)
+{
+	if (c->state != LB_DB_STATE_BUSY)
+		drop_result(c);
+}

@@ -1,0 +1,362 @@
+/* Database driver layer: the public API (for the engine and the Lua binding) and the plug-in
+ * contract (struct lb_db_ops) that each driver implements.
+ *
+ * Objects
+ *   struct lb_db_ops     a driver: one const table per driver, found by name (lb_db_find_driver).
+ *   struct lb_db_config  parsed, validated connection options for one driver. Immutable after
+ *                        creation, so one config is shared by every connection of every thread.
+ *   struct lb_db_conn    one connection. Used by one thread at a time (no internal locking), but
+ *                        a thread may own any number of connections: there is no thread-local
+ *                        state in this layer.
+ *   struct lb_db_stmt    a prepared statement, owned by the caller, bound to one connection. It
+ *                        stays valid across lb_db_reconnect(), which re-prepares it.
+ * All four are opaque to callers; the structs declared in full below (options, param, result,
+ * row, error, wait) are plain data with fixed-width fields, so the header can be given to the
+ * LuaJIT FFI as is. No function here calls back, takes varargs, raises or exits: failures are
+ * negative enum lb_db_rc codes, with details in the connection's error descriptor.
+ *
+ * Two ways to run a statement
+ *   Blocking: lb_db_query(), lb_db_execute(), lb_db_connect() submit and then wait with poll()
+ *   until the statement is done or its timeout expires. This is what sysbench.sql uses.
+ *   Non-blocking: lb_db_query_start(), lb_db_execute_start(), lb_db_connect_start() submit and
+ *   return LB_DB_PENDING when the server has not answered yet. The caller then waits on the
+ *   descriptor from lb_db_conn_wait_info() (epoll, poll, ...) and calls lb_db_step() with what
+ *   happened, until it returns something other than LB_DB_PENDING. A scheduler can park many
+ *   connections on one thread this way. lb_db_wait() is the blocking loop over lb_db_step().
+ *
+ * One result set per connection (as sysbench): every query, execute, prepare or bulk flush on a
+ * connection frees the previous result set of that connection, and invalidates the pointers
+ * returned by lb_db_fetch_row(). Use a second connection to hold two result sets at once.
+ *
+ * Timeouts and clocks: durations are milliseconds (*_ms), points in time are absolute
+ * CLOCK_MONOTONIC nanoseconds (*_ns).
+ */
+#ifndef LB_DB_DRIVER_H
+#define LB_DB_DRIVER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct lb_db_ops;
+struct lb_db_config;
+struct lb_db_conn;
+struct lb_db_stmt;
+
+/* Return codes. Everything negative leaves details in lb_db_conn_error() when a connection is
+ * involved. */
+enum lb_db_rc {
+	LB_DB_OK = 0,
+	LB_DB_PENDING = 1,     /* non-blocking call: waiting for the server; see lb_db_step() */
+	LB_DB_ESQL = -1,       /* the server rejected the statement; the connection is still usable */
+	LB_DB_ELOST = -2,      /* connection lost or timed out; lb_db_reconnect() it */
+	LB_DB_ECONNECT = -3,   /* (re)connecting failed */
+	LB_DB_EINVAL = -4,     /* API misuse or a bad argument (message in the error descriptor) */
+	LB_DB_EBUSY = -5,      /* another operation is in flight on this connection */
+	LB_DB_ENOTFOUND = -6,  /* no such driver */
+	LB_DB_ENOTSUP = -7,    /* the driver or its client library cannot do this */
+};
+
+/* How a completed statement is counted (sysbench's read/write/other, §3.4). */
+enum lb_db_kind {
+	LB_DB_KIND_NONE = 0,   /* nothing was sent (a bulk insert row that only got buffered) */
+	LB_DB_KIND_READ = 1,   /* produced a result set, even an empty one */
+	LB_DB_KIND_WRITE = 2,  /* no result set, affected rows > 0 */
+	LB_DB_KIND_OTHER = 3,  /* no result set, no affected rows (DDL, BEGIN, 0-row UPDATE, ...) */
+	LB_DB_KIND_ERROR = 4,  /* the statement failed */
+};
+
+/* Error classes; the numbers match sysbench.sql.error. */
+enum lb_db_error_class {
+	LB_DB_ERROR_NONE = 0,
+	LB_DB_ERROR_IGNORABLE = 1, /* listed in an ignore list: the event may be retried */
+	LB_DB_ERROR_FATAL = 2,
+};
+
+/* Parameter types; the numbers match sysbench.sql.type. TIME..TIMESTAMP are not supported. */
+enum lb_db_type {
+	LB_DB_TYPE_NONE = 0,   /* only valid for a NULL parameter */
+	LB_DB_TYPE_TINYINT = 1,
+	LB_DB_TYPE_SMALLINT = 2,
+	LB_DB_TYPE_INT = 3,
+	LB_DB_TYPE_BIGINT = 4,
+	LB_DB_TYPE_FLOAT = 5,
+	LB_DB_TYPE_DOUBLE = 6,
+	LB_DB_TYPE_TIME = 7,
+	LB_DB_TYPE_DATE = 8,
+	LB_DB_TYPE_DATETIME = 9,
+	LB_DB_TYPE_TIMESTAMP = 10,
+	LB_DB_TYPE_CHAR = 11,
+	LB_DB_TYPE_VARCHAR = 12,
+};
+
+enum lb_db_ps_mode {
+	LB_DB_PS_AUTO = 0,     /* server-side prepared statements where the server supports them */
+	LB_DB_PS_DISABLE = 1,  /* client-side: values are escaped into the SQL text */
+};
+
+/* Bits of struct lb_db_wait.events and of the `ready` argument of lb_db_step(). */
+enum lb_db_wait_bits {
+	LB_DB_WAIT_READ = 1,
+	LB_DB_WAIT_WRITE = 2,
+	LB_DB_WAIT_TIMEOUT = 4, /* step(): the deadline passed, or the caller gives up on the call */
+};
+
+enum lb_db_conn_state {
+	LB_DB_STATE_DISCONNECTED = 0,
+	LB_DB_STATE_CONNECTING = 1,
+	LB_DB_STATE_IDLE = 2,  /* connected, nothing in flight */
+	LB_DB_STATE_BUSY = 3,  /* a statement is in flight */
+	LB_DB_STATE_LOST = 4,  /* the connection broke; only reconnect/disconnect/free are useful */
+};
+
+/* Connection options, filled by the caller and copied by lb_db_config_new() (so every pointer
+ * is borrowed only for the duration of that call). Zero / NULL means "not given":
+ *  - pgsql: libpq's PG* environment variables and built-in defaults apply (PGHOST, PGPORT,
+ *    PGUSER, PGPASSWORD, PGDATABASE, PGSSLMODE, ...).
+ *  - mysql: the client library's defaults apply (localhost through the default socket, 3306,
+ *    the OS user name, no password, no default database).
+ * Command-line defaults such as sysbench's user "sbtest" belong to the option layer. */
+struct lb_db_options {
+	const char *hosts;      /* comma-separated; pgsql: a name starting with '/' is a socket dir */
+	const char *ports;      /* comma-separated; every host x port pair is an endpoint */
+	const char *sockets;    /* comma-separated Unix socket paths; when set, hosts/ports are unused */
+	const char *user;
+	const char *password;   /* never appears in any message */
+	const char *db;
+	/* TLS. ssl_mode for pgsql is a libpq sslmode (disable, allow, prefer, require, verify-ca,
+	 * verify-full); for mysql one of disabled, preferred, required, verify_ca,
+	 * verify_identity (any case), plus sysbench's on (= required) and off (= disabled). */
+	const char *ssl_mode;
+	const char *ssl_ca;     /* file names; pgsql: sslrootcert, sslcert, sslkey */
+	const char *ssl_cert;
+	const char *ssl_key;
+	const char *ssl_cipher; /* mysql only */
+	/* Ignore lists: comma-separated, "all", or "" for none (see lb_db_conn_error()).
+	 * driver_ignore_errors: mysql error numbers (NULL = "1213,1020,1205", as sysbench) or pgsql
+	 * SQLSTATEs (NULL = "40P01,23505,40001"). ignore_errors (--db-ignore-errors) adds to it for
+	 * any driver: each entry matches a SQLSTATE exactly or, if numeric, a MySQL error number. */
+	const char *driver_ignore_errors;
+	const char *ignore_errors;
+	int32_t connect_timeout_ms;  /* per connection attempt; 0 = 10000 */
+	int32_t read_timeout_ms;     /* per statement; 0 = no limit */
+	int32_t compression;         /* mysql: nonzero = compressed protocol; pgsql: unused */
+	int32_t dry_run;             /* nonzero: no server; every call succeeds and counts as OTHER */
+	int32_t ps_mode;             /* enum lb_db_ps_mode */
+	int32_t bulk_packet_bytes;   /* bulk insert flush size; 0 = 512 KiB (mysql: capped by the
+	                              * server's max_allowed_packet) */
+};
+
+/* One statement parameter. lb_db_stmt_bind() borrows an array of these; execute reads the
+ * values (is_null, i64, f64, str, len) at each execution, so the caller updates them in place
+ * between executions. `type` is read at bind time only: rebind to change it. */
+struct lb_db_param {
+	int64_t i64;          /* TINYINT, SMALLINT, INT, BIGINT */
+	double f64;           /* FLOAT, DOUBLE */
+	const char *str;      /* CHAR, VARCHAR: borrowed bytes, any length, need no terminator */
+	uint64_t len;         /* bytes at str */
+	int32_t type;         /* enum lb_db_type */
+	int32_t is_null;      /* nonzero: SQL NULL whatever the type */
+};
+
+/* What a completed statement did. Caller-owned; filled by the call that completes it. */
+struct lb_db_result {
+	int32_t kind;           /* enum lb_db_kind */
+	uint32_t nfields;       /* columns of the result set (READ only) */
+	uint64_t nrows;         /* rows of the result set (READ only) */
+	uint64_t affected_rows; /* rows changed (WRITE/OTHER) */
+};
+
+/* One fetched row. Both arrays belong to the connection and stay valid until the next fetch or
+ * the next statement on that connection. values[i] points into the client library's result
+ * buffer (no copy), is NUL-terminated, and is NULL for an SQL NULL. */
+struct lb_db_row {
+	uint32_t nfields;
+	const char *const *values;
+	const uint64_t *lengths;  /* bytes, without the terminator; 0 for NULL */
+};
+
+#define LB_DB_ERRMSG_BYTES 512
+
+/* The error descriptor of a connection: the last failure, or class NONE after a success. */
+struct lb_db_error {
+	int32_t error_class;   /* enum lb_db_error_class */
+	int32_t sql_errno;     /* MySQL error number; 0 for pgsql and for API errors */
+	int32_t lost;          /* nonzero: the connection is gone (reconnect needed) */
+	char sqlstate[6];      /* five characters and NUL; "" for API errors */
+	char message[LB_DB_ERRMSG_BYTES]; /* one line, never the password */
+};
+
+/* What a connection with an operation in flight is waiting for. */
+struct lb_db_wait {
+	int32_t fd;            /* -1 when nothing is in flight */
+	uint32_t events;       /* LB_DB_WAIT_READ / LB_DB_WAIT_WRITE */
+	int64_t deadline_ns;   /* absolute CLOCK_MONOTONIC; 0 = none */
+};
+
+/* ---- drivers ------------------------------------------------------------------------------
+ * Thread-safe; the registry is a static array checked once on first use. */
+
+/* The driver called `name` ("null", "pgsql", "mysql"), or NULL when unknown or not built. */
+const struct lb_db_ops *lb_db_find_driver(const char *name);
+/* Registered drivers, for help output: index 0 .. lb_db_driver_count()-1; NULL past the end. */
+uint32_t lb_db_driver_count(void);
+const struct lb_db_ops *lb_db_driver_at(uint32_t idx);
+/* Static strings. */
+const char *lb_db_driver_name(const struct lb_db_ops *drv);
+const char *lb_db_driver_description(const struct lb_db_ops *drv);
+/* A static, human-readable name for an lb_db_rc value. */
+const char *lb_db_strerror(int32_t rc);
+
+/* ---- configuration -------------------------------------------------------------------------- */
+
+/* Validate and copy `opts` for driver `drv`. On success *out is owned by the caller (free with
+ * lb_db_config_free() after every connection using it is freed). On failure returns
+ * LB_DB_EINVAL and writes one line into errbuf (may be NULL). Also runs the driver's
+ * process-wide library initialisation (once per process, thread-safe). */
+int32_t lb_db_config_new(const struct lb_db_ops *drv, const struct lb_db_options *opts,
+			 struct lb_db_config **out, char *errbuf, uint32_t errbuf_bytes);
+void lb_db_config_free(struct lb_db_config *cfg);
+
+/* ---- connections ---------------------------------------------------------------------------- */
+
+/* A new, disconnected connection using `cfg` (borrowed; must outlive the connection). Never
+ * NULL (allocation failure aborts). No I/O. */
+struct lb_db_conn *lb_db_conn_new(struct lb_db_config *cfg);
+/* Disconnects if needed and frees. Statements of this connection survive as detached handles:
+ * executing them fails with LB_DB_EINVAL; lb_db_stmt_free() still frees them. NULL is a no-op. */
+void lb_db_conn_free(struct lb_db_conn *c);
+
+/* Connects, blocking up to the connect timeout. The first connect picks the next endpoint
+ * (host x port pair or socket) round-robin over the config (an atomic cursor shared by all
+ * threads); later (re)connects of the same connection keep that endpoint. Returns LB_DB_OK or
+ * LB_DB_ECONNECT (message like `pgsql: connection to 127.0.0.1:5433 failed: Connection
+ * refused`). */
+int32_t lb_db_connect(struct lb_db_conn *c);
+/* Closes the server connection (statements become unprepared, see lb_db_reconnect()). */
+int32_t lb_db_disconnect(struct lb_db_conn *c);
+/* Closes and connects again, retrying with exponential backoff (1 ms doubling up to 1 s)
+ * until it succeeds or `deadline_ns` (absolute CLOCK_MONOTONIC) passes; deadline_ns <= now
+ * means a single attempt. Abandons any operation in flight. Every statement of the connection
+ * is prepared again on the new session; the caller's lb_db_stmt pointers stay valid (a
+ * statement that fails to re-prepare reports its error at its next execution). Returns LB_DB_OK
+ * or LB_DB_ECONNECT. Blocking. */
+int32_t lb_db_reconnect(struct lb_db_conn *c, int64_t deadline_ns);
+/* Successful lb_db_reconnect() calls so far on this connection. */
+uint64_t lb_db_conn_reconnects(const struct lb_db_conn *c);
+/* Borrowed; valid as long as the connection, updated by every call on it. */
+const struct lb_db_error *lb_db_conn_error(const struct lb_db_conn *c);
+int32_t lb_db_conn_state(const struct lb_db_conn *c);   /* enum lb_db_conn_state */
+/* "host:port" or the socket path this connection uses (static until the next connect). */
+const char *lb_db_conn_endpoint(const struct lb_db_conn *c);
+
+/* ---- statements (blocking) ------------------------------------------------------------------ */
+
+/* Runs SQL text. `sql` must be NUL-terminated at sql[len] (Lua strings are); `len` is its
+ * length in bytes. Fills *out (may be NULL). Returns LB_DB_OK, LB_DB_ESQL or LB_DB_ELOST
+ * (descriptor classified against the ignore lists), LB_DB_EBUSY or LB_DB_EINVAL.
+ * pgsql: when a statement fails inside a transaction, the driver sends ROLLBACK before
+ * returning, so the session is usable again (no 25P02 on every later statement). */
+int32_t lb_db_query(struct lb_db_conn *c, const char *sql, uint64_t len, struct lb_db_result *out);
+
+/* Fetches the next row of the connection's live result set into *row. Returns 1 with a row,
+ * 0 at the end (or when there is no result set), negative on error. Never blocks. */
+int32_t lb_db_fetch_row(struct lb_db_conn *c, struct lb_db_row *row);
+/* Frees the live result set early (optional; the next statement does it anyway). */
+void lb_db_free_result(struct lb_db_conn *c);
+
+/* Prepares SQL with `?` placeholders (not inside string literals, quoted identifiers or
+ * comments). On LB_DB_OK *out is a statement owned by the caller. With ps_mode DISABLE, or when
+ * the server cannot prepare it (MySQL error 1295), the statement is emulated on the client.
+ * pgsql prepares on the server once the parameter types are known (first execute after bind).
+ * Same NUL-termination rule as lb_db_query(). */
+int32_t lb_db_prepare(struct lb_db_conn *c, const char *sql, uint64_t len,
+		      struct lb_db_stmt **out);
+uint32_t lb_db_stmt_nparams(const struct lb_db_stmt *s);
+/* Binds `params` (borrowed: must stay valid and in place until the next bind or the free):
+ * exactly lb_db_stmt_nparams() entries. Types are checked here; values are read by execute. */
+int32_t lb_db_stmt_bind(struct lb_db_stmt *s, const struct lb_db_param *params, uint32_t nparams);
+/* Executes with the current parameter values. Rows of a prepared SELECT are readable with
+ * lb_db_fetch_row() as text, like those of lb_db_query(). Returns as lb_db_query(). */
+int32_t lb_db_execute(struct lb_db_stmt *s, struct lb_db_result *out);
+/* Deallocates the statement (on the server when connected and idle). NULL is a no-op. */
+void lb_db_stmt_free(struct lb_db_stmt *s);
+
+/* Bulk insert: init with a prefix such as "INSERT INTO t(a,b) VALUES", then next() with row
+ * texts such as "(1,'x')", then done(). Rows are appended, comma-separated, to a reusable
+ * buffer that is sent as one multi-row INSERT whenever the next row would make it exceed the
+ * packet size. next() and done() fill *out with the flushed statement, or kind NONE when they
+ * only buffered. Returns as lb_db_query(); misuse (next before init) is LB_DB_EINVAL. */
+int32_t lb_db_bulk_insert_init(struct lb_db_conn *c, const char *prefix, uint64_t len);
+int32_t lb_db_bulk_insert_next(struct lb_db_conn *c, const char *row, uint64_t len,
+			       struct lb_db_result *out);
+int32_t lb_db_bulk_insert_done(struct lb_db_conn *c, struct lb_db_result *out);
+
+/* ---- statements (non-blocking) ---------------------------------------------------------------
+ * Each *_start() returns LB_DB_OK (done, *out filled), LB_DB_PENDING, or an error as its
+ * blocking twin. After LB_DB_PENDING: read lb_db_conn_wait_info(), wait for those events or
+ * the deadline, then call lb_db_step() with the events that occurred (LB_DB_WAIT_TIMEOUT when
+ * the deadline passed, or to give up: the connection is then lost). Repeat until lb_db_step()
+ * returns something other than LB_DB_PENDING; *out is filled then. The descriptor and events
+ * may change between steps: read them again after every step. */
+int32_t lb_db_connect_start(struct lb_db_conn *c);
+int32_t lb_db_query_start(struct lb_db_conn *c, const char *sql, uint64_t len,
+			  struct lb_db_result *out);
+int32_t lb_db_execute_start(struct lb_db_stmt *s, struct lb_db_result *out);
+int32_t lb_db_step(struct lb_db_conn *c, uint32_t ready, struct lb_db_result *out);
+void lb_db_conn_wait_info(const struct lb_db_conn *c, struct lb_db_wait *w);
+/* Blocks with poll() until the operation in flight completes or its deadline passes; returns
+ * what the last lb_db_step() returned. LB_DB_OK at once when nothing is in flight. */
+int32_t lb_db_wait(struct lb_db_conn *c, struct lb_db_result *out);
+
+/* ---- plug-in contract ----------------------------------------------------------------------
+ * Each driver defines one `const struct lb_db_ops` with designated initializers. Optional
+ * members may be NULL; the registry checks the table once (version, name, mandatory members)
+ * and leaves out a driver that fails the check. The core allocates conn_priv_size and
+ * stmt_priv_size bytes of zeroed private state per connection and statement. Driver callbacks
+ * get the connection and use the internal helpers of db_int.h; they return LB_DB_OK,
+ * LB_DB_PENDING (after setting the wait descriptor) or a negative code (after setting the
+ * error descriptor). */
+
+#define LB_DB_OPS_VERSION 1
+
+enum lb_db_dialect {
+	LB_DB_DIALECT_PGSQL = 1,  /* '' strings, E'' escapes, "ids", $tag$ quotes, nested comments */
+	LB_DB_DIALECT_MYSQL = 2,  /* backslash escapes, "strings", `ids`, # comments */
+};
+
+struct lb_db_ops {
+	uint32_t version;                 /* LB_DB_OPS_VERSION */
+	const char *name;
+	const char *description;
+	uint32_t dialect;                 /* enum lb_db_dialect: how `?` placeholders are found */
+	uint32_t conn_priv_size;
+	uint32_t stmt_priv_size;
+	const char *default_ignore_errors; /* when driver_ignore_errors is NULL */
+	const char *max_packet_sql;       /* optional: query whose first value caps a bulk packet */
+
+	int (*library_init)(void);                      /* optional; once per process */
+	/* optional: validate driver-specific options (e.g. ssl_mode) when a config is made;
+	 * 0 or a negative code with one line in err */
+	int (*check_options)(const struct lb_db_options *o, char *err, size_t errlen);
+	void (*conn_fini)(struct lb_db_conn *c);        /* optional; before the private state goes */
+	int (*connect_start)(struct lb_db_conn *c, int64_t deadline_ns);
+	void (*close)(struct lb_db_conn *c);            /* drop the session, never blocks long */
+	int (*query_start)(struct lb_db_conn *c, const char *sql, size_t len);
+	int (*step)(struct lb_db_conn *c, uint32_t ready);
+	int (*fetch_row)(struct lb_db_conn *c, const char **values, uint64_t *lengths);
+	void (*result_free)(struct lb_db_conn *c);
+	/* Server-side prepared statements; NULL = always emulate on the client. */
+	int (*prepare_start)(struct lb_db_conn *c, struct lb_db_stmt *s);
+	int (*bind)(struct lb_db_conn *c, struct lb_db_stmt *s);          /* optional */
+	int (*execute_start)(struct lb_db_conn *c, struct lb_db_stmt *s);
+	/* Forget the server-side statement; `alive` = the session is idle and usable. Called on
+	 * reconnect too: the statement must stay re-preparable. */
+	void (*stmt_release)(struct lb_db_conn *c, struct lb_db_stmt *s, int alive);
+	/* optional: free the driver's own allocations of a statement that goes away (no I/O) */
+	void (*stmt_fini)(struct lb_db_stmt *s);
+	/* optional: escape `len` bytes for a '...' literal into dst (room for 2*len+1); returns
+	 * the bytes written or a negative code. NULL = double the single quotes. */
+	int64_t (*escape)(struct lb_db_conn *c, char *dst, const char *src, size_t len);
+};
+
+#endif

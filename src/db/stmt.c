@@ -1,0 +1,401 @@
+/* Prepared statements (server-side through the driver, or emulated on the client), their
+ * survival across reconnects, and bulk inserts. */
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+
+#include "db_int.h"
+
+static bool dry_run(const struct lb_db_conn *c)
+{
+	return c->cfg->opts.dry_run != 0;
+}
+
+static bool type_supported(int32_t t)
+{
+	return (t >= LB_DB_TYPE_NONE && t <= LB_DB_TYPE_DOUBLE) || t == LB_DB_TYPE_CHAR ||
+	       t == LB_DB_TYPE_VARCHAR;
+}
+
+static struct lb_db_stmt *stmt_new(struct lb_db_conn *c, const char *sql, size_t len)
+{
+	struct lb_db_stmt *s = lb_db_xzalloc(sizeof(*s));
+
+	s->ops = c->ops;
+	s->conn = c;
+	s->sql = lb_db_xstrndup(sql, len);
+	s->sql_len = len;
+	s->nparams = lb_db_sql_placeholders(s->sql, len, c->ops->dialect, NULL, 0);
+	s->ph_offsets = lb_db_xzalloc((s->nparams ? s->nparams : 1) * sizeof(*s->ph_offsets));
+	lb_db_sql_placeholders(s->sql, len, c->ops->dialect, s->ph_offsets, s->nparams);
+	s->priv = lb_db_xzalloc(c->ops->stmt_priv_size);
+	s->id = ++c->next_stmt_id;
+	s->emulated = c->cfg->opts.ps_mode == LB_DB_PS_DISABLE || !c->ops->prepare_start ||
+		      dry_run(c);
+	s->next = c->stmts;
+	if (c->stmts)
+		c->stmts->prev = s;
+	c->stmts = s;
+	return s;
+}
+
+static void stmt_unlink(struct lb_db_stmt *s)
+{
+	struct lb_db_conn *c = s->conn;
+
+	if (s->prev)
+		s->prev->next = s->next;
+	else if (c)
+		c->stmts = s->next;
+	if (s->next)
+		s->next->prev = s->prev;
+	s->prev = s->next = NULL;
+}
+
+static void stmt_destroy(struct lb_db_stmt *s)
+{
+	if (s->ops->stmt_fini)
+		s->ops->stmt_fini(s);
+	free(s->sql);
+	free(s->ph_offsets);
+	free(s->priv);
+	free(s);
+}
+
+/* Blocking server-side prepare of an existing statement object. */
+static int prepare_on_server(struct lb_db_conn *c, struct lb_db_stmt *s)
+{
+	int rc = lb_db_begin_op(c, LB_DB_OP_PREPARE, s);
+
+	if (rc < 0)
+		return rc;
+	rc = c->ops->prepare_start(c, s);
+	if (rc == LB_DB_EMULATE) {
+		s->emulated = true;
+		rc = LB_DB_OK;
+	}
+	rc = lb_db_end_op(c, rc, NULL);
+	return rc == LB_DB_PENDING ? lb_db_wait(c, NULL) : rc;
+}
+
+int32_t lb_db_prepare(struct lb_db_conn *c, const char *sql, uint64_t len,
+		      struct lb_db_stmt **out)
+{
+	struct lb_db_stmt *s;
+	int rc;
+
+	*out = NULL;
+	if (!sql)
+		return lb_db_misuse(c, "NULL statement text");
+	if (c->state == LB_DB_STATE_BUSY || c->state == LB_DB_STATE_CONNECTING)
+		return lb_db_begin_op(c, LB_DB_OP_PREPARE, NULL); /* sets the EBUSY descriptor */
+	s = stmt_new(c, sql, (size_t)len);
+	rc = s->emulated ? lb_db_begin_op(c, LB_DB_OP_PREPARE, s) : prepare_on_server(c, s);
+	if (s->emulated && rc == LB_DB_OK)
+		rc = lb_db_end_op(c, LB_DB_OK, NULL);
+	if (rc < 0) {
+		stmt_unlink(s);
+		stmt_destroy(s);
+		return rc;
+	}
+	*out = s;
+	return LB_DB_OK;
+}
+
+uint32_t lb_db_stmt_nparams(const struct lb_db_stmt *s)
+{
+	return s->nparams;
+}
+
+int32_t lb_db_stmt_bind(struct lb_db_stmt *s, const struct lb_db_param *params, uint32_t nparams)
+{
+	struct lb_db_conn *c = s->conn;
+	char msg[96];
+
+	if (!c)
+		return LB_DB_EINVAL;
+	if (c->state == LB_DB_STATE_BUSY)
+		return LB_DB_EBUSY;
+	if (nparams != s->nparams || (nparams && !params)) {
+		snprintf(msg, sizeof(msg), "statement has %u parameters, %u bound", s->nparams,
+			 nparams);
+		return lb_db_misuse(c, msg);
+	}
+	for (uint32_t i = 0; i < nparams; i++) {
+		if (!type_supported(params[i].type)) {
+			snprintf(msg, sizeof(msg), "parameter %u: unsupported type %d", i + 1,
+				 params[i].type);
+			lb_db_misuse(c, msg);
+			return LB_DB_ENOTSUP;
+		}
+	}
+	s->params = params;
+	if (!s->emulated && c->ops->bind)
+		return c->ops->bind(c, s);
+	return LB_DB_OK;
+}
+
+static int fail_start(struct lb_db_conn *c, int rc, struct lb_db_result *out)
+{
+	if (out) {
+		memset(out, 0, sizeof(*out));
+		out->kind = LB_DB_KIND_ERROR;
+	}
+	(void)c;
+	return rc;
+}
+
+int32_t lb_db_execute_start(struct lb_db_stmt *s, struct lb_db_result *out)
+{
+	struct lb_db_conn *c = s->conn;
+	int rc;
+
+	if (!c)
+		return fail_start(c, LB_DB_EINVAL, out);
+	if (s->nparams && !s->params)
+		return fail_start(c, lb_db_misuse(c, "execute before bind"), out);
+	rc = lb_db_begin_op(c, LB_DB_OP_EXECUTE, s);
+	if (rc < 0)
+		return fail_start(c, rc, out);
+	if (dry_run(c)) {
+		c->res.kind = LB_DB_KIND_OTHER;
+		return lb_db_end_op(c, LB_DB_OK, out);
+	}
+	rc = s->emulated ? LB_DB_EMULATE : c->ops->execute_start(c, s);
+	if (rc == LB_DB_EMULATE) {
+		s->emulated = true;
+		rc = lb_db_emulate_text(c, s);
+		if (rc == LB_DB_OK)
+			rc = c->ops->query_start(c, c->text.data, c->text.len);
+	}
+	return lb_db_end_op(c, rc, out);
+}
+
+int32_t lb_db_execute(struct lb_db_stmt *s, struct lb_db_result *out)
+{
+	int rc = lb_db_execute_start(s, out);
+	return rc == LB_DB_PENDING ? lb_db_wait(s->conn, out) : rc;
+}
+
+void lb_db_stmt_free(struct lb_db_stmt *s)
+{
+	struct lb_db_conn *c;
+
+	if (!s)
+		return;
+	c = s->conn;
+	if (c && c->state == LB_DB_STATE_BUSY && c->op_stmt == s)
+		lb_db_step(c, LB_DB_WAIT_TIMEOUT, NULL); /* abandons it; the session is lost */
+	if (c && c->result_stmt == s)
+		lb_db_free_result(c);
+	if (c && !s->emulated)
+		c->ops->stmt_release(c, s, c->state == LB_DB_STATE_IDLE);
+	stmt_unlink(s);
+	stmt_destroy(s);
+}
+
+void lb_db_stmts_release_all(struct lb_db_conn *c, bool alive)
+{
+	if (dry_run(c))
+		return;
+	for (struct lb_db_stmt *s = c->stmts; s; s = s->next)
+		if (!s->emulated)
+			c->ops->stmt_release(c, s, alive);
+}
+
+int lb_db_stmts_reprepare(struct lb_db_conn *c)
+{
+	for (struct lb_db_stmt *s = c->stmts; s; s = s->next) {
+		if (s->emulated)
+			continue;
+		if (prepare_on_server(c, s) == LB_DB_ELOST)
+			return LB_DB_ELOST;
+	}
+	return LB_DB_OK;
+}
+
+/* ---- client-side emulation ------------------------------------------------------------------ */
+
+/* Shortest of %.15g..%.17g that reads back as the same double. */
+static int format_double(char *buf, size_t size, double v)
+{
+	int n = 0;
+	for (int prec = 15; prec <= 17; prec++) {
+		n = snprintf(buf, size, "%.*g", prec, v);
+		if (strtod(buf, NULL) == v)
+			break;
+	}
+	return n;
+}
+
+static int append_number(struct lb_db_conn *c, const struct lb_db_param *p)
+{
+	char num[48];
+	int n;
+
+	if (p->type == LB_DB_TYPE_FLOAT || p->type == LB_DB_TYPE_DOUBLE) {
+		if (!isfinite(p->f64)) {
+			if (c->ops->dialect != LB_DB_DIALECT_PGSQL)
+				return lb_db_misuse(c, "non-finite DOUBLE parameter");
+			n = snprintf(num, sizeof(num), "'%s'",
+				     isnan(p->f64) ? "NaN" : p->f64 > 0 ? "Infinity" : "-Infinity");
+		} else {
+			n = format_double(num, sizeof(num), p->f64);
+		}
+	} else {
+		n = snprintf(num, sizeof(num), "%" PRId64, p->i64);
+	}
+	/* "x-?" with -5 must not become the comment "x--5". */
+	if (num[0] == '-') {
+		lb_db_buf_append(&c->text, "(", 1);
+		lb_db_buf_append(&c->text, num, (size_t)n);
+		lb_db_buf_append(&c->text, ")", 1);
+	} else {
+		lb_db_buf_append(&c->text, num, (size_t)n);
+	}
+	return LB_DB_OK;
+}
+
+static int64_t default_escape(char *dst, const char *src, size_t len)
+{
+	size_t o = 0;
+	for (size_t i = 0; i < len; i++) {
+		if (src[i] == '\'')
+			dst[o++] = '\'';
+		dst[o++] = src[i];
+	}
+	dst[o] = '\0';
+	return (int64_t)o;
+}
+
+static int append_string(struct lb_db_conn *c, const struct lb_db_param *p)
+{
+	struct lb_db_buf *b = &c->text;
+	int64_t n;
+
+	if (p->len && !p->str)
+		return lb_db_misuse(c, "string parameter with NULL data");
+	lb_db_buf_reserve(b, 2 * p->len + 3);
+	b->data[b->len++] = '\'';
+	n = c->ops->escape ? c->ops->escape(c, b->data + b->len, p->str ? p->str : "", p->len)
+			   : default_escape(b->data + b->len, p->str ? p->str : "", p->len);
+	if (n < 0)
+		return (int)n;
+	b->len += (size_t)n;
+	b->data[b->len++] = '\'';
+	b->data[b->len] = '\0';
+	return LB_DB_OK;
+}
+
+static int append_param(struct lb_db_conn *c, const struct lb_db_param *p)
+{
+	if (p->is_null || p->type == LB_DB_TYPE_NONE) {
+		lb_db_buf_append(&c->text, "NULL", 4);
+		return LB_DB_OK;
+	}
+	if (p->type == LB_DB_TYPE_CHAR || p->type == LB_DB_TYPE_VARCHAR)
+		return append_string(c, p);
+	return append_number(c, p);
+}
+
+int lb_db_emulate_text(struct lb_db_conn *c, struct lb_db_stmt *s)
+{
+	size_t pos = 0;
+
+	c->text.len = 0;
+	lb_db_buf_reserve(&c->text, s->sql_len);
+	for (uint32_t i = 0; i < s->nparams; i++) {
+		lb_db_buf_append(&c->text, s->sql + pos, s->ph_offsets[i] - pos);
+		int rc = append_param(c, &s->params[i]);
+		if (rc < 0)
+			return rc;
+		pos = s->ph_offsets[i] + 1;
+	}
+	lb_db_buf_append(&c->text, s->sql + pos, s->sql_len - pos);
+	return LB_DB_OK;
+}
+
+/* ---- bulk insert ---------------------------------------------------------------------------- */
+
+/* The server may accept less than our packet size (MySQL max_allowed_packet); ask once per
+ * session, leaving room for the protocol header. */
+static size_t bulk_limit(struct lb_db_conn *c)
+{
+	size_t limit = c->cfg->bulk_packet_bytes;
+	struct lb_db_row row;
+
+	if (c->bulk_limit)
+		return c->bulk_limit;
+	if (c->ops->max_packet_sql && !dry_run(c) && c->state == LB_DB_STATE_IDLE &&
+	    lb_db_query(c, c->ops->max_packet_sql, strlen(c->ops->max_packet_sql), NULL) == 0 &&
+	    lb_db_fetch_row(c, &row) == 1 && row.nfields && row.values[0]) {
+		unsigned long long server = strtoull(row.values[0], NULL, 10);
+		if (server > 1024 && server - 1024 < limit)
+			limit = (size_t)(server - 1024);
+	}
+	lb_db_free_result(c);
+	c->bulk_limit = limit;
+	return limit;
+}
+
+static int bulk_flush(struct lb_db_conn *c, struct lb_db_result *out)
+{
+	int rc = lb_db_query(c, c->bulk.data, c->bulk.len, out);
+
+	c->bulk.len = c->bulk_prefix_len;
+	c->bulk.data[c->bulk.len] = '\0';
+	c->bulk_rows = 0;
+	return rc;
+}
+
+static void none_result(struct lb_db_result *out)
+{
+	if (out) {
+		memset(out, 0, sizeof(*out));
+		out->kind = LB_DB_KIND_NONE;
+	}
+}
+
+int32_t lb_db_bulk_insert_init(struct lb_db_conn *c, const char *prefix, uint64_t len)
+{
+	if (!prefix)
+		return lb_db_misuse(c, "bulk_insert_init() without a prefix");
+	c->bulk.len = 0;
+	lb_db_buf_append(&c->bulk, prefix, (size_t)len);
+	c->bulk_prefix_len = (size_t)len;
+	c->bulk_rows = 0;
+	c->bulk_active = true;
+	return LB_DB_OK;
+}
+
+int32_t lb_db_bulk_insert_next(struct lb_db_conn *c, const char *row, uint64_t len,
+			       struct lb_db_result *out)
+{
+	int rc = LB_DB_OK;
+
+	none_result(out);
+	if (!c->bulk_active)
+		return lb_db_misuse(c, "bulk_insert_next() called before bulk_insert_init()");
+	if (!row)
+		return lb_db_misuse(c, "bulk_insert_next() without a row");
+	if (c->bulk_rows && c->bulk.len + 1 + len > bulk_limit(c))
+		rc = bulk_flush(c, out);
+	if (c->bulk_rows)
+		lb_db_buf_append(&c->bulk, ",", 1);
+	lb_db_buf_append(&c->bulk, row, (size_t)len);
+	c->bulk_rows++;
+	return rc;
+}
+
+int32_t lb_db_bulk_insert_done(struct lb_db_conn *c, struct lb_db_result *out)
+{
+	int rc = LB_DB_OK;
+
+	none_result(out);
+	if (!c->bulk_active)
+		return lb_db_misuse(c, "bulk_insert_done() called before bulk_insert_init()");
+	if (c->bulk_rows)
+		rc = bulk_flush(c, out);
+	c->bulk_active = false;
+	return rc;
+}

@@ -1,0 +1,107 @@
+-- Command line: sysbench syntax and semantics, and luabench's additions.
+local h = require("helpers")
+
+describe("command line", function()
+  it("prints help with every general option", function()
+    local out, err, rc = h.run("--help")
+    assert.are.equal(0, rc)
+    for _, o in ipairs({ "--threads=N", "--events=N", "--time=N", "--rate=N", "--report-interval=N",
+      "--report-checkpoints=[LIST,...]", "--warmup-time=N", "--forced-shutdown=STRING",
+      "--thread-init-timeout=N", "--thread-stack-size=SIZE", "--percentile=STRING",
+      "--histogram[=on|off]", "--verbosity=N", "--debug[=on|off]", "--validate[=on|off]",
+      "--config-file=FILENAME", "--version[=on|off]", "--help[=on|off]", "--rand-type=STRING",
+      "--rand-seed=N", "--rand-zipfian-exp=N", "--format=STRING", "--output=STRING" }) do
+      assert.is_truthy(out:find(o, 1, true), o)
+    end
+    assert.is_truthy(out:find("Built-in workloads:", 1, true))
+  end)
+
+  it("prints the version", function()
+    local out, _, rc = h.run("--version")
+    assert.are.equal(0, rc)
+    assert.is_truthy(out:match("^luabench %d+%.%d+%.%d+ %(sysbench 1%.0%.20 compatible%)"))
+  end)
+
+  it("treats - and _ alike and accepts deprecated aliases with a warning", function()
+    local out, err, rc = h.run("cpu --num_threads=2 --max-requests=100 --cpu_max_prime=100 run")
+    assert.are.equal(0, rc, err)
+    assert.is_truthy(err:find("WARNING: --num-threads is deprecated, use --threads instead", 1, true))
+    assert.is_truthy(err:find("WARNING: --max-requests is deprecated, use --events instead", 1, true))
+    assert.is_truthy(out:find("Number of threads: 2", 1, true))
+    assert.is_truthy(out:find("total number of events:              100\n", 1, true))
+  end)
+
+  it("reads a config file, with the command line taking precedence", function()
+    local conf = h.write("lb.conf", "# test\nthreads = 3\ncpu-max-prime = 500\nevents=77\n")
+    local out, err, rc = h.run("cpu --events=50 --config-file=" .. conf .. " run")
+    assert.are.equal(0, rc, err)
+    assert.is_truthy(out:find("Number of threads: 3", 1, true))
+    assert.is_truthy(out:find("Prime numbers limit: 500", 1, true))
+    assert.is_truthy(out:find("total number of events:              50\n", 1, true))
+  end)
+
+  it("accepts --test= with a warning", function()
+    local out, err, rc = h.run("--test=cpu --events=10 run")
+    assert.are.equal(0, rc, err)
+    assert.is_truthy(err:find("--test is deprecated", 1, true))
+  end)
+
+  it("runs a script with a shebang line directly", function()
+    local p = h.write("shebang.lua", "#!/usr/bin/env luabench\nfunction event() end\n")
+    local out, err, rc = h.run(h.q(p) .. " --events=10 run")
+    assert.are.equal(0, rc, err)
+    assert.is_truthy(out:find("total number of events:              10\n", 1, true))
+  end)
+
+  it("runs a script from stdin, executing only its chunk", function()
+    local out, err, rc = h.run("-", { stdin = "print('chunk ran', sysbench.tid)" })
+    assert.are.equal(0, rc, err)
+    assert.is_truthy(out:find("chunk ran\t0", 1, true))
+  end)
+
+  it("resolves a script as a module on the Lua path", function()
+    local out, err, rc = h.run("mymod --events=3 run", { env = "cd " .. h.tmpdir() .. " && " })
+    assert.are.equal(1, rc)
+    h.write("mymod.lua", "function event() end\n")
+    out, err, rc = h.run("mymod --events=3 run", { env = "cd " .. h.tmpdir() .. " && " })
+    assert.are.equal(0, rc, err)
+  end)
+
+  it("runs custom and parallel commands", function()
+    local p = h.write("cmds.lua", [[
+sysbench.cmdline.commands = {
+  hello = { function() print("hello from " .. sysbench.tid) end },
+  par = { function() print("par " .. sysbench.tid) end, sysbench.cmdline.PARALLEL_COMMAND },
+  fail = { function() return false end },
+  pfail = { function() if sysbench.tid == 1 then error("thread one fails") end end, sysbench.cmdline.PARALLEL_COMMAND },
+}
+]])
+    local out, err, rc = h.run(h.q(p) .. " hello")
+    assert.are.equal(0, rc, err)
+    assert.is_truthy(out:find("hello from 0", 1, true))
+    out, err, rc = h.run(h.q(p) .. " --threads=3 par")
+    assert.are.equal(0, rc, err)
+    for t = 0, 2 do assert.is_truthy(out:find("par " .. t, 1, true)) end
+    out, err, rc = h.run(h.q(p) .. " fail")
+    assert.are.equal(1, rc)
+    out, err, rc = h.run(h.q(p) .. " --threads=2 pfail")
+    assert.are.equal(1, rc, "a failing parallel thread fails the command")
+    assert.is_truthy(err:find("thread one fails", 1, true))
+  end)
+
+  it("shows a workload's options with help", function()
+    local out, err, rc = h.run("cpu help")
+    assert.are.equal(0, rc, err)
+    assert.is_truthy(out:find("--cpu-max-prime=N", 1, true))
+    assert.is_truthy(out:find("[10000]", 1, true))
+  end)
+
+  it("hides passwords from the process title", function()
+    local p = h.write("cmdline.lua", "function event() end\n" ..
+      "function thread_init() local f = io.open('/proc/self/cmdline') print('CMDLINE ' .. f:read('*a'):gsub('%z', ' ')) f:close() end\n")
+    local out, err, rc = h.run(h.q(p) .. " --my-password=hunter2 --events=1 run")
+    assert.are.equal(0, rc, err)
+    assert.is_truthy(out:find("CMDLINE", 1, true))
+    assert.is_falsy(out:find("hunter2", 1, true))
+  end)
+end)

@@ -1,0 +1,54 @@
+-- Every bad input: one clear line on stderr, a non-zero exit code, never a crash or backtrace.
+local h = require("helpers")
+
+describe("bad input", function()
+  local broken = h.write("broken.lua", "function event()\n  local x = \nend\n")
+  local init_err = h.write("init_err.lua", "function thread_init()\n  error('no db here')\nend\nfunction event() end\n")
+  local event_err = h.write("event_err.lua", "local n = 0\nfunction event()\n  n = n + 1\n  if n == 5 then error('boom at five') end\nend\n")
+  local slow_init = h.write("slow_init.lua", "ffi.cdef('int usleep(unsigned int);')\nfunction thread_init() ffi.C.usleep(3000000) end\nfunction event() end\n")
+  local declared = h.write("declared.lua", "sysbench.cmdline.options = { table_size = {'rows', 10} }\nfunction event() end\n")
+
+  local cases = {
+    { "cpu --threads=abc run", "Invalid value for the 'threads' option: 'abc'", 1 },
+    { "cpu --threads=0 run", "Invalid value for the 'threads' option: '0' (expected 1..100000)", 1 },
+    { "cpu --thraeds=2 run", "invalid option: --thraeds=2 (did you mean --threads?)", 1 },
+    { "cpu --time=ten run", "Invalid value for the 'time' option: 'ten'", 1 },
+    { "cpu --percentile=abc run", "Invalid value for the 'percentile' option", 1 },
+    { "cpu --percentile=101 run", "Invalid value for the 'percentile' option", 1 },
+    { "cpu --rand-type=foo run", "Invalid value for the 'rand-type' option: 'foo'", 1 },
+    { "cpu --histogram --percentile=0 run", "--histogram cannot be used with --percentile=0", 1 },
+    { "cpu --config-file=/nonexistent/lb.conf run", "cannot read config file '/nonexistent/lb.conf'", 1 },
+    { "cpu --format=xml run", "Invalid value for the 'format' option: 'xml'", 1 },
+    { "cpu --forced-shutdown=soon run", "Invalid value for the 'forced-shutdown' option", 1 },
+    { "nosuch run", "Cannot find benchmark 'nosuch'", 1 },
+    { "cpuu run", "Did you mean 'cpu'?", 1 },
+    { "cpu runn", "Unknown command: runn (did you mean 'run'?)", 1 },
+    { "cpu run extra", "Unrecognized command line argument: extra", 1 },
+    { "cpu", "The 'cpu' test requires a command argument", 1 },
+    { "cpu prepare", "'cpu' test does not implement the 'prepare' command.", 1 },
+    { h.q(broken) .. " run", "broken.lua:3:", 1 },
+    { h.q(init_err) .. " run", "`thread_init' function failed: init_err.lua:2: no db here", 1 },
+    { h.q(event_err) .. " --time=5 run", "`thread_run' function failed: event_err.lua:4: boom at five", 1 },
+    { h.q(declared) .. " --tabel-size=5 run", "invalid option: --tabel-size=5 (did you mean --table-size?)", 1 },
+    { h.q(declared) .. " --table-size=many run", "Invalid value for the 'table_size' option: 'many'", 1 },
+    { h.q(slow_init) .. " --thread-init-timeout=1 run", "Worker threads failed to initialize within 1 seconds!", 2 },
+  }
+
+  for _, c in ipairs(cases) do
+    it(c[1], function()
+      local out, err, rc = h.run(c[1])
+      assert.are.equal(c[3], rc, "exit code; stderr: " .. err)
+      assert.is_truthy(err:find(c[2], 1, true), "stderr was: " .. err)
+      local lines = h.count(err, "\n")
+      assert.is_true(lines <= 2, "one clear line, got: " .. err)
+      assert.is_falsy(err:find("stack traceback", 1, true))
+    end)
+  end
+
+  it("never prints a password given on the command line", function()
+    local out, err, rc = h.run("cpu --pgsql-password=hunter2 --time=1 run")
+    assert.are.equal(1, rc)
+    assert.is_falsy((out .. err):find("hunter2", 1, true))
+    assert.is_truthy(err:find("invalid option: --pgsql-password=***", 1, true))
+  end)
+end)

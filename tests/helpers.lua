@@ -1,0 +1,75 @@
+-- Helpers for specs that run the luabench binary.
+local M = {}
+
+M.bin = os.getenv("LUABENCH") or "luabench"
+M.root = os.getenv("LB_SOURCE_ROOT") or "."
+
+local tmpdir
+function M.tmpdir()
+  if not tmpdir then
+    local p = io.popen("mktemp -d /tmp/lb-test.XXXXXX")
+    tmpdir = p:read("*l")
+    p:close()
+  end
+  return tmpdir
+end
+
+function M.write(name, text)
+  local path = M.tmpdir() .. "/" .. name
+  local f = assert(io.open(path, "w"))
+  f:write(text)
+  f:close()
+  return path
+end
+
+function M.read(path)
+  local f = io.open(path, "r")
+  if not f then return nil end
+  local s = f:read("*a")
+  f:close()
+  return s
+end
+
+local function shell_quote(s)
+  return "'" .. tostring(s):gsub("'", "'\\''") .. "'"
+end
+M.q = shell_quote
+
+-- Runs luabench with the given argument string; returns stdout, stderr, exit code, seconds.
+function M.run(args, opts)
+  opts = opts or {}
+  local errf = M.tmpdir() .. "/stderr." .. tostring(math.random(1e9))
+  local cmd = string.format("%s%s %s 2>%s; echo \"::rc=$?\"", opts.env or "", M.bin, args, errf)
+  if opts.stdin then
+    cmd = string.format("%s <%s", "(" .. cmd .. ")", shell_quote(M.write("stdin.lua", opts.stdin)))
+  end
+  local t0 = os.time()
+  local p = io.popen(cmd)
+  local out = p:read("*a")
+  p:close()
+  local rc = tonumber(out:match("::rc=(%d+)%s*$"))
+  out = out:gsub("::rc=%d+%s*$", "")
+  local err = M.read(errf) or ""
+  os.remove(errf)
+  return out, err, rc, os.time() - t0
+end
+
+-- Wall-clock seconds with sub-second resolution.
+function M.now()
+  local p = io.popen("date +%s.%N")
+  local t = tonumber(p:read("*l"))
+  p:close()
+  return t
+end
+
+function M.count(s, pattern)
+  local n = 0
+  for _ in s:gmatch(pattern) do n = n + 1 end
+  return n
+end
+
+function M.json(s)
+  return luabench.json.decode(s)
+end
+
+return M

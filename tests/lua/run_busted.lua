@@ -1,0 +1,9 @@
+-- Runs busted inside luabench's own LuaJIT, so specs see the real sysbench/luabench API and
+-- the FFI resolves against the real binary: `luabench tests/lua/run_busted.lua`, with busted's
+-- arguments in LB_BUSTED_ARGS (luabench would read them as its own options otherwise).
+local args = {}
+for a in (os.getenv("LB_BUSTED_ARGS") or ""):gmatch("%S+") do args[#args + 1] = a end
+arg = { [0] = "busted" }
+for i, a in ipairs(args) do arg[i] = a end
+package.path = (os.getenv("LB_SOURCE_ROOT") or ".") .. "/tests/?.lua;" .. package.path
+require("busted.runner")({ standalone = false })
