@@ -1,0 +1,166 @@
+-- The run lifecycle: limits, rate mode, reports, result files, signals.
+local h = require("helpers")
+
+local function events_of(out)
+  return tonumber(out:match("total number of events:%s+(%d+)"))
+end
+
+describe("run", function()
+  local empty = h.write("empty.lua", "function event() end\n")
+  local sleeper = h.write("sleeper.lua", "ffi.cdef('int usleep(unsigned int);')\n" ..
+    "local us = tonumber(os.getenv('SLEEP_US') or '1000')\nfunction event() ffi.C.usleep(us) end\n")
+
+  it("--events=N runs exactly N events across threads", function()
+    for _, c in ipairs({ { 100000, 4 }, { 1, 8 }, { 7, 3 }, { 12345, 2 } }) do
+      local out, err, rc = h.run(string.format("%s --events=%d --threads=%d --time=0 run", h.q(empty), c[1], c[2]))
+      assert.are.equal(0, rc, err)
+      assert.are.equal(c[1], events_of(out))
+    end
+  end)
+
+  it("--time stops within one interval", function()
+    local t0 = h.now()
+    local out, err, rc = h.run(h.q(empty) .. " --threads=2 --time=2 run")
+    local dt = h.now() - t0
+    assert.are.equal(0, rc, err)
+    assert.is_true(dt >= 2 and dt < 3, "took " .. dt .. " s")
+    local total = tonumber(out:match("total time:%s+([%d.]+)s"))
+    assert.is_true(total >= 1.99 and total < 2.1, "total time " .. total)
+  end)
+
+  it("--rate holds the target rate", function()
+    local out, err, rc = h.run(h.q(sleeper) .. " --threads=4 --rate=200 --time=4 run", { env = "SLEEP_US=1000 " })
+    assert.are.equal(0, rc, err)
+    local rate = events_of(out) / tonumber(out:match("total time:%s+([%d.]+)s"))
+    assert.is_true(math.abs(rate - 200) / 200 < 0.05, "achieved " .. rate .. "/s")
+    assert.is_truthy(out:find("Target transaction rate: 200/sec", 1, true))
+    local p95 = tonumber(out:match("95th percentile:%s+([%d.]+)"))
+    assert.is_true(p95 < 50, "no queueing expected, p95 " .. p95)
+  end)
+
+  it("--rate shows queueing latency when events are slower than the rate", function()
+    -- 2 threads x 20 ms = 100 events/s of capacity against 200/s arriving
+    local out, err, rc = h.run(h.q(sleeper) .. " --threads=2 --rate=200 --time=3 --report-interval=1 run",
+      { env = "SLEEP_US=20000 " })
+    assert.are.equal(0, rc, err)
+    local p95 = tonumber(out:match("95th percentile:%s+([%d.]+)"))
+    assert.is_true(p95 > 500, "latency from the intended start must include the wait, p95 " .. p95)
+    local ql = {}
+    for n in out:gmatch("queue length: (%d+) concurrency") do ql[#ql + 1] = tonumber(n) end
+    assert.is_true(#ql >= 2 and ql[#ql] > 50, "the backlog is reported and grows")
+    assert.is_truthy(out:find("arrivals due but not started at end:", 1, true))
+    local svc = tonumber(out:match("service time, excluding queueing %(ms%):\n%s+95th percentile:%s+([%d.]+)"))
+    assert.is_true(svc and svc >= 20 and svc < 40, "service time shown separately: " .. tostring(svc))
+  end)
+
+  it("prints intermediate lines in sysbench's layout, one field per percentile", function()
+    local out, err, rc = h.run(h.q(sleeper) .. " --time=3 --report-interval=1 --percentile=50,99.9 run")
+    assert.are.equal(0, rc, err)
+    local lines = {}
+    for l in out:gmatch("(%[ %d+s %] thds: [^\n]+)") do lines[#lines + 1] = l end
+    assert.is_true(#lines >= 2)
+    assert.is_truthy(lines[1]:match("^%[ 1s %] thds: 1 eps: [%d.]+ lat %(ms,50%%%): [%d.]+ lat %(ms,99.9%%%): [%d.]+$"), lines[1])
+    assert.is_truthy(out:find("\n         50th percentile:", 1, true))
+    assert.is_truthy(out:find("\n        99.9th percentile:", 1, true))
+    -- the value column ends where sysbench's does
+    local l50 = out:match("\n(         50th percentile: +[%d.]+)\n")
+    local l999 = out:match("\n(        99.9th percentile: +[%d.]+)\n")
+    local lmin = out:match("\n(         min: +[%d.]+)\n")
+    assert.are.equal(#lmin, #l50)
+    assert.are.equal(#lmin, #l999)
+  end)
+
+  it("--format=json prints one JSON document with everything", function()
+    local out, err, rc = h.run(h.q(sleeper) .. " --threads=2 --time=2 --percentile=50,95,99 --format=json run")
+    assert.are.equal(0, rc, err)
+    local doc = h.json(out)
+    assert.is_truthy(doc, out)
+    assert.are.equal("ok", doc.status)
+    assert.are.equal(false, doc.interrupted)
+    assert.are.equal(2, doc.threads)
+    assert.is_true(doc.counters.events > 100)
+    assert.is_truthy(doc.latency_ms.percentiles["50"] and doc.latency_ms.percentiles["99"])
+    local n = 0
+    for _, b in ipairs(doc.histogram.buckets) do n = n + b[2] end
+    assert.are.equal(doc.counters.events, n, "histogram counts equal the event count")
+    assert.is_true(#doc.intervals >= 1)
+    assert.are.equal(2, #doc.fairness.per_thread)
+    assert.is_truthy(err:find("Threads started!", 1, true), "human messages go to stderr")
+  end)
+
+  it("--format=csv prints a header and one line per interval", function()
+    local out, err, rc = h.run(h.q(empty) .. " --time=3 --format=csv --percentile=95,99 run")
+    assert.are.equal(0, rc, err)
+    local lines = {}
+    for l in out:gmatch("[^\n]+") do lines[#lines + 1] = l end
+    assert.are.equal("time,threads,tps,qps,reads_per_s,writes_per_s,other_per_s,lat_ms_p95,lat_ms_p99,err_per_s,reconn_per_s,queue_length,concurrency", lines[1])
+    assert.is_true(#lines >= 3)
+    assert.is_truthy(lines[2]:match("^1,1,[%d.]+,"))
+  end)
+
+  it("--output writes the result atomically and keeps secrets out", function()
+    local path = h.tmpdir() .. "/result.json"
+    local out, err, rc = h.run(h.q(empty) .. " --time=1 --output=" .. path .. " --my-password=hunter2 run")
+    assert.are.equal(0, rc, err)
+    local text = h.read(path)
+    local doc = h.json(text)
+    assert.are.equal("ok", doc.status)
+    assert.is_falsy(text:find("hunter2", 1, true))
+    assert.is_truthy(out:find("General statistics:", 1, true), "text report still on stdout")
+  end)
+
+  it("SIGINT stops the run, prints the report and writes the result file", function()
+    local path = h.tmpdir() .. "/interrupted.json"
+    local cmd = string.format("%s cpu --threads=2 --time=60 --output=%s run > %s/int.out 2>&1 & pid=$!; " ..
+      "sleep 2; kill -INT $pid; wait $pid; echo rc=$?", h.bin, path, h.tmpdir())
+    local p = io.popen(cmd)
+    local res = p:read("*a")
+    p:close()
+    assert.is_truthy(res:find("rc=130", 1, true), res)
+    local out = h.read(h.tmpdir() .. "/int.out")
+    assert.is_truthy(out:find("SIGINT received", 1, true))
+    assert.is_truthy(out:find("General statistics:", 1, true))
+    local doc = h.json(h.read(path))
+    assert.are.equal(true, doc.interrupted)
+    assert.are.equal("interrupted", doc.status)
+    assert.is_true(doc.counters.events > 0)
+    assert.is_true(doc.time_s > 1 and doc.time_s < 10)
+  end)
+
+  it("--report-checkpoints prints full reports and resets the statistics", function()
+    local out, err, rc = h.run(h.q(sleeper) .. " --time=3 --report-checkpoints=1,2 run")
+    assert.are.equal(0, rc, err)
+    assert.is_truthy(out:find("[ 1s ] Checkpoint report:", 1, true))
+    assert.is_truthy(out:find("[ 2s ] Checkpoint report:", 1, true))
+    local n = {}
+    for e in out:gmatch("total number of events:%s+(%d+)") do n[#n + 1] = tonumber(e) end
+    assert.are.equal(3, #n)
+    for i = 1, 3 do assert.is_true(n[i] > 300 and n[i] < 1100, "window " .. i .. ": " .. n[i]) end
+  end)
+
+  it("--warmup-time excludes the warm-up from the statistics", function()
+    local out, err, rc = h.run(h.q(sleeper) .. " --time=2 --warmup-time=1 run")
+    assert.are.equal(0, rc, err)
+    assert.is_truthy(out:find("Warming up for 1 seconds...", 1, true))
+    local total = tonumber(out:match("total time:%s+([%d.]+)s"))
+    assert.is_true(total > 1.9 and total < 2.2, "measured window " .. total)
+    assert.is_true(events_of(out) < 2200)
+  end)
+
+  it("--histogram prints the latency distribution", function()
+    local out, err, rc = h.run(h.q(sleeper) .. " --time=1 --histogram run")
+    assert.are.equal(0, rc, err)
+    assert.is_truthy(out:find("Latency histogram (values are in milliseconds)", 1, true))
+    assert.is_truthy(out:match("\n +[%d.]+ |%*+ +%d+\n"))
+  end)
+
+  it("--forced-shutdown ends a run whose events don't finish", function()
+    local stuck = h.write("stuck.lua", "ffi.cdef('int usleep(unsigned int);')\nfunction event() ffi.C.usleep(10000000) end\n")
+    local t0 = h.now()
+    local out, err, rc = h.run(h.q(stuck) .. " --threads=2 --time=1 --forced-shutdown=1 run")
+    assert.are.equal(2, rc)
+    assert.is_true(h.now() - t0 < 5)
+    assert.is_truthy(err:find("forcing shutdown", 1, true))
+    assert.is_truthy(out:find("Number of unfinished transactions on forced shutdown: 2", 1, true))
+  end)
+end)
