@@ -145,10 +145,19 @@ static void close_session(struct lb_db_conn *c)
 	lb_db_set_wait(c, -1, 0, 0);
 }
 
+/* Ends an operation in flight the way a caller that gives up would (a timeout step), so the
+ * client library is never closed in the middle of one of its calls. */
+static void abandon_op(struct lb_db_conn *c)
+{
+	if (c->state == LB_DB_STATE_BUSY || c->state == LB_DB_STATE_CONNECTING)
+		lb_db_step(c, LB_DB_WAIT_TIMEOUT, NULL);
+}
+
 void lb_db_conn_free(struct lb_db_conn *c)
 {
 	if (!c)
 		return;
+	abandon_op(c);
 	close_session(c);
 	for (struct lb_db_stmt *s = c->stmts; s; s = s->next)
 		s->conn = NULL;
@@ -327,6 +336,11 @@ int32_t lb_db_wait(struct lb_db_conn *c, struct lb_db_result *out)
 			pfd.events |= POLLIN;
 		if (c->wait.events & LB_DB_WAIT_WRITE)
 			pfd.events |= POLLOUT;
+		if (pfd.fd < 0) {
+			/* Nothing to wait on: let the library find out what went wrong. */
+			rc = lb_db_step(c, LB_DB_WAIT_READ | LB_DB_WAIT_WRITE, out);
+			continue;
+		}
 		n = poll(&pfd, 1, poll_timeout_ms(c->wait.deadline_ns));
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -380,6 +394,7 @@ int32_t lb_db_connect(struct lb_db_conn *c)
 
 int32_t lb_db_disconnect(struct lb_db_conn *c)
 {
+	abandon_op(c);
 	close_session(c);
 	return LB_DB_OK;
 }
@@ -408,6 +423,7 @@ int32_t lb_db_reconnect(struct lb_db_conn *c, int64_t deadline_ns)
 	int64_t delay_ns = 1000000;
 	int rc;
 
+	abandon_op(c);
 	close_session(c);
 	for (;;) {
 		rc = connect_once(c, deadline_ns);

@@ -470,27 +470,166 @@ static void test_nonblocking(void)
 	lb_db_config_free(tcfg);
 }
 
-static void test_tls(void)
+static void test_edge_cases(void)
+{
+	struct lb_db_conn *c = dbt_connect(cfg);
+	struct lb_db_result r;
+	struct lb_db_row row;
+	struct lb_db_stmt *s = NULL;
+	const char *sleep_sql = pg ? "SELECT pg_sleep(2)" : "SELECT SLEEP(2)";
+
+	is_int(dbt_exec(c, "SELECT 1; SELECT 2"), LB_DB_KIND_READ, "multi-statement query");
+	is_int(dbt_exec(c, "SELECT 3"), LB_DB_KIND_READ, "connection in sync afterwards");
+
+	/* Rebinding with other types prepares again (pgsql needs the types up front). */
+	struct lb_db_param p = { .type = LB_DB_TYPE_INT, .i64 = 12 };
+	const char *cat = pg ? "SELECT CAST(? AS TEXT)" : "SELECT CAST(? AS CHAR)";
+	lb_db_prepare(c, cat, strlen(cat), &s);
+	lb_db_stmt_bind(s, &p, 1);
+	lb_db_execute(s, &r);
+	lb_db_fetch_row(c, &row);
+	is_str(row.values[0], "12", "INT parameter");
+	p = (struct lb_db_param){ .type = LB_DB_TYPE_VARCHAR, .str = "twelve", .len = 6 };
+	is_int(lb_db_stmt_bind(s, &p, 1), LB_DB_OK, "rebind as VARCHAR");
+	is_int(lb_db_execute(s, &r), LB_DB_OK, "execute after rebind");
+	lb_db_fetch_row(c, &row);
+	is_str(row.values[0], "twelve", "VARCHAR parameter");
+	p = (struct lb_db_param){ .type = LB_DB_TYPE_FLOAT, .f64 = 2.5 };
+	lb_db_stmt_bind(s, &p, 1);
+	lb_db_execute(s, &r);
+	lb_db_fetch_row(c, &row);
+	is_str(row.values[0], "2.5", "FLOAT parameter");
+	if (pg) {
+		p = (struct lb_db_param){ .type = LB_DB_TYPE_SMALLINT, .i64 = 70000 };
+		lb_db_stmt_bind(s, &p, 1);
+		is_int(lb_db_execute(s, &r), LB_DB_EINVAL, "SMALLINT out of range is refused");
+		ok(strstr(lb_db_conn_error(c)->message, "out of range for SMALLINT") != NULL,
+		   "range message: %s", lb_db_conn_error(c)->message);
+		is_int(dbt_exec(c, "SELECT 1"), LB_DB_KIND_READ, "connection fine after that");
+	}
+
+	/* Freeing a statement whose execution is in flight abandons it. */
+	struct lb_db_stmt *slow = NULL;
+	lb_db_prepare(c, sleep_sql, strlen(sleep_sql), &slow);
+	is_int(lb_db_execute_start(slow, &r), LB_DB_PENDING, "slow statement in flight");
+	int64_t t0 = dbt_now_ns();
+	lb_db_stmt_free(slow);
+	ok(dbt_elapsed_s(t0) < 0.5, "statement freed without waiting for the server");
+	ok(lb_db_conn_state(c) == LB_DB_STATE_LOST, "its session is given up");
+	is_int(lb_db_reconnect(c, dbt_now_ns() + 3000000000LL), LB_DB_OK, "reconnect");
+	p = (struct lb_db_param){ .type = LB_DB_TYPE_INT, .i64 = 5 };
+	lb_db_stmt_bind(s, &p, 1);
+	is_int(lb_db_execute(s, &r), LB_DB_OK, "other statement still works");
+
+	/* Reconnecting or freeing a connection with a query in flight. */
+	is_int(lb_db_query_start(c, sleep_sql, strlen(sleep_sql), &r), LB_DB_PENDING, "in flight");
+	t0 = dbt_now_ns();
+	is_int(lb_db_reconnect(c, dbt_now_ns() + 3000000000LL), LB_DB_OK, "reconnect while busy");
+	ok(dbt_elapsed_s(t0) < 1.0, "did not wait for the query (%.2f s)", dbt_elapsed_s(t0));
+	is_int(lb_db_query_start(c, sleep_sql, strlen(sleep_sql), &r), LB_DB_PENDING, "in flight");
+	lb_db_stmt_free(s);
+	t0 = dbt_now_ns();
+	lb_db_conn_free(c);
+	ok(dbt_elapsed_s(t0) < 0.5, "connection freed while busy without waiting");
+}
+
+static bool tls_session(struct lb_db_conn *c)
+{
+	struct lb_db_row row;
+	const char *q = pg ? "SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()"
+			   : "SHOW SESSION STATUS LIKE 'Ssl_cipher'";
+	if (lb_db_query(c, q, strlen(q), NULL) != LB_DB_OK || lb_db_fetch_row(c, &row) != 1)
+		return false;
+	return pg ? strcmp(row.values[0], "t") == 0 : row.values[1] && row.values[1][0];
+}
+
+/* Connects with a TLS mode; 1 = TLS session, 0 = plain session, -1 = connect failed. */
+static int tls_connect(const char *mode, const char *ca, char *msg, size_t msglen)
 {
 	struct lb_db_options o = srv.opts;
-	char buf[128];
-
-	o.ssl_mode = pg ? "require" : "required";
+	o.ssl_mode = mode;
+	o.ssl_ca = ca;
 	struct lb_db_config *tcfg = dbt_config(&srv, &o);
 	struct lb_db_conn *c = lb_db_conn_new(tcfg);
-	if (lb_db_connect(c) != LB_DB_OK) {
-		diag("TLS not available on this server: %s", lb_db_conn_error(c)->message);
-	} else if (pg) {
-		is_str(dbt_value(c, "SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()", buf,
-				 sizeof(buf)), "t", "sslmode=require gives a TLS session");
-	} else {
-		lb_db_query(c, "SHOW SESSION STATUS LIKE 'Ssl_cipher'", 37, NULL);
-		struct lb_db_row row;
-		ok(lb_db_fetch_row(c, &row) == 1 && row.values[1] && row.values[1][0],
-		   "ssl mode required gives a TLS session");
-	}
+	int rc = lb_db_connect(c) == LB_DB_OK ? tls_session(c) : -1;
+	snprintf(msg, msglen, "%s", lb_db_conn_error(c)->message);
 	lb_db_conn_free(c);
 	lb_db_config_free(tcfg);
+	return rc;
+}
+
+static void test_tls(void)
+{
+	char ca[512] = "", cmd[600], msg[LB_DB_ERRMSG_BYTES];
+	FILE *f;
+
+	if (srv.sandbox) {
+		snprintf(cmd, sizeof(cmd), "'%s' cert %s 2>/dev/null", getenv("LB_SANDBOX_DB"),
+			 srv.driver);
+		if ((f = popen(cmd, "r"))) {
+			if (fgets(ca, sizeof(ca), f))
+				ca[strcspn(ca, "\n")] = '\0';
+			pclose(f);
+		}
+	}
+	if (!ca[0]) {
+		diag("no sandbox TLS certificate: TLS tests skipped");
+		return;
+	}
+	is_int(tls_connect(pg ? "require" : "required", NULL, msg, sizeof(msg)), 1,
+	       "ssl mode required: TLS session");
+	is_int(tls_connect(pg ? "disable" : "disabled", NULL, msg, sizeof(msg)), 0,
+	       "ssl mode disabled: plain session");
+	is_int(tls_connect(pg ? "verify-full" : "verify_identity", ca, msg, sizeof(msg)), 1,
+	       "verified against the sandbox CA: TLS session");
+	int rc = tls_connect(pg ? "verify-full" : "verify_ca", "/etc/ssl/certs/ca-certificates.crt",
+			     msg, sizeof(msg));
+	ok(rc == -1 && msg[0], "verification against the wrong CA fails: %s", msg);
+}
+
+/* Settings not given fall back to libpq's PG* environment variables. */
+static void test_pg_environment(void)
+{
+	struct lb_db_options o = srv.opts;
+	char buf[64];
+
+	setenv("PGPASSWORD", srv.password, 1);
+	setenv("PGAPPNAME", "lb-env-test", 1);
+	o.password = NULL;
+	struct lb_db_config *ecfg = dbt_config(&srv, &o);
+	struct lb_db_conn *c = lb_db_conn_new(ecfg);
+	is_int(lb_db_connect(c), LB_DB_OK, "password taken from PGPASSWORD");
+	is_str(dbt_value(c, "SHOW application_name", buf, sizeof(buf)), "lb-env-test",
+	       "PGAPPNAME applies");
+	lb_db_conn_free(c);
+	lb_db_config_free(ecfg);
+	unsetenv("PGPASSWORD");
+	unsetenv("PGAPPNAME");
+}
+
+static void test_mysql_specifics(void)
+{
+	struct lb_db_options o = srv.opts;
+	struct lb_db_stmt *s = NULL;
+	struct lb_db_param p = { .type = LB_DB_TYPE_VARCHAR, .str = "SELECT 40 + 2", .len = 13 };
+	struct lb_db_result r;
+	char buf[64];
+
+	o.compression = 1;
+	struct lb_db_config *zcfg = dbt_config(&srv, &o);
+	struct lb_db_conn *c = dbt_connect(zcfg);
+	lb_db_query(c, "SHOW SESSION STATUS LIKE 'Compression'", 38, NULL);
+	struct lb_db_row row;
+	ok(lb_db_fetch_row(c, &row) == 1 && strcmp(row.values[1], "ON") == 0,
+	   "compressed protocol in use");
+	/* The server cannot prepare PREPARE (ER_UNSUPPORTED_PS): emulated on the client. */
+	is_int(lb_db_prepare(c, "PREPARE lb_inner FROM ?", 23, &s), LB_DB_OK, "prepare PREPARE");
+	lb_db_stmt_bind(s, &p, 1);
+	is_int(lb_db_execute(s, &r), LB_DB_OK, "executed through client-side emulation");
+	is_str(dbt_value(c, "EXECUTE lb_inner", buf, sizeof(buf)), "42", "inner statement works");
+	lb_db_stmt_free(s);
+	lb_db_conn_free(c);
+	lb_db_config_free(zcfg);
 }
 
 int main(int argc, char **argv)
@@ -513,7 +652,12 @@ int main(int argc, char **argv)
 	test_kill_reconnect();
 	test_bad_options();
 	test_nonblocking();
+	test_edge_cases();
 	test_tls();
+	if (pg)
+		test_pg_environment();
+	else
+		test_mysql_specifics();
 
 	dbt_exec(c, sqlf("DROP TABLE IF EXISTS %s", tbl));
 	lb_db_conn_free(c);
