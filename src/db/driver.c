@@ -245,7 +245,8 @@ static int end_error(struct lb_db_conn *c, int rc, struct lb_db_result *out)
 {
 	bool connecting = c->op == LB_DB_OP_CONNECT;
 
-	if (!connecting)
+	/* Ignore lists apply to what the server or the network did, never to API misuse. */
+	if (!connecting && rc != LB_DB_EINVAL && rc != LB_DB_ENOTSUP)
 		lb_db_classify_error(c->cfg, &c->err);
 	memset(&c->res, 0, sizeof(c->res));
 	c->res.kind = LB_DB_KIND_ERROR;
@@ -324,6 +325,7 @@ static int poll_timeout_ms(int64_t deadline_ns)
 int32_t lb_db_wait(struct lb_db_conn *c, struct lb_db_result *out)
 {
 	int rc = LB_DB_PENDING;
+	bool no_fd = false;
 
 	if (c->state != LB_DB_STATE_BUSY && c->state != LB_DB_STATE_CONNECTING)
 		return LB_DB_OK;
@@ -337,8 +339,11 @@ int32_t lb_db_wait(struct lb_db_conn *c, struct lb_db_result *out)
 		if (c->wait.events & LB_DB_WAIT_WRITE)
 			pfd.events |= POLLOUT;
 		if (pfd.fd < 0) {
-			/* Nothing to wait on: let the library find out what went wrong. */
-			rc = lb_db_step(c, LB_DB_WAIT_READ | LB_DB_WAIT_WRITE, out);
+			/* Nothing to wait on: let the library find out what went wrong, and give
+			 * up if it still has no descriptor after that. */
+			rc = lb_db_step(c, no_fd ? LB_DB_WAIT_TIMEOUT
+						 : LB_DB_WAIT_READ | LB_DB_WAIT_WRITE, out);
+			no_fd = true;
 			continue;
 		}
 		n = poll(&pfd, 1, poll_timeout_ms(c->wait.deadline_ns));

@@ -90,9 +90,14 @@ int32_t lb_db_prepare(struct lb_db_conn *c, const char *sql, uint64_t len,
 	if (c->state == LB_DB_STATE_BUSY || c->state == LB_DB_STATE_CONNECTING)
 		return lb_db_begin_op(c, LB_DB_OP_PREPARE, NULL); /* sets the EBUSY descriptor */
 	s = stmt_new(c, sql, (size_t)len);
-	rc = s->emulated ? lb_db_begin_op(c, LB_DB_OP_PREPARE, s) : prepare_on_server(c, s);
-	if (s->emulated && rc == LB_DB_OK)
-		rc = lb_db_end_op(c, LB_DB_OK, NULL);
+	if (!s->emulated) {
+		rc = prepare_on_server(c, s);
+	} else {
+		/* Nothing to send, but the call still ends the previous result set, as sysbench. */
+		rc = lb_db_begin_op(c, LB_DB_OP_PREPARE, s);
+		if (rc == LB_DB_OK)
+			rc = lb_db_end_op(c, LB_DB_OK, NULL);
+	}
 	if (rc < 0) {
 		stmt_unlink(s);
 		stmt_destroy(s);
@@ -361,6 +366,8 @@ int32_t lb_db_bulk_insert_init(struct lb_db_conn *c, const char *prefix, uint64_
 	if (!prefix)
 		return lb_db_misuse(c, "bulk_insert_init() without a prefix");
 	c->bulk.len = 0;
+	/* Sized for a whole packet now, so that rows never trigger a reallocation. */
+	lb_db_buf_reserve(&c->bulk, c->cfg->bulk_packet_bytes + 1);
 	lb_db_buf_append(&c->bulk, prefix, (size_t)len);
 	c->bulk_prefix_len = (size_t)len;
 	c->bulk_rows = 0;

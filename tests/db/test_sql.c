@@ -136,8 +136,15 @@ static void test_prepared(struct lb_db_conn *c)
 	lb_db_execute(sel, &r);
 	is_int(r.nrows, 0, "no row for a missing key");
 
+	lb_db_stmt_free(ins);
+	lb_db_stmt_free(sel);
+}
+
+static void test_placeholder_in_literal(struct lb_db_conn *c)
+{
 	const char *lit = pg ? "SELECT '?' AS q, ? AS v /* ? */ -- ?\n"
 			     : "SELECT '?' AS q, ? AS v /* ? */ # ?\n";
+	struct lb_db_result r;
 	struct lb_db_stmt *ls = NULL;
 	struct lb_db_param v = { .type = LB_DB_TYPE_VARCHAR, .str = "seven", .len = 5 };
 	is_int(lb_db_prepare(c, lit, strlen(lit), &ls), LB_DB_OK, "prepare with ? in literal/comments");
@@ -147,8 +154,6 @@ static void test_prepared(struct lb_db_conn *c)
 	const char *want[] = { "?", "seven" };
 	check_row(c, want, 2, "literal '?' left alone, parameter substituted");
 	lb_db_stmt_free(ls);
-	lb_db_stmt_free(ins);
-	lb_db_stmt_free(sel);
 }
 
 static void test_ps_disable(void)
@@ -470,13 +475,14 @@ static void test_nonblocking(void)
 	lb_db_config_free(tcfg);
 }
 
+static void test_abandon(struct lb_db_conn *c, struct lb_db_stmt *s);
+
 static void test_edge_cases(void)
 {
 	struct lb_db_conn *c = dbt_connect(cfg);
 	struct lb_db_result r;
 	struct lb_db_row row;
 	struct lb_db_stmt *s = NULL;
-	const char *sleep_sql = pg ? "SELECT pg_sleep(2)" : "SELECT SLEEP(2)";
 
 	is_int(dbt_exec(c, "SELECT 1; SELECT 2"), LB_DB_KIND_READ, "multi-statement query");
 	is_int(dbt_exec(c, "SELECT 3"), LB_DB_KIND_READ, "connection in sync afterwards");
@@ -508,7 +514,16 @@ static void test_edge_cases(void)
 		is_int(dbt_exec(c, "SELECT 1"), LB_DB_KIND_READ, "connection fine after that");
 	}
 
-	/* Freeing a statement whose execution is in flight abandons it. */
+	test_abandon(c, s);
+}
+
+/* Freeing a statement, reconnecting or freeing the connection with an operation in flight
+ * gives the operation up at once. Frees c and s. */
+static void test_abandon(struct lb_db_conn *c, struct lb_db_stmt *s)
+{
+	const char *sleep_sql = pg ? "SELECT pg_sleep(2)" : "SELECT SLEEP(2)";
+	struct lb_db_param p;
+	struct lb_db_result r;
 	struct lb_db_stmt *slow = NULL;
 	lb_db_prepare(c, sleep_sql, strlen(sleep_sql), &slow);
 	is_int(lb_db_execute_start(slow, &r), LB_DB_PENDING, "slow statement in flight");
@@ -558,20 +573,51 @@ static int tls_connect(const char *mode, const char *ca, char *msg, size_t msgle
 	return rc;
 }
 
-static void test_tls(void)
+/* One line of `tools/sandbox-db <what> <driver>` output, or "" when not using the sandbox. */
+static void sandbox_line(const char *what, char *buf, size_t size)
 {
-	char ca[512] = "", cmd[600], msg[LB_DB_ERRMSG_BYTES];
+	char cmd[600];
 	FILE *f;
 
-	if (srv.sandbox) {
-		snprintf(cmd, sizeof(cmd), "'%s' cert %s 2>/dev/null", getenv("LB_SANDBOX_DB"),
-			 srv.driver);
-		if ((f = popen(cmd, "r"))) {
-			if (fgets(ca, sizeof(ca), f))
-				ca[strcspn(ca, "\n")] = '\0';
-			pclose(f);
-		}
+	buf[0] = '\0';
+	if (!srv.sandbox)
+		return;
+	snprintf(cmd, sizeof(cmd), "'%s' %s %s 2>/dev/null", getenv("LB_SANDBOX_DB"), what,
+		 srv.driver);
+	if ((f = popen(cmd, "r"))) {
+		if (fgets(buf, (int)size, f))
+			buf[strcspn(buf, "\n")] = '\0';
+		pclose(f);
 	}
+}
+
+static void test_socket(void)
+{
+	char path[512];
+	struct lb_db_options o = srv.opts;
+
+	sandbox_line("socket", path, sizeof(path));
+	if (!path[0]) {
+		diag("not using the sandbox: socket test skipped");
+		return;
+	}
+	o.hosts = "ignored.invalid";
+	o.sockets = path;
+	struct lb_db_config *scfg = dbt_config(&srv, &o);
+	struct lb_db_conn *c = lb_db_conn_new(scfg);
+	is_int(lb_db_connect(c), LB_DB_OK, "connect through the Unix socket: %s",
+	       lb_db_conn_error(c)->message);
+	is_str(lb_db_conn_endpoint(c), path, "endpoint is the socket");
+	is_int(dbt_exec(c, "SELECT 1"), LB_DB_KIND_READ, "query over the socket");
+	lb_db_conn_free(c);
+	lb_db_config_free(scfg);
+}
+
+static void test_tls(void)
+{
+	char ca[512], msg[LB_DB_ERRMSG_BYTES];
+
+	sandbox_line("cert", ca, sizeof(ca));
 	if (!ca[0]) {
 		diag("no sandbox TLS certificate: TLS tests skipped");
 		return;
@@ -644,6 +690,7 @@ int main(int argc, char **argv)
 
 	test_text_query(c);
 	test_prepared(c);
+	test_placeholder_in_literal(c);
 	test_ps_disable();
 	test_bulk(c);
 	test_two_connections(c);
@@ -653,6 +700,7 @@ int main(int argc, char **argv)
 	test_bad_options();
 	test_nonblocking();
 	test_edge_cases();
+	test_socket();
 	test_tls();
 	if (pg)
 		test_pg_environment();
