@@ -91,7 +91,8 @@ void lb_db_set_error(struct lb_db_conn *c, int32_t sql_errno, const char *sqlsta
 	e->lost = lost;
 	snprintf(e->sqlstate, sizeof(e->sqlstate), "%s", sqlstate ? sqlstate : "");
 	va_start(ap, fmt);
-	vsnprintf(e->message, sizeof(e->message), fmt, ap);
+	/* fmt is never NULL; saying so keeps GCC's UBSan build from a "null format" warning. */
+	vsnprintf(e->message, sizeof(e->message), fmt ? fmt : "", ap);
 	va_end(ap);
 	one_line(e->message);
 }

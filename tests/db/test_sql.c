@@ -633,6 +633,24 @@ static void test_tls(void)
 	ok(rc == -1 && msg[0], "verification against the wrong CA fails: %s", msg);
 }
 
+/* Server notices (DROP ... IF EXISTS of nothing) must not reach stderr. */
+static void test_pg_notices_silenced(struct lb_db_conn *c)
+{
+	char path[] = "/tmp/lb-notice-XXXXXX";
+	int fd = mkstemp(path), saved = dup(2);
+
+	fflush(stderr);
+	dup2(fd, 2);
+	dbt_exec(c, "DROP TABLE IF EXISTS lb_no_such_table_for_notice");
+	dbt_exec(c, "DO $$ BEGIN RAISE NOTICE 'hello from the server'; END $$");
+	fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
+	is_int(lseek(fd, 0, SEEK_END), 0, "notices are silenced (nothing on stderr)");
+	close(fd);
+	unlink(path);
+}
+
 /* Settings not given fall back to libpq's PG* environment variables. */
 static void test_pg_environment(void)
 {
@@ -702,10 +720,12 @@ int main(int argc, char **argv)
 	test_edge_cases();
 	test_socket();
 	test_tls();
-	if (pg)
+	if (pg) {
 		test_pg_environment();
-	else
+		test_pg_notices_silenced(c);
+	} else {
 		test_mysql_specifics();
+	}
 
 	dbt_exec(c, sqlf("DROP TABLE IF EXISTS %s", tbl));
 	lb_db_conn_free(c);
