@@ -140,7 +140,8 @@ struct lb_db_options {
 	int32_t connect_timeout_ms;  /* per connection attempt; 0 = 10000 */
 	int32_t read_timeout_ms;     /* per statement; 0 = no limit */
 	int32_t compression;         /* mysql: nonzero = compressed protocol; pgsql: unused */
-	int32_t dry_run;             /* nonzero: no server; every call succeeds and counts as OTHER */
+	int32_t dry_run;             /* nonzero: no server; every call succeeds and counts as OTHER
+	                              * (sysbench's --mysql-dry-run, available to any driver) */
 	int32_t ps_mode;             /* enum lb_db_ps_mode */
 	int32_t bulk_packet_bytes;   /* bulk insert flush size; 0 = 512 KiB (mysql: capped by the
 	                              * server's max_allowed_packet) */
@@ -183,7 +184,10 @@ struct lb_db_error {
 	int32_t sql_errno;     /* MySQL error number; 0 for pgsql and for API errors */
 	int32_t lost;          /* nonzero: the connection is gone (reconnect needed) */
 	char sqlstate[6];      /* five characters and NUL; "" for API errors */
-	char message[LB_DB_ERRMSG_BYTES]; /* one line, never the password */
+	/* One line, never the password. Connect failures and our own errors name the driver
+	 * ("mysql: Unknown database 'x'"); statement failures carry the server's text as is
+	 * (what sysbench prints after "SQL error, errno = N, state = 'S': "). */
+	char message[LB_DB_ERRMSG_BYTES];
 };
 
 /* What a connection with an operation in flight is waiting for. */
@@ -273,12 +277,18 @@ int32_t lb_db_prepare(struct lb_db_conn *c, const char *sql, uint64_t len,
 		      struct lb_db_stmt **out);
 uint32_t lb_db_stmt_nparams(const struct lb_db_stmt *s);
 /* Binds `params` (borrowed: must stay valid and in place until the next bind or the free):
- * exactly lb_db_stmt_nparams() entries. Types are checked here; values are read by execute. */
+ * exactly lb_db_stmt_nparams() entries. Types are checked here (LB_DB_ENOTSUP for TIME..
+ * TIMESTAMP), values are read by every execute. A value that does not fit its type (pgsql:
+ * 70000 as SMALLINT) fails that execute with LB_DB_EINVAL. Rebinding with other types makes
+ * pgsql prepare the statement again. Not while the connection is busy (LB_DB_EBUSY). */
 int32_t lb_db_stmt_bind(struct lb_db_stmt *s, const struct lb_db_param *params, uint32_t nparams);
 /* Executes with the current parameter values. Rows of a prepared SELECT are readable with
  * lb_db_fetch_row() as text, like those of lb_db_query(). Returns as lb_db_query(). */
 int32_t lb_db_execute(struct lb_db_stmt *s, struct lb_db_result *out);
-/* Deallocates the statement (on the server when connected and idle). NULL is a no-op. */
+/* Frees the statement. On an idle session it is deallocated on the server now; on a busy one
+ * an execution of this statement in flight is abandoned (the session is then lost), otherwise
+ * mysql closes it at the next statement and pgsql leaves it to the end of the session. NULL is
+ * a no-op. */
 void lb_db_stmt_free(struct lb_db_stmt *s);
 
 /* Bulk insert: init with a prefix such as "INSERT INTO t(a,b) VALUES", then next() with row
@@ -298,6 +308,8 @@ int32_t lb_db_bulk_insert_done(struct lb_db_conn *c, struct lb_db_result *out);
  * the deadline passed, or to give up: the connection is then lost). Repeat until lb_db_step()
  * returns something other than LB_DB_PENDING; *out is filled then. The descriptor and events
  * may change between steps: read them again after every step. */
+/* Note: both client libraries resolve host names synchronously inside connect_start; use
+ * addresses (or a local resolver cache) when many connections start on one thread. */
 int32_t lb_db_connect_start(struct lb_db_conn *c);
 int32_t lb_db_query_start(struct lb_db_conn *c, const char *sql, uint64_t len,
 			  struct lb_db_result *out);

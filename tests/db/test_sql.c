@@ -500,6 +500,16 @@ static void test_edge_cases(void)
 	is_int(lb_db_execute(s, &r), LB_DB_OK, "execute after rebind");
 	lb_db_fetch_row(c, &row);
 	is_str(row.values[0], "twelve", "VARCHAR parameter");
+	p = (struct lb_db_param){ .type = LB_DB_TYPE_CHAR, .str = "fixed", .len = 5 };
+	lb_db_stmt_bind(s, &p, 1);
+	lb_db_execute(s, &r);
+	lb_db_fetch_row(c, &row);
+	is_str(row.values[0], "fixed", "CHAR parameter");
+	p = (struct lb_db_param){ .type = LB_DB_TYPE_SMALLINT, .i64 = -32768 };
+	lb_db_stmt_bind(s, &p, 1);
+	lb_db_execute(s, &r);
+	lb_db_fetch_row(c, &row);
+	is_str(row.values[0], "-32768", "SMALLINT parameter");
 	p = (struct lb_db_param){ .type = LB_DB_TYPE_FLOAT, .f64 = 2.5 };
 	lb_db_stmt_bind(s, &p, 1);
 	lb_db_execute(s, &r);
