@@ -29,13 +29,19 @@ describe("run", function()
   end)
 
   it("--rate holds the target rate", function()
-    local out, err, rc = h.run(h.q(sleeper) .. " --threads=4 --rate=200 --time=4 run", { env = "SLEEP_US=1000 " })
+    -- Poisson arrivals: 4000 expected events have a standard deviation of 1.6%, so 5% is 3 sigma.
+    local out, err, rc = h.run(h.q(sleeper) .. " --threads=4 --rate=1000 --time=4 run", { env = "SLEEP_US=1000 " })
     assert.are.equal(0, rc, err)
     local rate = events_of(out) / tonumber(out:match("total time:%s+([%d.]+)s"))
-    assert.is_true(math.abs(rate - 200) / 200 < 0.05, "achieved " .. rate .. "/s")
-    assert.is_truthy(out:find("Target transaction rate: 200/sec", 1, true))
+    assert.is_true(math.abs(rate - 1000) / 1000 < 0.05, "achieved " .. rate .. "/s")
+    assert.is_truthy(out:find("Target transaction rate: 1000/sec", 1, true))
     local p95 = tonumber(out:match("95th percentile:%s+([%d.]+)"))
     assert.is_true(p95 < 50, "no queueing expected, p95 " .. p95)
+    -- Constant arrivals are exact up to the last partial gap.
+    out, err, rc = h.run(h.q(sleeper) .. " --threads=4 --rate=500 --rate-arrival=constant --time=2 run", { env = "SLEEP_US=1000 " })
+    assert.are.equal(0, rc, err)
+    local n = events_of(out)
+    assert.is_true(n >= 995 and n <= 1001, "constant arrivals: " .. n .. " events in 2 s at 500/s")
   end)
 
   it("--rate shows queueing latency when events are slower than the rate", function()
