@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "bind/vm.h"
+#include "dbopts.h"
 #include "engine.h"
 #include "lb_config.h"
 #include "log.h"
@@ -236,11 +237,14 @@ static int run_command(struct cli *c)
 static int setup(struct cli *c, int argc, char **argv)
 {
 	if (collect_args(c, argc, argv) < 0 ||
-	    lb_engine_register_options(&c->opts, c->err, ERRLEN) < 0)
+	    lb_engine_register_options(&c->opts, c->err, ERRLEN) < 0 ||
+	    lb_dbopts_register(&c->opts, c->err, ERRLEN) < 0)
 		return -1;
 	lb_log_set_verbosity(lb_opts_bool(&c->opts, "debug") ? LB_LOG_DEBUG
 							    : (int)lb_opts_int(&c->opts, "verbosity"));
-	return lb_engine_configure(&c->eng, &c->opts, c->err, ERRLEN);
+	if (lb_engine_configure(&c->eng, &c->opts, c->err, ERRLEN) < 0)
+		return -1;
+	return lb_dbopts_configure(&c->opts, &c->eng.cfg, c->err, ERRLEN);
 }
 
 static void cleanup(struct cli *c)

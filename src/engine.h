@@ -46,6 +46,8 @@ struct lb_config {
 	const char *output_path;    /* --output, NULL = none */
 	struct lb_rand_conf rand;
 	bool seed_from_time;
+	bool db_debug;              /* --db-debug: log every statement */
+	int64_t db_reconnect_ns;    /* --db-reconnect-timeout */
 };
 
 /* One intermediate sample kept for the JSON/CSV time series. */

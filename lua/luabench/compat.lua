@@ -21,6 +21,13 @@ return function(C_)
     return v
   end
 
+  -- The database globals load their implementation (and the SQL module) on first use.
+  for _, name in ipairs({ "db_connect", "db_disconnect", "db_query", "db_bulk_insert_init",
+    "db_bulk_insert_next", "db_bulk_insert_done", "db_prepare", "db_bind_param", "db_bind_result",
+    "db_execute", "db_store_results", "db_free_results", "db_close" }) do
+    _G[name] = function(...) return require("luabench.sql_legacy")[name](...) end
+  end
+
   DB_ERROR_NONE = 0
   DB_ERROR_RESTART_TRANSACTION = 1
   DB_ERROR_FAILED = 2

@@ -88,6 +88,7 @@ setmetatable(sb, {
   end,
 })
 sb._lazy = lazy
+lazy.sql = "luabench.sql"
 
 -- LuaJIT control, as `luajit -j<cmd>` (e.g. --luajit-cmd=off).
 local jcmd = C_.luajit_cmd

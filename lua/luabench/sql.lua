@@ -1,0 +1,285 @@
+-- sysbench.sql: drivers, connections, statements and result sets, with sysbench 1.0.20's
+-- semantics (one live result set per connection, a NULL result for statements that return
+-- none, error descriptors, RESTART_EVENT for ignorable errors), over the C driver layer.
+local ffi = require("ffi")
+local C = ffi.C
+local sb = sysbench
+local worker = sb.worker
+
+local OK, ESQL, ELOST = C.LB_DB_OK, C.LB_DB_ESQL, C.LB_DB_ELOST
+local KIND_READ = C.LB_DB_KIND_READ
+local RESTART_EVENT = sb.error.RESTART_EVENT
+
+local sql = {}
+
+sql.type = {
+  NONE = 0, TINYINT = 1, SMALLINT = 2, INT = 3, BIGINT = 4, FLOAT = 5, DOUBLE = 6, TIME = 7,
+  DATE = 8, DATETIME = 9, TIMESTAMP = 10, CHAR = 11, VARCHAR = 12,
+}
+sql.error = { NONE = 0, IGNORABLE = 1, FATAL = 2 }
+
+local NULL_RESULT = ffi.cast("struct lb_sql_result *", nil)
+
+-- Result sets -----------------------------------------------------------------------------------
+
+local result = {}
+
+function result.fetch_row(rs)
+  local row = rs.row
+  if C.lb_db_fetch_row(rs.conn, row) <= 0 then return nil end
+  local t = {}
+  local values, lengths = row.values, row.lengths
+  for i = 0, row.nfields - 1 do
+    local v = values[i]
+    if v ~= nil then t[i + 1] = ffi.string(v, lengths[i]) end
+  end
+  return t
+end
+
+function result.free(rs)
+  if rs.freed ~= 0 then
+    io.stderr:write("ALERT: attempt to free an invalid result set\n")
+    error("db_free_results() failed", 2)
+  end
+  rs.freed = 1
+  C.lb_db_free_result(rs.conn)
+end
+
+ffi.metatype("struct lb_sql_result", {
+  __index = result,
+  __tostring = function() return "<sql_result>" end,
+})
+
+-- Connections -----------------------------------------------------------------------------------
+
+local Connection = {}
+Connection.__index = Connection
+
+local function last_error(con)
+  local e = C.lb_db_conn_error(con.conn)
+  con.error = e.error_class
+  con.sql_errno = e.sql_errno
+  con.sql_state = ffi.string(e.sqlstate)
+  con.sql_errmsg = ffi.string(e.message)
+  return e
+end
+
+local function short(q)
+  q = tostring(q or "")
+  return #q > 200 and q:sub(1, 200) .. "..." or q
+end
+
+-- sysbench's check_error: ignorable errors (ignore lists, sql_error_ignorable hook, lost
+-- connections after a successful reconnect) restart the event; anything else is fatal.
+function Connection:check_error(rc, query)
+  local e = last_error(self)
+  local desc = { connection = self, query = query, sql_errno = self.sql_errno,
+    sql_state = self.sql_state, sql_errmsg = self.sql_errmsg }
+  if rc == ELOST then
+    if C.lb_sql_reconnect(worker, self.conn) ~= OK and C.lb_worker_stopping(worker) == 0 then
+      last_error(self)
+      error(string.format("lost the connection and could not reconnect: %s", self.sql_errmsg), 3)
+    end
+    desc.errcode = RESTART_EVENT
+    error(desc, 3)
+  end
+  if rc ~= ESQL then
+    error("SQL API error: " .. self.sql_errmsg, 3)
+  end
+  local hook = sb.hooks.sql_error_ignorable
+  if e.error_class == sql.error.IGNORABLE or (hook and hook(desc)) then
+    desc.errcode = RESTART_EVENT
+    error(desc, 3)
+  end
+  error(string.format("SQL error, errno = %d, state = '%s': %s (query: %s)", self.sql_errno,
+    self.sql_state, self.sql_errmsg, short(query)), 3)
+end
+
+function Connection:query(q)
+  local rs = self.rs
+  local rc = C.lb_sql_query(worker, rs, q, #q)
+  if rc ~= OK then return self:check_error(rc, q) end
+  if rs.r.kind == KIND_READ then return rs end
+  return NULL_RESULT
+end
+
+function Connection:query_row(q)
+  local rs = self:query(q)
+  if rs == nil then return nil end
+  local row = rs:fetch_row()
+  if row == nil then return nil end
+  return unpack(row, 1, rs.nfields)
+end
+
+function Connection:bulk_insert_init(prefix)
+  local rc = C.lb_db_bulk_insert_init(self.conn, prefix, #prefix)
+  if rc ~= OK then return self:check_error(rc, prefix) end
+  self.bulk = true
+end
+
+function Connection:bulk_insert_next(row)
+  if not self.bulk then
+    io.stderr:write("ALERT: attempt to call bulk_insert_next() before bulk_insert_init()\n")
+    error("db_bulk_insert_next() failed", 2)
+  end
+  local rc = C.lb_sql_bulk_next(worker, self.rs, row, #row)
+  if rc ~= OK then return self:check_error(rc, "(bulk insert)") end
+end
+
+function Connection:bulk_insert_done()
+  if not self.bulk then return end
+  self.bulk = false
+  local rc = C.lb_sql_bulk_done(worker, self.rs)
+  if rc ~= OK then return self:check_error(rc, "(bulk insert)") end
+end
+
+function Connection:reconnect()
+  local rc = C.lb_sql_reconnect(worker, self.conn)
+  if rc ~= OK then
+    last_error(self)
+    error("reconnect failed: " .. self.sql_errmsg, 2)
+  end
+end
+
+function Connection:disconnect()
+  if self.conn ~= nil then
+    C.lb_db_conn_free(ffi.gc(self.conn, nil))
+    self.conn = nil
+    self.rs.conn = nil
+  end
+end
+
+-- Statements ------------------------------------------------------------------------------------
+
+local Param = {}
+Param.__index = Param
+
+local INT_MAX_TYPE, DOUBLE_MAX_TYPE = sql.type.BIGINT, sql.type.DOUBLE
+
+local function grow(p, n)
+  if n > p.cap then
+    p.cap = math.max(n, p.cap * 2)
+    p.buf = ffi.new("char[?]", p.cap)
+  end
+end
+
+function Param:set(v)
+  local s = self.slot
+  if v == nil then
+    s.is_null = 1
+    return
+  end
+  s.is_null = 0
+  local t = self.type
+  if t <= INT_MAX_TYPE then
+    s.i64 = v
+  elseif t <= DOUBLE_MAX_TYPE then
+    s.f64 = v
+  else
+    -- Strings of any length: the buffer grows instead of truncating (sysbench cuts at max_len).
+    v = tostring(v)
+    local n = #v
+    grow(self, n)
+    ffi.copy(self.buf, v, n)
+    s.str = self.buf
+    s.len = n
+  end
+end
+
+function Param:set_rand_str(fmt)
+  local s = self.slot
+  local n = #fmt
+  grow(self, n)
+  sb.rand.fill(fmt, self.buf, n)
+  s.is_null = 0
+  s.str = self.buf
+  s.len = n
+end
+
+local Statement = {}
+Statement.__index = Statement
+
+local supported = { [1] = true, [2] = true, [3] = true, [4] = true, [5] = true, [6] = true,
+  [11] = true, [12] = true }
+
+function Statement:bind_create(t, max_len)
+  if not supported[t] then error("Unsupported argument type: " .. tostring(t), 2) end
+  local own = ffi.new("struct lb_db_param[1]")
+  own[0].type = t
+  own[0].is_null = 1
+  local cap = math.max(tonumber(max_len) or 0, 16)
+  return setmetatable({ type = t, own = own, slot = own[0], cap = cap, buf = ffi.new("char[?]", cap) },
+    Param)
+end
+
+function Statement:bind_param(...)
+  local n = select("#", ...)
+  if n == 0 then return nil end
+  local arr = ffi.new("struct lb_db_param[?]", n)
+  for i = 1, n do
+    local p = select(i, ...)
+    arr[i - 1] = p.slot
+    p.slot = arr[i - 1]
+  end
+  self.params = arr
+  local rc = C.lb_db_stmt_bind(self.stmt, arr, n)
+  if rc ~= OK then return self.connection:check_error(rc, self.sql) end
+end
+
+function Statement:execute()
+  local con = self.connection
+  local rs = con.rs
+  local rc = C.lb_sql_execute(worker, rs, self.stmt)
+  if rc ~= OK then return con:check_error(rc, self.sql) end
+  if rs.r.kind == KIND_READ then return rs end
+  return NULL_RESULT
+end
+
+function Statement:close()
+  if self.stmt ~= nil then
+    C.lb_db_stmt_free(ffi.gc(self.stmt, nil))
+    self.stmt = nil
+  end
+end
+
+function Connection:prepare(q)
+  local out = ffi.new("struct lb_db_stmt *[1]")
+  local rc = C.lb_db_prepare(self.conn, q, #q, out)
+  if rc ~= OK then return self:check_error(rc, q) end
+  return setmetatable({ stmt = ffi.gc(out[0], C.lb_db_stmt_free), connection = self, sql = q },
+    Statement)
+end
+
+-- Drivers ---------------------------------------------------------------------------------------
+
+local Driver = {}
+Driver.__index = Driver
+
+function Driver:name()
+  return self.driver_name
+end
+
+function Driver:connect()
+  local c = ffi.gc(C.lb_db_conn_new(self.cfg), C.lb_db_conn_free)
+  local rc = C.lb_sql_connect(worker, c)
+  if rc ~= OK then
+    local msg = ffi.string(C.lb_db_conn_error(c).message)
+    error("connection creation failed: " .. msg, 2)
+  end
+  local box = ffi.new("struct lb_sql_result[1]")
+  box[0].conn = c
+  return setmetatable({ conn = c, driver = self, rs_box = box, rs = box + 0, error = 0,
+    sql_errno = 0 }, Connection)
+end
+
+local errbuf = ffi.new("char[512]")
+
+function sql.driver(name)
+  local cfg = C.lb_sql_config(worker, name, errbuf, 512)
+  if cfg == nil then
+    error("failed to initialize the DB driver: " .. ffi.string(errbuf), 2)
+  end
+  return setmetatable({ cfg = cfg, driver_name = ffi.string(C.lb_sql_driver_name(cfg)) }, Driver)
+end
+
+return sql

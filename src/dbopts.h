@@ -1,0 +1,20 @@
+/* Database options on the command line (sysbench's --db-*, --mysql-*, --pgsql-*) and their
+ * translation into the driver layer's connection options. */
+#ifndef LB_DBOPTS_H
+#define LB_DBOPTS_H
+
+#include "db/driver.h"
+#include "opt.h"
+
+int lb_dbopts_register(struct lb_opts *opts, char *err, int errlen);
+struct lb_config;
+/* Validates the database options and copies what the hot path needs into cfg. */
+int lb_dbopts_configure(const struct lb_opts *opts, struct lb_config *cfg, char *err, int errlen);
+/* Name of the driver to use when a script asks for the default one (--db-driver). */
+const char *lb_dbopts_default_driver(const struct lb_opts *opts);
+/* Fills *out for `driver` ("pgsql", "mysql", "null"); pointers borrow from opts. An option the
+ * user did not give is left NULL when the client library has its own source for it (libpq's
+ * PG* environment variables), so explicit option > environment > sysbench's default. */
+void lb_dbopts_build(const struct lb_opts *opts, const char *driver, struct lb_db_options *out);
+
+#endif

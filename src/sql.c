@@ -1,0 +1,209 @@
+/* The SQL side of the FFI surface: the driver layer wrapped with what a benchmark needs around
+ * every statement: accounting in the worker's counters (sysbench's read/write/other/error
+ * rules), waiting that never outlives the run, reconnects that are counted, and --db-debug. */
+#include <errno.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "bind/ffi.h"
+#include "clock.h"
+#include "dbopts.h"
+#include "engine.h"
+#include "log.h"
+#include "util.h"
+#include "worker.h"
+
+/* Statements still running this long after the time limit are abandoned (their connection is
+ * dropped), so a hung server can't keep a run alive; --forced-shutdown can cut it shorter. */
+#define STOP_GRACE_NS (5 * LB_NS_PER_S)
+#define POLL_SLICE_MS 100
+
+/* One configuration per driver for the whole process: every connection of every thread shares
+ * it, and it lives until exit so no finalizer order can free it under a connection. */
+struct cached_config {
+	char name[32];
+	struct lb_db_config *cfg;
+};
+static pthread_mutex_t configs_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct cached_config configs[8];
+
+LB_FFI struct lb_db_config *lb_sql_config(struct lb_worker *w, const char *name, char *err,
+					  uint32_t errlen)
+{
+	struct lb_engine *e = w->eng;
+	if (!name || !*name)
+		name = lb_dbopts_default_driver(e->opts);
+	struct lb_db_config *cfg = NULL;
+	pthread_mutex_lock(&configs_lock);
+	size_t i;
+	for (i = 0; i < LB_ARRAY_LENGTH(configs) && configs[i].cfg; i++)
+		if (!strcmp(configs[i].name, name))
+			cfg = configs[i].cfg;
+	if (!cfg && i < LB_ARRAY_LENGTH(configs)) {
+		const struct lb_db_ops *drv = lb_db_find_driver(name);
+		if (!drv) {
+			snprintf(err, errlen, "invalid database driver name: '%s'", name);
+		} else {
+			struct lb_db_options o;
+			lb_dbopts_build(e->opts, name, &o);
+			if (lb_db_config_new(drv, &o, &cfg, err, errlen) == LB_DB_OK) {
+				snprintf(configs[i].name, sizeof(configs[i].name), "%s", name);
+				configs[i].cfg = cfg;
+			}
+		}
+	}
+	pthread_mutex_unlock(&configs_lock);
+	if (cfg)
+		e->sql_used = true;
+	return cfg;
+}
+
+LB_FFI const char *lb_sql_driver_name(struct lb_db_config *cfg)
+{
+	for (size_t i = 0; i < LB_ARRAY_LENGTH(configs) && configs[i].cfg; i++)
+		if (configs[i].cfg == cfg)
+			return configs[i].name;
+	return "";
+}
+
+/* Absolute CLOCK_MONOTONIC time after which nothing may keep waiting for the server. */
+static int64_t hard_stop_ns(const struct lb_engine *e)
+{
+	if (__atomic_load_n(&e->interrupts, __ATOMIC_RELAXED))
+		return 0;
+	if (!e->started || e->deadline_ns == INT64_MAX)
+		return INT64_MAX;
+	return e->epoch_ns + e->deadline_ns + STOP_GRACE_NS;
+}
+
+static int32_t wait_done(struct lb_worker *w, struct lb_db_conn *c, struct lb_db_result *out)
+{
+	for (;;) {
+		struct lb_db_wait wi;
+		lb_db_conn_wait_info(c, &wi);
+		if (wi.fd < 0)
+			return lb_db_wait(c, out);
+		int64_t now = lb_now_ns(), stop = hard_stop_ns(w->eng);
+		int64_t until = wi.deadline_ns && wi.deadline_ns < stop ? wi.deadline_ns : stop;
+		uint32_t ready = 0;
+		if (now >= until) {
+			ready = LB_DB_WAIT_TIMEOUT;
+		} else {
+			int64_t left_ms = (until - now) / LB_NS_PER_MS + 1;
+			struct pollfd p = { .fd = wi.fd,
+					    .events = (short)(((wi.events & LB_DB_WAIT_READ) ? POLLIN : 0) |
+							      ((wi.events & LB_DB_WAIT_WRITE) ? POLLOUT : 0)) };
+			int n = poll(&p, 1, (int)(left_ms < POLL_SLICE_MS ? left_ms : POLL_SLICE_MS));
+			if (n < 0 && errno != EINTR)
+				ready = LB_DB_WAIT_TIMEOUT;
+			else if (n > 0)
+				ready = ((p.revents & (POLLIN | POLLERR | POLLHUP)) ? LB_DB_WAIT_READ : 0) |
+					((p.revents & (POLLOUT | POLLERR | POLLHUP)) ? LB_DB_WAIT_WRITE : 0);
+			else
+				continue; /* re-check the deadlines */
+		}
+		int32_t rc = lb_db_step(c, ready, out);
+		if (rc != LB_DB_PENDING)
+			return rc;
+	}
+}
+
+static const int kind_counter[] = {
+	[LB_DB_KIND_READ] = LB_CNT_READ,
+	[LB_DB_KIND_WRITE] = LB_CNT_WRITE,
+	[LB_DB_KIND_OTHER] = LB_CNT_OTHER,
+	[LB_DB_KIND_ERROR] = LB_CNT_ERROR,
+};
+
+static void debug_log(struct lb_worker *w, struct lb_sql_result *rs, int32_t rc, const char *what,
+		      uint64_t len, int64_t t0)
+{
+	static const char *const kinds[] = { "buffered", "read", "write", "other", "error" };
+	const struct lb_db_error *e = lb_db_conn_error(rs->conn);
+	lb_notice("db-debug: thread %d: %.*s -> %s, %llu rows, %.3f ms%s%s", w->tid,
+		  (int)(len > 300 ? 300 : len), what,
+		  rc == LB_DB_OK ? kinds[rs->r.kind] : lb_db_strerror(rc),
+		  (unsigned long long)(rs->r.kind == LB_DB_KIND_READ ? rs->r.nrows : rs->r.affected_rows),
+		  (double)(lb_now_ns() - t0) / 1e6, rc == LB_DB_OK ? "" : ": ", rc == LB_DB_OK ? "" : e->message);
+}
+
+/* Counts a finished statement and fills the sysbench-visible fields of rs. */
+static int32_t finish(struct lb_worker *w, struct lb_sql_result *rs, int32_t rc, const char *what,
+		      uint64_t len, int64_t t0)
+{
+	struct lb_db_result *r = &rs->r;
+	if (rc == LB_DB_ESQL)
+		r->kind = LB_DB_KIND_ERROR;
+	else if (rc != LB_DB_OK)
+		r->kind = LB_DB_KIND_NONE; /* lost connections count as reconnects, misuse as nothing */
+	if (r->kind != LB_DB_KIND_NONE) {
+		rs->counter = kind_counter[r->kind];
+		lb_stats_add(&w->stats, (enum lb_cnt)rs->counter, 1);
+	}
+	rs->nrows = (uint32_t)(r->kind == LB_DB_KIND_READ ? r->nrows : r->affected_rows);
+	rs->nfields = r->kind == LB_DB_KIND_READ ? r->nfields : 0;
+	rs->freed = 0;
+	if (LB_UNLIKELY(w->eng->cfg.db_debug))
+		debug_log(w, rs, rc, what, len, t0);
+	return rc;
+}
+
+LB_FFI int32_t lb_sql_connect(struct lb_worker *w, struct lb_db_conn *c)
+{
+	int32_t rc = lb_db_connect_start(c);
+	if (rc == LB_DB_PENDING) {
+		struct lb_db_result ignored;
+		rc = wait_done(w, c, &ignored);
+		if (rc != LB_DB_OK && lb_db_conn_state(c) != LB_DB_STATE_IDLE && rc != LB_DB_ECONNECT)
+			rc = LB_DB_ECONNECT;
+	}
+	return rc;
+}
+
+LB_FFI int32_t lb_sql_query(struct lb_worker *w, struct lb_sql_result *rs, const char *sql, uint64_t len)
+{
+	int64_t t0 = w->eng->cfg.db_debug ? lb_now_ns() : 0;
+	int32_t rc = lb_db_query_start(rs->conn, sql, len, &rs->r);
+	if (rc == LB_DB_PENDING)
+		rc = wait_done(w, rs->conn, &rs->r);
+	return finish(w, rs, rc, sql, len, t0);
+}
+
+LB_FFI int32_t lb_sql_execute(struct lb_worker *w, struct lb_sql_result *rs, struct lb_db_stmt *s)
+{
+	int64_t t0 = w->eng->cfg.db_debug ? lb_now_ns() : 0;
+	int32_t rc = lb_db_execute_start(s, &rs->r);
+	if (rc == LB_DB_PENDING)
+		rc = wait_done(w, rs->conn, &rs->r);
+	return finish(w, rs, rc, "(prepared statement)", 20, t0);
+}
+
+LB_FFI int32_t lb_sql_bulk_next(struct lb_worker *w, struct lb_sql_result *rs, const char *row, uint64_t len)
+{
+	int64_t t0 = w->eng->cfg.db_debug ? lb_now_ns() : 0;
+	int32_t rc = lb_db_bulk_insert_next(rs->conn, row, len, &rs->r);
+	if (rc == LB_DB_OK && rs->r.kind == LB_DB_KIND_NONE)
+		return rc; /* only buffered */
+	return finish(w, rs, rc, "(bulk insert flush)", 19, t0);
+}
+
+LB_FFI int32_t lb_sql_bulk_done(struct lb_worker *w, struct lb_sql_result *rs)
+{
+	int64_t t0 = w->eng->cfg.db_debug ? lb_now_ns() : 0;
+	int32_t rc = lb_db_bulk_insert_done(rs->conn, &rs->r);
+	return finish(w, rs, rc, "(bulk insert flush)", 19, t0);
+}
+
+LB_FFI int32_t lb_sql_reconnect(struct lb_worker *w, struct lb_db_conn *c)
+{
+	int64_t deadline = lb_now_ns() + w->eng->cfg.db_reconnect_ns;
+	int64_t stop = hard_stop_ns(w->eng);
+	if (stop < deadline)
+		deadline = stop;
+	int32_t rc = lb_db_reconnect(c, deadline);
+	if (rc == LB_DB_OK)
+		lb_stats_add(&w->stats, LB_CNT_RECONNECT, 1);
+	return rc;
+}
