@@ -60,6 +60,7 @@ struct lb_interval {
 	uint64_t queue_length;
 	uint32_t concurrency;
 	double lag_ms;
+	uint64_t type_done[LB_MAX_TYPES];
 };
 
 struct lb_engine {

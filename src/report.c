@@ -7,6 +7,8 @@
 #include "hist.h"
 #include "worker.h"
 
+const double lb_type_pcts[LB_TYPE_NPCT] = { 50, 90, 95, 99 };
+
 void lb_report_pct_label(char *buf, size_t len, double p)
 {
 	if (p == floor(p))
@@ -199,8 +201,43 @@ static void rate_block(FILE *out, const struct lb_engine *eng, const struct lb_f
 	fprintf(out, "\n");
 }
 
+static void types_block(FILE *out, const struct lb_final *f)
+{
+	const struct lb_snap *s = f->snap;
+	uint64_t total = 0;
+	bool any = false;
+	for (int i = 0; i < LB_MAX_TYPES; i++) {
+		if (s->types[i]) {
+			total += s->types[i]->cnt[LB_TCNT_DONE];
+			any = true;
+		}
+	}
+	if (!any)
+		return;
+	fprintf(out, "Transactions by type (latency in ms):\n");
+	fprintf(out, "    %-20s %10s %7s %10s %9s %9s %9s %9s %9s %9s %8s %9s %8s\n", "type", "count",
+		"mix %", "per sec.", "avg", "p50", "p90", "p95", "p99", "max", "errors", "rollbacks",
+		"retries");
+	for (int i = 0; i < LB_MAX_TYPES; i++) {
+		const struct lb_type_stats *t = s->types[i];
+		if (!t)
+			continue;
+		uint64_t n = t->cnt[LB_TCNT_DONE];
+		fprintf(out, "    %-20s %10llu %7.2f %10.2f %9.2f", lb_types_name(i), (unsigned long long)n,
+			total ? 100.0 * (double)n / (double)total : 0, per_s(n, f->st.time_total_s),
+			n ? (double)t->sum_ns / (double)n / 1e6 : 0);
+		uint64_t max = t->lat.hi >= t->lat.lo ? lb_hist_value_at(t->lat.hi) + lb_hist_width_at(t->lat.hi) - 1 : 0;
+		for (int k = 0; k < LB_TYPE_NPCT; k++)
+			fprintf(out, " %9.2f", (double)lb_hist_percentile(&t->lat, lb_type_pcts[k], 0, max) / 1e6);
+		fprintf(out, " %9.2f %8llu %9llu %8llu\n", (double)max / 1e6,
+			(unsigned long long)t->cnt[LB_TCNT_ERROR], (unsigned long long)t->cnt[LB_TCNT_ROLLBACK],
+			(unsigned long long)t->cnt[LB_TCNT_RETRY]);
+	}
+	fprintf(out, "\n");
+}
+
 void lb_report_final_text(FILE *out, const struct lb_engine *eng, const struct lb_final *f,
-			  const char *extra)
+			  const char *extra, const char *footer)
 {
 	const struct lb_report_stat *st = &f->st;
 	if (eng->sql_used)
@@ -223,12 +260,18 @@ void lb_report_final_text(FILE *out, const struct lb_engine *eng, const struct l
 	fairness_block(out, f);
 	if (eng->cfg.debug)
 		debug_block(out, eng, f);
+	types_block(out, f);
 	if (eng->rate_mode)
 		rate_block(out, eng, f);
 	if (f->overflow)
 		fprintf(out, "Note: %llu events took longer than %.0f s, beyond the histogram's range; "
 			"they are in min/avg/max/sum, and percentiles that fall on them show the maximum.\n\n",
 			(unsigned long long)f->overflow, (double)LB_HIST_MAX_NS / 1e9);
+	if (footer && *footer) {
+		fputs(footer, out);
+		if (footer[strlen(footer) - 1] != '\n')
+			fputc('\n', out);
+	}
 }
 
 void lb_report_histogram(FILE *out, const struct lb_hist *h)

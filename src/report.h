@@ -24,7 +24,13 @@ struct lb_report_stat {
 	double lag_s;
 	/* cumulative only */
 	double lat_min_s, lat_max_s, lat_avg_s, lat_sum_s;
+	/* the snapshot these figures come from (per-type statistics) */
+	const struct lb_snap *snap;
 };
+
+/* Fixed percentiles of the per-type table (TPC-C and TPC-W style reports). */
+#define LB_TYPE_NPCT 4
+extern const double lb_type_pcts[LB_TYPE_NPCT];
 
 /* The final (or checkpoint) report of a statistics window. */
 struct lb_final {
@@ -43,8 +49,10 @@ void lb_report_interval_text(FILE *out, const struct lb_engine *eng, const struc
 void lb_report_csv_header(FILE *out, const struct lb_config *cfg);
 void lb_report_interval_csv(FILE *out, const struct lb_config *cfg, const struct lb_report_stat *st);
 /* extra: workload text printed before "General statistics:" (may be NULL). */
+/* extra: workload text printed before "General statistics:"; footer: after the summary
+ * (both may be NULL). */
 void lb_report_final_text(FILE *out, const struct lb_engine *eng, const struct lb_final *f,
-			  const char *extra);
+			  const char *extra, const char *footer);
 /* --histogram: the latency distribution in sysbench's layout. */
 void lb_report_histogram(FILE *out, const struct lb_hist *h);
 /* "%3dth percentile"-style label for any percentile ("95th", "99.9th"). */

@@ -128,6 +128,42 @@ static cJSON *latency_json(const struct lb_report_stat *st)
 	return o;
 }
 
+static cJSON *types_json(const struct lb_engine *e, const struct lb_final *f)
+{
+	cJSON *o = cJSON_CreateObject();
+	const struct lb_snap *s = f->snap;
+	uint64_t total = 0;
+	for (int i = 0; i < LB_MAX_TYPES; i++)
+		total += s->types[i] ? s->types[i]->cnt[LB_TCNT_DONE] : 0;
+	char k[32];
+	for (int i = 0; i < LB_MAX_TYPES; i++) {
+		const struct lb_type_stats *t = s->types[i];
+		if (!t)
+			continue;
+		uint64_t n = t->cnt[LB_TCNT_DONE];
+		uint64_t max = t->lat.hi >= t->lat.lo ? lb_hist_value_at(t->lat.hi) + lb_hist_width_at(t->lat.hi) - 1 : 0;
+		cJSON *j = cJSON_AddObjectToObject(o, lb_types_name(i));
+		cJSON_AddNumberToObject(j, "count", (double)n);
+		cJSON_AddNumberToObject(j, "mix_pct", total ? 100.0 * (double)n / (double)total : 0);
+		cJSON_AddNumberToObject(j, "per_s", f->st.time_total_s > 0 ? (double)n / f->st.time_total_s : 0);
+		cJSON_AddNumberToObject(j, "errors", (double)t->cnt[LB_TCNT_ERROR]);
+		cJSON_AddNumberToObject(j, "rollbacks", (double)t->cnt[LB_TCNT_ROLLBACK]);
+		cJSON_AddNumberToObject(j, "retries", (double)t->cnt[LB_TCNT_RETRY]);
+		cJSON *l = cJSON_AddObjectToObject(j, "latency_ms");
+		cJSON_AddNumberToObject(l, "avg", n ? (double)t->sum_ns / (double)n / 1e6 : 0);
+		cJSON_AddNumberToObject(l, "max", (double)max / 1e6);
+		cJSON *p = cJSON_AddObjectToObject(l, "percentiles");
+		for (int q = 0; q < LB_TYPE_NPCT; q++)
+			cJSON_AddNumberToObject(p, pct_key(k, sizeof(k), lb_type_pcts[q]),
+						(double)lb_hist_percentile(&t->lat, lb_type_pcts[q], 0, max) / 1e6);
+		for (int q = 0; q < e->cfg.npercentiles; q++)
+			cJSON_AddNumberToObject(p, pct_key(k, sizeof(k), e->cfg.percentiles[q]),
+						(double)lb_hist_percentile(&t->lat, e->cfg.percentiles[q], 0, max) / 1e6);
+		cJSON_AddItemToObject(j, "histogram", histogram_json(&t->lat, 0, max, t->sum_ns));
+	}
+	return o;
+}
+
 static cJSON *fairness_json(const struct lb_final *f)
 {
 	cJSON *o = cJSON_CreateObject();
@@ -176,6 +212,14 @@ static cJSON *intervals_json(const struct lb_engine *e)
 			cJSON_AddNumberToObject(o, "lag_ms", iv->lag_ms);
 		}
 		cJSON_AddNumberToObject(o, "concurrency", iv->concurrency);
+		cJSON *t = NULL;
+		for (int ty = 0; ty < LB_MAX_TYPES; ty++) {
+			if (!iv->type_done[ty])
+				continue;
+			if (!t)
+				t = cJSON_AddObjectToObject(o, "types");
+			cJSON_AddNumberToObject(t, lb_types_name(ty), (double)iv->type_done[ty]);
+		}
 		cJSON_AddItemToArray(a, o);
 	}
 	return a;
@@ -234,6 +278,7 @@ char *lb_result_json(struct lb_engine *e, const struct lb_final *f, const char *
 			      histogram_json(&f->snap->lat, n ? (uint64_t)llround(st->lat_min_s * 1e9) : 0,
 					     (uint64_t)llround(st->lat_max_s * 1e9), f->snap->lat_sum_ns));
 	cJSON_AddItemToObject(root, "fairness", fairness_json(f));
+	cJSON_AddItemToObject(root, "types", types_json(e, f));
 	if (f->unfinished)
 		cJSON_AddNumberToObject(root, "unfinished_events", (double)f->unfinished);
 	if (e->rate_mode)

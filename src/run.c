@@ -249,6 +249,8 @@ static void push_interval(struct lb_engine *e, const struct lb_report_stat *st, 
 	iv->queue_length = st->queue_length;
 	iv->concurrency = st->concurrency;
 	iv->lag_ms = st->lag_s * 1e3;
+	for (int i = 0; i < LB_MAX_TYPES; i++)
+		iv->type_done[i] = st->snap->types[i] ? st->snap->types[i]->cnt[LB_TCNT_DONE] : 0;
 }
 
 static void interval_report(struct lb_engine *e, struct monitor *m, int64_t now)
@@ -266,6 +268,7 @@ static void interval_report(struct lb_engine *e, struct monitor *m, int64_t now)
 		max_ns = lb_hist_value_at(m->delta.lat.hi) + lb_hist_width_at(m->delta.lat.hi) - 1;
 	lb_report_fill_pct(&st, &e->cfg, &m->delta.lat, 0, max_ns);
 	st.concurrency = m->cur.concurrency;
+	st.snap = &m->delta;
 	if (e->rate_mode) {
 		st.queue_length = lb_sched_backlog(&e->sched, now, 100000000);
 		st.lag_s = (double)lb_sched_lag(&e->sched, now) / 1e9;
@@ -309,6 +312,7 @@ static void window_final(struct lb_engine *e, struct lb_snap *cur, struct lb_sna
 	lb_report_fill_pct(st, &e->cfg, &delta->lat, mn, mx);
 	st->concurrency = cur->concurrency;
 	f->snap = delta;
+	st->snap = delta;
 	f->nthreads = e->nworkers;
 	for (int i = 0; i < e->nworkers; i++) {
 		struct lb_stats *s = &e->workers[i]->stats;
@@ -334,9 +338,11 @@ static void emit_final(struct lb_engine *e, const struct lb_final *f, bool final
 		} else {
 			if (e->cfg.histogram)
 				lb_report_histogram(stdout, &f->snap->lat);
-			char *extra = lb_vm_report_text(e->control, &f->st);
-			lb_report_final_text(stdout, e, f, extra);
+			char *extra = lb_vm_report_text(e->control, "report_text", &f->st);
+			char *footer = lb_vm_report_text(e->control, "report_footer", &f->st);
+			lb_report_final_text(stdout, e, f, extra, footer);
 			free(extra);
+			free(footer);
 		}
 	} else if (e->cfg.format == LB_FORMAT_JSON) {
 		char *doc = lb_result_json(e, f, status, workload_json);

@@ -1,6 +1,11 @@
 #include "stats.h"
 
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include "util.h"
 
 void lb_stats_init(struct lb_stats *s, int with_service_hist)
 {
@@ -11,10 +16,108 @@ void lb_stats_init(struct lb_stats *s, int with_service_hist)
 		lb_hist_init(&s->svc);
 }
 
+static struct lb_type_stats *type_new(void)
+{
+	struct lb_type_stats *t = lb_xzalloc(sizeof(*t));
+	lb_hist_init(&t->lat);
+	return t;
+}
+
+static void type_free(struct lb_type_stats *t)
+{
+	if (t) {
+		lb_hist_fini(&t->lat);
+		free(t);
+	}
+}
+
 void lb_stats_fini(struct lb_stats *s)
 {
 	lb_hist_fini(&s->lat);
 	lb_hist_fini(&s->svc);
+	for (int i = 0; i < LB_MAX_TYPES; i++)
+		type_free(s->types[i]);
+}
+
+static pthread_mutex_t types_lock = PTHREAD_MUTEX_INITIALIZER;
+static char type_names[LB_MAX_TYPES][LB_TYPE_NAME_BYTES];
+static int ntypes;
+
+int lb_types_define(const char *name)
+{
+	pthread_mutex_lock(&types_lock);
+	int id = -1;
+	for (int i = 0; i < ntypes && id < 0; i++)
+		if (!strncmp(type_names[i], name, LB_TYPE_NAME_BYTES - 1))
+			id = i;
+	if (id < 0 && ntypes < LB_MAX_TYPES) {
+		snprintf(type_names[ntypes], LB_TYPE_NAME_BYTES, "%s", name);
+		id = ntypes;
+		__atomic_store_n(&ntypes, ntypes + 1, __ATOMIC_RELEASE);
+	}
+	pthread_mutex_unlock(&types_lock);
+	return id;
+}
+
+const char *lb_types_name(int id)
+{
+	return id >= 0 && id < lb_types_count() ? type_names[id] : "";
+}
+
+int lb_types_count(void)
+{
+	return __atomic_load_n(&ntypes, __ATOMIC_ACQUIRE);
+}
+
+void lb_stats_type(struct lb_stats *s, int id, uint64_t lat_ns, enum lb_outcome outcome)
+{
+	if (id < 0 || id >= LB_MAX_TYPES)
+		return;
+	struct lb_type_stats *t = s->types[id];
+	if (!t) {
+		t = type_new();
+		__atomic_store_n(&s->types[id], t, __ATOMIC_RELEASE);
+	}
+	switch (outcome) {
+	case LB_OUTCOME_ERROR:
+		__atomic_store_n(&t->cnt[LB_TCNT_ERROR], t->cnt[LB_TCNT_ERROR] + 1, __ATOMIC_RELAXED);
+		return;
+	case LB_OUTCOME_RETRY:
+		__atomic_store_n(&t->cnt[LB_TCNT_RETRY], t->cnt[LB_TCNT_RETRY] + 1, __ATOMIC_RELAXED);
+		return;
+	case LB_OUTCOME_ROLLBACK:
+		__atomic_store_n(&t->cnt[LB_TCNT_ROLLBACK], t->cnt[LB_TCNT_ROLLBACK] + 1, __ATOMIC_RELAXED);
+		break;
+	default:
+		break;
+	}
+	__atomic_store_n(&t->sum_ns, t->sum_ns + lat_ns, __ATOMIC_RELAXED);
+	lb_hist_record(&t->lat, lat_ns);
+	__atomic_store_n(&t->cnt[LB_TCNT_DONE], t->cnt[LB_TCNT_DONE] + 1, __ATOMIC_RELAXED);
+}
+
+/* dst += src for one type, allocating dst on first use. */
+static void type_add(struct lb_type_stats **dst, const struct lb_type_stats *src)
+{
+	if (!src)
+		return;
+	if (!*dst)
+		*dst = type_new();
+	for (int i = 0; i < LB_TCNT_MAX; i++)
+		(*dst)->cnt[i] += __atomic_load_n(&src->cnt[i], __ATOMIC_RELAXED);
+	(*dst)->sum_ns += __atomic_load_n(&src->sum_ns, __ATOMIC_RELAXED);
+	lb_hist_add(&(*dst)->lat, &src->lat);
+}
+
+static void types_clear(struct lb_type_stats **types)
+{
+	for (int i = 0; i < LB_MAX_TYPES; i++) {
+		if (types[i]) {
+			memset(types[i]->cnt, 0, sizeof(types[i]->cnt));
+			types[i]->sum_ns = 0;
+			lb_hist_clear(&types[i]->lat);
+		}
+	}
 }
 
 void lb_snap_init(struct lb_snap *s)
@@ -29,6 +132,8 @@ void lb_snap_fini(struct lb_snap *s)
 {
 	lb_hist_fini(&s->lat);
 	lb_hist_fini(&s->svc);
+	for (int i = 0; i < LB_MAX_TYPES; i++)
+		type_free(s->types[i]);
 }
 
 void lb_snap_clear(struct lb_snap *s)
@@ -40,6 +145,7 @@ void lb_snap_clear(struct lb_snap *s)
 	s->concurrency = 0;
 	lb_hist_clear(&s->lat);
 	lb_hist_clear(&s->svc);
+	types_clear(s->types);
 }
 
 void lb_snap_add_stats(struct lb_snap *s, const struct lb_stats *w, uint32_t window)
@@ -59,6 +165,8 @@ void lb_snap_add_stats(struct lb_snap *s, const struct lb_stats *w, uint32_t win
 	lb_hist_add(&s->lat, &w->lat);
 	if (w->svc.counts)
 		lb_hist_add(&s->svc, &w->svc);
+	for (int i = 0; i < LB_MAX_TYPES; i++)
+		type_add(&s->types[i], __atomic_load_n(&w->types[i], __ATOMIC_ACQUIRE));
 }
 
 void lb_snap_diff(struct lb_snap *dst, const struct lb_snap *a, const struct lb_snap *b)
@@ -71,6 +179,23 @@ void lb_snap_diff(struct lb_snap *dst, const struct lb_snap *a, const struct lb_
 	dst->concurrency = a->concurrency;
 	lb_hist_diff(&dst->lat, &a->lat, &b->lat);
 	lb_hist_diff(&dst->svc, &a->svc, &b->svc);
+	for (int i = 0; i < LB_MAX_TYPES; i++) {
+		const struct lb_type_stats *ta = a->types[i], *tb = b->types[i];
+		if (!ta)
+			continue;
+		if (!dst->types[i])
+			dst->types[i] = type_new();
+		struct lb_type_stats *d = dst->types[i];
+		for (int k = 0; k < LB_TCNT_MAX; k++)
+			d->cnt[k] = ta->cnt[k] - (tb && tb->cnt[k] <= ta->cnt[k] ? tb->cnt[k] : 0);
+		d->sum_ns = ta->sum_ns - (tb && tb->sum_ns <= ta->sum_ns ? tb->sum_ns : 0);
+		if (tb)
+			lb_hist_diff(&d->lat, &ta->lat, &tb->lat);
+		else {
+			lb_hist_clear(&d->lat);
+			lb_hist_add(&d->lat, &ta->lat);
+		}
+	}
 }
 
 void lb_snap_copy(struct lb_snap *dst, const struct lb_snap *src)
@@ -94,4 +219,6 @@ void lb_snap_merge(struct lb_snap *dst, const struct lb_snap *src)
 	dst->concurrency += src->concurrency;
 	lb_hist_add(&dst->lat, &src->lat);
 	lb_hist_add(&dst->svc, &src->svc);
+	for (int i = 0; i < LB_MAX_TYPES; i++)
+		type_add(&dst->types[i], src->types[i]);
 }

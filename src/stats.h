@@ -26,6 +26,33 @@ enum lb_cnt {
 	LB_CNT_MAX = 8,
 };
 
+/* Named transaction/interaction types (luabench.stats): each gets its own counters and
+ * histogram, so a workload can report per type (TPC-C's NewOrder, a bookstore's Best Sellers). */
+#define LB_MAX_TYPES 64
+#define LB_TYPE_NAME_BYTES 48
+
+enum lb_tcnt {
+	LB_TCNT_DONE = 0,     /* completed (committed, or intentionally rolled back) */
+	LB_TCNT_ERROR = 1,    /* failed */
+	LB_TCNT_ROLLBACK = 2, /* completed by an intentional rollback (also counted in DONE) */
+	LB_TCNT_RETRY = 3,    /* attempts retried after a deadlock or serialization failure */
+	LB_TCNT_MAX = 4,
+};
+
+enum lb_outcome { LB_OUTCOME_OK = 0, LB_OUTCOME_ERROR = 1, LB_OUTCOME_ROLLBACK = 2, LB_OUTCOME_RETRY = 3 };
+
+struct lb_type_stats {
+	uint64_t cnt[LB_TCNT_MAX];
+	uint64_t sum_ns;      /* latency of completed ones */
+	struct lb_hist lat;
+};
+
+/* Process-wide registry of type names: the same name gets the same id in every Lua state.
+ * Returns the id, or -1 when LB_MAX_TYPES are taken. Thread-safe. */
+int lb_types_define(const char *name);
+const char *lb_types_name(int id);
+int lb_types_count(void);
+
 struct lb_stats {
 	alignas(64) uint64_t cnt[LB_CNT_MAX];
 	uint64_t lat_sum_ns;
@@ -35,7 +62,11 @@ struct lb_stats {
 	uint32_t in_event;   /* 1 while an event runs: the "concurrency" figure */
 	struct lb_hist lat;  /* latency (from the intended start in rate mode) */
 	struct lb_hist svc;  /* rate mode only: service time, from the actual start */
+	struct lb_type_stats *types[LB_MAX_TYPES]; /* allocated by the worker on first use */
 };
+
+/* Records one outcome of type `id` (latency only for OK and ROLLBACK). Single writer. */
+void lb_stats_type(struct lb_stats *s, int id, uint64_t lat_ns, enum lb_outcome outcome);
 
 void lb_stats_init(struct lb_stats *s, int with_service_hist);
 void lb_stats_fini(struct lb_stats *s);
@@ -70,6 +101,7 @@ struct lb_snap {
 	uint32_t concurrency;
 	struct lb_hist lat;
 	struct lb_hist svc;
+	struct lb_type_stats *types[LB_MAX_TYPES]; /* NULL for types never seen */
 };
 
 void lb_snap_init(struct lb_snap *s);

@@ -194,3 +194,17 @@ LB_FFI void lb_sleep_ns(double ns)
 	if (ns > 0)
 		lb_sleep_until_ns(lb_now_ns() + (int64_t)ns);
 }
+
+LB_FFI int lb_type_define(const char *name)
+{
+	return lb_types_define(name);
+}
+
+LB_FFI void lb_type_record(struct lb_worker *w, int id, double start_ns, int outcome)
+{
+	int64_t now = lb_now_ns() - w->eng->epoch_ns;
+	uint64_t lat = now > (int64_t)start_ns ? (uint64_t)(now - (int64_t)start_ns) : 0;
+	if (outcome < LB_OUTCOME_OK || outcome > LB_OUTCOME_RETRY)
+		outcome = LB_OUTCOME_ERROR;
+	lb_stats_type(&w->stats, id, lat, (enum lb_outcome)outcome);
+}

@@ -89,6 +89,7 @@ setmetatable(sb, {
 })
 sb._lazy = lazy
 lazy.sql = "luabench.sql"
+lazy.stats = "luabench.stats"
 
 -- LuaJIT control, as `luajit -j<cmd>` (e.g. --luajit-cmd=off).
 local jcmd = C_.luajit_cmd

@@ -46,6 +46,13 @@ LB_FFI struct lb_rng *lb_worker_rng(struct lb_worker *w);
 LB_FFI int lb_worker_stopping(struct lb_worker *w);
 LB_FFI void lb_sleep_ns(double ns);
 
+/* ---- named transaction types: luabench.stats (worker.c) ------------------------------------ */
+/* Id of the type called `name` (the same in every thread), or -1 when 64 types exist already. */
+LB_FFI int lb_type_define(const char *name);
+/* Records an outcome: 0 ok, 1 error, 2 intentional rollback, 3 retried; for 0 and 2 the
+ * latency is now - start_ns (ns since the run started, from lb_clock_ns). */
+LB_FFI void lb_type_record(struct lb_worker *w, int id, double start_ns, int outcome);
+
 /* ---- random numbers (rand.c); arguments wrap to uint32 as in sysbench ---------------------- */
 LB_FFI uint32_t lb_rand_uniform(struct lb_rng *r, uint32_t a, uint32_t b);
 LB_FFI uint32_t lb_rand_gaussian(struct lb_rng *r, uint32_t a, uint32_t b);

@@ -319,6 +319,32 @@ static void set_num(lua_State *L, const char *k, double v)
 	lua_setfield(L, -2, k);
 }
 
+/* stat.types[name] = { count, errors, rollbacks, retries, avg, p50, p90, p95, p99, max }
+ * (latencies in seconds, as everywhere in `stat`). */
+static void push_types(lua_State *L, const struct lb_report_stat *st)
+{
+	lua_createtable(L, 0, 8);
+	for (int i = 0; i < LB_MAX_TYPES; i++) {
+		const struct lb_type_stats *t = st->snap->types[i];
+		if (!t)
+			continue;
+		uint64_t n = t->cnt[LB_TCNT_DONE];
+		uint64_t max = t->lat.hi >= t->lat.lo ? lb_hist_value_at(t->lat.hi) + lb_hist_width_at(t->lat.hi) - 1 : 0;
+		lua_createtable(L, 0, 10);
+		set_num(L, "count", (double)n);
+		set_num(L, "errors", (double)t->cnt[LB_TCNT_ERROR]);
+		set_num(L, "rollbacks", (double)t->cnt[LB_TCNT_ROLLBACK]);
+		set_num(L, "retries", (double)t->cnt[LB_TCNT_RETRY]);
+		set_num(L, "avg", n ? (double)t->sum_ns / (double)n / 1e9 : 0);
+		static const char *const keys[LB_TYPE_NPCT] = { "p50", "p90", "p95", "p99" };
+		for (int k = 0; k < LB_TYPE_NPCT; k++)
+			set_num(L, keys[k], (double)lb_hist_percentile(&t->lat, lb_type_pcts[k], 0, max) / 1e9);
+		set_num(L, "max", (double)max / 1e9);
+		lua_setfield(L, -2, lb_types_name(i));
+	}
+	lua_setfield(L, -2, "types");
+}
+
 /* Builds sysbench's `stat` table (latencies in seconds, counts for the interval). */
 static void push_stat(lua_State *L, const struct lb_report_stat *st)
 {
@@ -342,6 +368,8 @@ static void push_stat(lua_State *L, const struct lb_report_stat *st)
 		lua_settable(L, -3);
 	}
 	lua_setfield(L, -2, "latency_percentiles");
+	if (st->snap)
+		push_types(L, st);
 	if (st->cumulative) {
 		set_num(L, "latency_min", st->lat_min_s);
 		set_num(L, "latency_max", st->lat_max_s);
@@ -399,9 +427,9 @@ static char *to_text(lua_State *L, int idx)
 	return s ? lb_xstrdup(s) : NULL;
 }
 
-char *lb_vm_report_text(struct lb_vm *vm, const struct lb_report_stat *st)
+char *lb_vm_report_text(struct lb_vm *vm, const char *hook, const struct lb_report_stat *st)
 {
-	return call_report_hook(vm, "report_text", st, to_text);
+	return call_report_hook(vm, hook, st, to_text);
 }
 
 char *lb_vm_report_json(struct lb_vm *vm, const struct lb_report_stat *st)

@@ -59,9 +59,9 @@ int lb_vm_run_thread(struct lb_vm *vm, char *err, size_t errlen);
 /* Calls sysbench.hooks[hook](stat). 0 or -1. */
 int lb_vm_report(struct lb_vm *vm, const char *hook, const struct lb_report_stat *st, char *err,
 		 size_t errlen);
-/* luabench.hooks.report_text(stat): extra text a workload prints before "General statistics"
- * (NULL if none; caller frees). */
-char *lb_vm_report_text(struct lb_vm *vm, const struct lb_report_stat *st);
+/* luabench.hooks[hook](stat) -> text: "report_text" is printed before "General statistics",
+ * "report_footer" after the summary (NULL if none; caller frees). */
+char *lb_vm_report_text(struct lb_vm *vm, const char *hook, const struct lb_report_stat *st);
 /* luabench.hooks.report_json(stat) encoded as JSON text (NULL if none; caller frees). */
 char *lb_vm_report_json(struct lb_vm *vm, const struct lb_report_stat *st);
 /* Prints the script's help: its help() hook, else its options. */
