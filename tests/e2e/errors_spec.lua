@@ -46,9 +46,13 @@ describe("bad input", function()
   end
 
   it("never prints a password given on the command line", function()
-    local out, err, rc = h.run("cpu --pgsql-password=hunter2 --time=1 run")
+    local out, err, rc = h.run("cpu --my-password=hunter2 --time=1 run")
     assert.are.equal(1, rc)
     assert.is_falsy((out .. err):find("hunter2", 1, true))
-    assert.is_truthy(err:find("invalid option: --pgsql-password=***", 1, true))
+    assert.is_truthy(err:find("invalid option: --my-password=***", 1, true))
+    local path = h.tmpdir() .. "/pw.json"
+    out, err, rc = h.run("cpu --pgsql-password=hunter2 --mysql-password=hunter2 --time=1 --output=" .. path .. " run")
+    assert.are.equal(0, rc, err)
+    assert.is_falsy((out .. err .. h.read(path)):find("hunter2", 1, true))
   end)
 end)
