@@ -1,0 +1,419 @@
+-- oltp_common: schema, data loading and the statement set shared by the oltp_* workloads.
+-- Same options, schema, statements and per-event query mix as sysbench 1.0.20's OLTP scripts,
+-- so results compare; `prepare` loads tables in parallel with a progress line and builds the
+-- secondary indexes after the data.
+
+if sysbench.cmdline.command == nil then
+  error("Command is required. Supported commands: prepare, warmup, run, cleanup, help", 0)
+end
+
+sysbench.cmdline.options = {
+  table_size = { "Number of rows per table", 10000 },
+  range_size = { "Range size for range SELECT queries", 100 },
+  tables = { "Number of tables", 1 },
+  point_selects = { "Number of point SELECT queries per transaction", 10 },
+  simple_ranges = { "Number of simple range SELECT queries per transaction", 1 },
+  sum_ranges = { "Number of SELECT SUM() queries per transaction", 1 },
+  order_ranges = { "Number of SELECT ORDER BY queries per transaction", 1 },
+  distinct_ranges = { "Number of SELECT DISTINCT queries per transaction", 1 },
+  index_updates = { "Number of UPDATE index queries per transaction", 1 },
+  non_index_updates = { "Number of UPDATE non-index queries per transaction", 1 },
+  delete_inserts = { "Number of DELETE/INSERT combinations per transaction", 1 },
+  range_selects = { "Enable/disable all range SELECT queries", true },
+  auto_inc = { "Use AUTO_INCREMENT column as Primary Key (for MySQL), or its alternatives in other DBMS. When disabled, use client-generated IDs", true },
+  skip_trx = { "Don't start explicit transactions and execute all queries in the AUTOCOMMIT mode", false },
+  secondary = { "Use a secondary index in place of the PRIMARY KEY", false },
+  create_secondary = { "Create a secondary index in addition to the PRIMARY KEY", true },
+  create_table_options = { "Extra CREATE TABLE options", "" },
+  mysql_storage_engine = { "Storage engine, if MySQL is used", "innodb" },
+  pgsql_variant = { "Use this PostgreSQL variant when running with the PostgreSQL driver. The only currently supported variant is 'redshift'. When enabled, create_secondary is automatically disabled, and delete_inserts is set to 0" },
+  reconnect = { "Reconnect after every N events. The default (0) is to not reconnect", 0 },
+}
+
+local function groups(n)
+  local t = {}
+  for i = 1, n do t[i] = "###########" end
+  return table.concat(t, "-")
+end
+local C_TEMPLATE = groups(10)   -- 119 characters, as sysbench's c
+local PAD_TEMPLATE = groups(5)  -- 59 characters, as sysbench's pad
+
+local opt -- sysbench.opt once options exist
+local drv, con
+local stmt, param = {}, {}
+local events_done = 0
+
+local function redshift()
+  return opt.pgsql_variant == "redshift"
+end
+
+local function apply_variant()
+  opt = sysbench.opt
+  if redshift() then
+    opt.create_secondary = false
+    opt.delete_inserts = 0
+  end
+end
+
+local function connect()
+  drv = drv or sysbench.sql.driver()
+  con = drv:connect()
+  return con
+end
+
+-- Schema ---------------------------------------------------------------------------------------
+
+local function create_table_sql(n)
+  local pg = drv:name() == "pgsql"
+  local id_def
+  if not opt.auto_inc then
+    id_def = "INTEGER NOT NULL"
+  elseif pg then
+    id_def = redshift() and "INTEGER IDENTITY(1,1)" or "SERIAL"
+  else
+    id_def = "INTEGER NOT NULL AUTO_INCREMENT"
+  end
+  local key_def
+  if not opt.secondary then
+    key_def = ",\n  PRIMARY KEY (id)"
+  elseif pg then
+    key_def = "" -- created as an index after the load
+  else
+    key_def = ",\n  KEY xid (id)"
+  end
+  local engine = pg and "" or ("/*! ENGINE = " .. opt.mysql_storage_engine .. " */ ")
+  return string.format([[
+CREATE TABLE sbtest%d(
+  id %s,
+  k INTEGER DEFAULT '0' NOT NULL,
+  c CHAR(120) DEFAULT '' NOT NULL,
+  pad CHAR(60) DEFAULT '' NOT NULL%s
+) %s%s]], n, id_def, key_def, engine, opt.create_table_options)
+end
+
+-- Progress of a parallel prepare: each thread writes its own slots; thread 0 prints the sum.
+local progress
+
+local function progress_init(total_rows)
+  local threads = sysbench.opt.threads
+  progress = {
+    rows = luabench.shared("oltp.prepare.rows", "uint64_t", threads),
+    done = luabench.shared("oltp.prepare.done", "uint8_t", threads),
+    total = total_rows, t0 = luabench.time(), last = luabench.time(), threads = threads,
+  }
+end
+
+local function progress_sum()
+  local n, finished = 0, 0
+  for t = 0, progress.threads - 1 do
+    n = n + tonumber(progress.rows[t])
+    finished = finished + progress.done[t]
+  end
+  return n, finished
+end
+
+local function progress_print(force)
+  local now = luabench.time()
+  if sysbench.tid ~= 0 or (not force and now - progress.last < 2) then return end
+  progress.last = now
+  local n = progress_sum()
+  local rate = n / math.max(now - progress.t0, 1e-3)
+  local eta = rate > 0 and (progress.total - n) / rate or 0
+  print(string.format("Progress: %d/%d rows (%.0f%%), %.0f rows/s, ETA %.0fs", n, progress.total,
+    progress.total > 0 and 100 * n / progress.total or 100, rate, eta))
+end
+
+local function load_table(n, rows)
+  print(string.format("Creating table 'sbtest%d'...", n))
+  con:query(create_table_sql(n))
+  if rows > 0 then
+    print(string.format("Inserting %d records into 'sbtest%d'", rows, n))
+  end
+  local id_col = opt.auto_inc and "" or "id, "
+  con:bulk_insert_init(string.format("INSERT INTO sbtest%d(%sk, c, pad) VALUES", n, id_col))
+  local rand = sysbench.rand
+  local size = opt.table_size
+  local base = tonumber(progress.rows[sysbench.tid])
+  for i = 1, rows do
+    local c, pad = rand.string(C_TEMPLATE), rand.string(PAD_TEMPLATE)
+    if opt.auto_inc then
+      con:bulk_insert_next(string.format("(%d, '%s', '%s')", rand.default(1, size), c, pad))
+    else
+      con:bulk_insert_next(string.format("(%d, %d, '%s', '%s')", i, rand.default(1, size), c, pad))
+    end
+    if i % 1000 == 0 then
+      progress.rows[sysbench.tid] = base + i
+      progress_print(false)
+    end
+  end
+  con:bulk_insert_done()
+  progress.rows[sysbench.tid] = base + rows
+  if opt.secondary and drv:name() == "pgsql" then
+    con:query(string.format("CREATE INDEX xid_%d ON sbtest%d(id)", n, n))
+  end
+  if opt.create_secondary then
+    print(string.format("Creating a secondary index on 'sbtest%d'...", n))
+    con:query(string.format("CREATE INDEX k_%d ON sbtest%d(k)", n, n))
+  end
+end
+
+-- `prepare`: thread t loads tables t+1, t+1+threads, ... (as sysbench); rows per table may be
+-- overridden by a workload (oltp_insert without auto_inc starts empty).
+function cmd_prepare()
+  apply_variant()
+  connect()
+  local rows = prepare_rows and prepare_rows() or opt.table_size
+  progress_init(rows * opt.tables)
+  local ok, err = pcall(function()
+    for n = sysbench.tid + 1, opt.tables, sysbench.opt.threads do
+      load_table(n, rows)
+    end
+  end)
+  progress.done[sysbench.tid] = 1
+  if not ok then error(err, 0) end
+  -- Thread 0 keeps reporting until every thread has finished its tables.
+  if sysbench.tid == 0 and rows > 0 then
+    while select(2, progress_sum()) < progress.threads do
+      progress_print(false)
+      luabench.sleep(0.2)
+    end
+    progress_print(true)
+  end
+end
+
+-- `warmup` (alias `prewarm`): reads every table's rows and index into the buffer pool.
+function cmd_warmup()
+  apply_variant()
+  connect()
+  local mysql = drv:name() == "mysql"
+  for n = sysbench.tid + 1, opt.tables, sysbench.opt.threads do
+    local t = "sbtest" .. n
+    print(string.format("Prewarming table %s", t))
+    if mysql then
+      con:query("ANALYZE TABLE " .. t)
+      con:query(string.format("SELECT AVG(id) FROM (SELECT * FROM %s FORCE KEY (PRIMARY) LIMIT %d) t", t, opt.table_size))
+      con:query(string.format("SELECT COUNT(*) FROM (SELECT * FROM %s WHERE k LIKE '%%0%%' LIMIT %d) t", t, opt.table_size))
+    else
+      con:query("ANALYZE " .. t)
+      con:query(string.format("SELECT AVG(id) FROM (SELECT * FROM %s ORDER BY id LIMIT %d) t", t, opt.table_size))
+      con:query(string.format("SELECT COUNT(*) FROM (SELECT * FROM %s WHERE k::text LIKE '%%0%%' LIMIT %d) t", t, opt.table_size))
+    end
+  end
+end
+
+sysbench.cmdline.commands = {
+  prepare = { cmd_prepare, sysbench.cmdline.PARALLEL_COMMAND },
+  warmup = { cmd_warmup, sysbench.cmdline.PARALLEL_COMMAND },
+  prewarm = { cmd_warmup, sysbench.cmdline.PARALLEL_COMMAND },
+}
+
+function cleanup()
+  apply_variant()
+  connect()
+  for n = 1, opt.tables do
+    print(string.format("Dropping table 'sbtest%d'...", n))
+    con:query("DROP TABLE IF EXISTS sbtest" .. n)
+  end
+end
+
+-- Statements -----------------------------------------------------------------------------------
+
+local stmt_defs = {
+  point_selects = { "SELECT c FROM sbtest%u WHERE id=?", "INT" },
+  simple_ranges = { "SELECT c FROM sbtest%u WHERE id BETWEEN ? AND ?", "INT", "INT" },
+  sum_ranges = { "SELECT SUM(k) FROM sbtest%u WHERE id BETWEEN ? AND ?", "INT", "INT" },
+  order_ranges = { "SELECT c FROM sbtest%u WHERE id BETWEEN ? AND ? ORDER BY c", "INT", "INT" },
+  distinct_ranges = { "SELECT DISTINCT c FROM sbtest%u WHERE id BETWEEN ? AND ? ORDER BY c", "INT", "INT" },
+  index_updates = { "UPDATE sbtest%u SET k=k+1 WHERE id=?", "INT" },
+  non_index_updates = { "UPDATE sbtest%u SET c=? WHERE id=?", { "CHAR", 120 }, "INT" },
+  deletes = { "DELETE FROM sbtest%u WHERE id=?", "INT" },
+  inserts = { "INSERT INTO sbtest%u (id, k, c, pad) VALUES (?, ?, ?, ?)", "INT", "INT", { "CHAR", 120 }, { "CHAR", 60 } },
+}
+
+local function prepare_for_table(key, t)
+  local def = stmt_defs[key]
+  local s = con:prepare(string.format(def[1], t))
+  local ps = {}
+  for i = 2, #def do
+    local d = def[i]
+    local name, len = type(d) == "table" and d[1] or d, type(d) == "table" and d[2] or nil
+    ps[i - 1] = s:bind_create(sysbench.sql.type[name], len)
+  end
+  if #ps > 0 then s:bind_param(unpack(ps)) end
+  stmt[t][key] = s
+  param[t][key] = ps
+end
+
+function prepare_for_each_table(key)
+  for t = 1, opt.tables do prepare_for_table(key, t) end
+end
+
+function prepare_begin()
+  stmt.begin = con:prepare("BEGIN")
+end
+
+function prepare_commit()
+  stmt.commit = con:prepare("COMMIT")
+end
+
+function prepare_point_selects() prepare_for_each_table("point_selects") end
+function prepare_simple_ranges() prepare_for_each_table("simple_ranges") end
+function prepare_sum_ranges() prepare_for_each_table("sum_ranges") end
+function prepare_order_ranges() prepare_for_each_table("order_ranges") end
+function prepare_distinct_ranges() prepare_for_each_table("distinct_ranges") end
+function prepare_index_updates() prepare_for_each_table("index_updates") end
+function prepare_non_index_updates() prepare_for_each_table("non_index_updates") end
+
+function prepare_delete_inserts()
+  prepare_for_each_table("deletes")
+  prepare_for_each_table("inserts")
+end
+
+function close_statements()
+  for t = 1, opt.tables do
+    for _, s in pairs(stmt[t] or {}) do s:close() end
+    stmt[t] = {}
+  end
+  if stmt.begin then stmt.begin:close() end
+  if stmt.commit then stmt.commit:close() end
+end
+
+local function reset_statement_tables()
+  for t = 1, opt.tables do
+    stmt[t], param[t] = {}, {}
+  end
+end
+
+function thread_init()
+  apply_variant()
+  connect()
+  reset_statement_tables()
+  -- Each workload defines prepare_statements() for the statements it runs.
+  prepare_statements()
+  events_done = 0
+end
+
+function thread_done()
+  close_statements()
+  con:disconnect()
+end
+
+function init()
+  assert(event ~= nil, "this script is meant to be included by other OLTP scripts and should not be called directly.")
+end
+
+-- Queries --------------------------------------------------------------------------------------
+
+local rand = sysbench.rand
+
+function get_table_num()
+  return rand.uniform(1, opt.tables)
+end
+
+function get_id()
+  return rand.default(1, opt.table_size)
+end
+
+-- For workloads with statements of their own.
+function get_connection()
+  return con
+end
+
+function get_c_value()
+  return rand.string(C_TEMPLATE)
+end
+
+function get_pad_value()
+  return rand.string(PAD_TEMPLATE)
+end
+
+function get_statement(t, key)
+  return stmt[t][key], param[t][key]
+end
+
+function begin()
+  stmt.begin:execute()
+end
+
+function commit()
+  stmt.commit:execute()
+end
+
+function execute_point_selects()
+  local t = get_table_num()
+  local s, p = stmt[t].point_selects, param[t].point_selects[1]
+  for _ = 1, opt.point_selects do
+    p:set(get_id())
+    s:execute()
+  end
+end
+
+local function execute_range(key)
+  local t = get_table_num()
+  local s, ps = stmt[t][key], param[t][key]
+  for _ = 1, opt[key] do
+    local id = get_id()
+    ps[1]:set(id)
+    ps[2]:set(id + opt.range_size - 1)
+    s:execute()
+  end
+end
+
+function execute_simple_ranges() execute_range("simple_ranges") end
+function execute_sum_ranges() execute_range("sum_ranges") end
+function execute_order_ranges() execute_range("order_ranges") end
+function execute_distinct_ranges() execute_range("distinct_ranges") end
+
+function execute_index_updates()
+  local t = get_table_num()
+  local s, p = stmt[t].index_updates, param[t].index_updates[1]
+  for _ = 1, opt.index_updates do
+    p:set(get_id())
+    s:execute()
+  end
+end
+
+function execute_non_index_updates()
+  local t = get_table_num()
+  local s, ps = stmt[t].non_index_updates, param[t].non_index_updates
+  for _ = 1, opt.non_index_updates do
+    ps[1]:set_rand_str(C_TEMPLATE)
+    ps[2]:set(get_id())
+    s:execute()
+  end
+end
+
+function execute_delete_inserts()
+  local t = get_table_num()
+  local ds, dp = stmt[t].deletes, param[t].deletes[1]
+  local is, ip = stmt[t].inserts, param[t].inserts
+  for _ = 1, opt.delete_inserts do
+    local id = get_id()
+    local k = get_id()
+    dp:set(id)
+    ip[1]:set(id)
+    ip[2]:set(k)
+    ip[3]:set_rand_str(C_TEMPLATE)
+    ip[4]:set_rand_str(PAD_TEMPLATE)
+    ds:execute()
+    is:execute()
+  end
+end
+
+-- Reconnects every --reconnect events (the statements are prepared again on the new session).
+function check_reconnect()
+  if opt.reconnect > 0 then
+    events_done = events_done + 1
+    if events_done % opt.reconnect == 0 then
+      con:reconnect()
+    end
+  end
+end
+
+-- A failed transaction is rolled back before the event is retried: otherwise MySQL's next
+-- BEGIN would silently commit the statements that did succeed (sysbench sends nothing).
+sysbench.hooks.before_restart_event = function(err)
+  if not opt.skip_trx and con then
+    pcall(con.query, con, "ROLLBACK")
+  end
+end
