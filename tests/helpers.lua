@@ -72,4 +72,40 @@ function M.json(s)
   return luabench.json.decode(s)
 end
 
+-- Connection options of a sandbox server ("pgsql" or "mysql"), or nil and the reason. Under
+-- CI=true a missing server is an error, never a skip.
+local db_cache = {}
+function M.db(driver)
+  if db_cache[driver] ~= nil then return db_cache[driver] or nil end
+  local p = io.popen(M.root .. "/tools/sandbox-db env " .. driver .. " 2>&1")
+  local opts = p:read("*l") or ""
+  p:close()
+  local ok = opts:find("--db-driver=", 1, true) ~= nil
+  if ok then
+    -- is it actually up?
+    local out, err, rc = M.run("- " .. opts, { stdin = "sysbench.sql.driver():connect()" })
+    ok = rc == 0
+    if not ok then opts = err end
+  end
+  if not ok and os.getenv("CI") == "true" then
+    error("the " .. driver .. " sandbox server is not available: " .. opts)
+  end
+  db_cache[driver] = ok and opts or false
+  return ok and opts or nil
+end
+
+-- Runs SQL through luabench itself and returns the first column of every row.
+function M.sql(opts, query)
+  local script = "local c = sysbench.sql.driver():connect()\n" ..
+    "local rs = c:query([==[" .. query .. "]==])\n" ..
+    "if rs ~= nil then local r = rs:fetch_row() while r do print('ROW', r[1]) r = rs:fetch_row() end end\n"
+  local out, err, rc = M.run("- --verbosity=1 " .. opts, { stdin = script })
+  assert(rc == 0, "SQL failed: " .. query .. ": " .. err)
+  local rows = {}
+  for v in out:gmatch("ROW\t([^\n]*)") do rows[#rows + 1] = v end
+  return rows
+end
+
+M.drivers = { "pgsql", "mysql" }
+
 return M
