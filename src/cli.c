@@ -6,7 +6,9 @@
 #include <string.h>
 
 #include "bind/vm.h"
+#include "clock.h"
 #include "dbopts.h"
+#include "result.h"
 #include "engine.h"
 #include "lb_config.h"
 #include "log.h"
@@ -140,8 +142,10 @@ static int check_unknown(struct cli *c)
 	struct lb_pending *p;
 	while ((p = lb_opts_first_unused(&c->opts))) {
 		if (c->eng.legacy_options) {
-			/* Legacy scripts (no declared options) get unknown options as strings. */
-			if (!lb_opts_add(&c->opts, p->name, LB_OPT_STRING, NULL, "", "legacy", c->err, ERRLEN))
+			/* Legacy scripts (no declared options) get unknown options as strings, or as
+			 * booleans when given without a value. */
+			enum lb_opt_type t = p->value ? LB_OPT_STRING : LB_OPT_BOOL;
+			if (!lb_opts_add(&c->opts, p->name, t, NULL, "", "legacy", c->err, ERRLEN))
 				return -1;
 			continue;
 		}
@@ -191,8 +195,7 @@ static const char *suggest_command(struct cli *c, const char *cmd)
 	for (size_t i = 0; i < LB_ARRAY_LENGTH(std); i++)
 		if (lb_str_distance(cmd, std[i]) <= 2)
 			return std[i];
-	(void)c;
-	return NULL;
+	return lb_vm_suggest_command(c->eng.control, cmd);
 }
 
 static int run_command(struct cli *c)
@@ -242,9 +245,16 @@ static int setup(struct cli *c, int argc, char **argv)
 		return -1;
 	lb_log_set_verbosity(lb_opts_bool(&c->opts, "debug") ? LB_LOG_DEBUG
 							    : (int)lb_opts_int(&c->opts, "verbosity"));
-	if (lb_engine_configure(&c->eng, &c->opts, c->err, ERRLEN) < 0)
+	if (lb_engine_configure(&c->eng, &c->opts, c->err, ERRLEN) < 0 ||
+	    lb_dbopts_configure(&c->opts, &c->eng.cfg, c->err, ERRLEN) < 0)
 		return -1;
-	return lb_dbopts_configure(&c->opts, &c->eng.cfg, c->err, ERRLEN);
+	if (c->eng.cfg.output_path && lb_result_check_path(c->eng.cfg.output_path, c->err, ERRLEN) < 0)
+		return -1;
+	/* Before the run starts, time counts from process start (luabench.time() in init etc.);
+	 * unique() is seeded for every command, so prepare data follows --rand-seed too. */
+	c->eng.epoch_ns = lb_now_ns();
+	lb_rand_unique_seed(c->eng.cfg.rand.seed);
+	return 0;
 }
 
 static void cleanup(struct cli *c)
@@ -278,6 +288,11 @@ int lb_cli_main(int argc, char **argv, bool *must_exit_now)
 	int rc = 1;
 	if (setup(c, argc, argv) < 0) {
 		lb_fatal("%s", c->err);
+		goto out;
+	}
+	if (!strcmp(lb_opts_str(&c->opts, "db-driver"), "help")) {
+		lb_dbopts_print_drivers(stdout);
+		rc = 0;
 		goto out;
 	}
 	if (lb_opts_bool(&c->opts, "version")) {

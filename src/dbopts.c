@@ -172,3 +172,12 @@ int lb_dbopts_configure(const struct lb_opts *o, struct lb_config *cfg, char *er
 	cfg->db_reconnect_ns = (int64_t)(lb_opts_double(o, "db-reconnect-timeout") * 1e9);
 	return 0;
 }
+
+void lb_dbopts_print_drivers(FILE *out)
+{
+	fprintf(out, "Available database drivers:\n");
+	for (uint32_t i = 0; i < lb_db_driver_count(); i++) {
+		const struct lb_db_ops *d = lb_db_driver_at(i);
+		fprintf(out, "  %-8s %s\n", lb_db_driver_name(d), lb_db_driver_description(d));
+	}
+}

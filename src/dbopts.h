@@ -4,6 +4,8 @@
 #define LB_DBOPTS_H
 
 #include "db/driver.h"
+#include <stdio.h>
+
 #include "opt.h"
 
 int lb_dbopts_register(struct lb_opts *opts, char *err, int errlen);
@@ -16,5 +18,8 @@ const char *lb_dbopts_default_driver(const struct lb_opts *opts);
  * user did not give is left NULL when the client library has its own source for it (libpq's
  * PG* environment variables), so explicit option > environment > sysbench's default. */
 void lb_dbopts_build(const struct lb_opts *opts, const char *driver, struct lb_db_options *out);
+
+/* --db-driver=help: the compiled-in drivers. */
+void lb_dbopts_print_drivers(FILE *out);
 
 #endif

@@ -194,7 +194,10 @@ static void rate_block(FILE *out, const struct lb_engine *eng, const struct lb_f
 		for (int i = 0; i < f->st.npct; i++) {
 			char label[32];
 			lb_report_pct_label(label, sizeof(label), f->st.pct_rank[i]);
-			fprintf(out, "        %s percentile: %27.2f\n", label,
+			char left[64];
+			snprintf(left, sizeof(left), "        %s percentile: ", label);
+			int width = 53 - (int)strlen(left);
+			fprintf(out, "%s%*.2f\n", left, width < 1 ? 1 : width,
 				(double)lb_hist_percentile(svc, f->st.pct_rank[i], 0, UINT64_MAX) / 1e6);
 		}
 	}

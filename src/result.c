@@ -1,6 +1,8 @@
 #include "result.h"
 
 #include <cjson/cJSON.h>
+#include <errno.h>
+#include <stdio.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -90,7 +92,9 @@ static void add_rates(cJSON *o, const uint64_t *c, double s)
 	cJSON_AddNumberToObject(o, "reconnects_per_s", (double)c[LB_CNT_RECONNECT] / d);
 }
 
-static cJSON *histogram_json(const struct lb_hist *h, uint64_t min_ns, uint64_t max_ns, uint64_t sum_ns)
+/* exact = false: min/max/sum are not tracked exactly for this histogram and are left out. */
+static cJSON *histogram_json(const struct lb_hist *h, bool exact, uint64_t min_ns, uint64_t max_ns,
+			     uint64_t sum_ns)
 {
 	cJSON *o = cJSON_CreateObject();
 	cJSON_AddStringToObject(o, "unit", "ns");
@@ -98,9 +102,11 @@ static cJSON *histogram_json(const struct lb_hist *h, uint64_t min_ns, uint64_t 
 	cJSON_AddNumberToObject(o, "highest_trackable_ns", (double)LB_HIST_MAX_NS);
 	cJSON_AddNumberToObject(o, "count", (double)lb_hist_total(h));
 	cJSON_AddNumberToObject(o, "overflow", (double)h->overflow);
-	cJSON_AddNumberToObject(o, "min_ns", (double)min_ns);
-	cJSON_AddNumberToObject(o, "max_ns", (double)max_ns);
-	cJSON_AddNumberToObject(o, "sum_ns", (double)sum_ns);
+	if (exact) {
+		cJSON_AddNumberToObject(o, "min_ns", (double)min_ns);
+		cJSON_AddNumberToObject(o, "max_ns", (double)max_ns);
+		cJSON_AddNumberToObject(o, "sum_ns", (double)sum_ns);
+	}
 	/* Sparse [lowest value of the bucket, count] pairs: enough to rebuild and merge exactly. */
 	cJSON *b = cJSON_AddArrayToObject(o, "buckets");
 	for (int i = h->lo; i <= h->hi; i++) {
@@ -157,9 +163,10 @@ static cJSON *types_json(const struct lb_engine *e, const struct lb_final *f)
 			cJSON_AddNumberToObject(p, pct_key(k, sizeof(k), lb_type_pcts[q]),
 						(double)lb_hist_percentile(&t->lat, lb_type_pcts[q], 0, max) / 1e6);
 		for (int q = 0; q < e->cfg.npercentiles; q++)
-			cJSON_AddNumberToObject(p, pct_key(k, sizeof(k), e->cfg.percentiles[q]),
-						(double)lb_hist_percentile(&t->lat, e->cfg.percentiles[q], 0, max) / 1e6);
-		cJSON_AddItemToObject(j, "histogram", histogram_json(&t->lat, 0, max, t->sum_ns));
+			if (!cJSON_GetObjectItemCaseSensitive(p, pct_key(k, sizeof(k), e->cfg.percentiles[q])))
+				cJSON_AddNumberToObject(p, k,
+							(double)lb_hist_percentile(&t->lat, e->cfg.percentiles[q], 0, max) / 1e6);
+		cJSON_AddItemToObject(j, "histogram", histogram_json(&t->lat, false, 0, max, t->sum_ns));
 	}
 	return o;
 }
@@ -232,7 +239,7 @@ static cJSON *rate_json(const struct lb_engine *e, const struct lb_final *f)
 	cJSON_AddStringToObject(o, "arrivals", e->cfg.rate_constant ? "constant" : "poisson");
 	cJSON_AddNumberToObject(o, "max_lag_ms", (double)e->sched.max_lag_ns / 1e6);
 	cJSON_AddNumberToObject(o, "unserved_arrivals", (double)e->unserved_arrivals);
-	cJSON_AddItemToObject(o, "service_histogram", histogram_json(&f->snap->svc, 0, 0, 0));
+	cJSON_AddItemToObject(o, "service_histogram", histogram_json(&f->snap->svc, false, 0, 0, 0));
 	return o;
 }
 
@@ -257,7 +264,9 @@ static cJSON *header_json(struct lb_engine *e, const char *status)
 	add_time(root, "end_time", e->end_wall_ns ? e->end_wall_ns : e->start_wall_ns);
 	cJSON_AddNumberToObject(root, "start_unix_s", (double)e->start_wall_ns / 1e9);
 	cJSON_AddNumberToObject(root, "threads", e->cfg.threads);
-	cJSON_AddNumberToObject(root, "seed", (double)e->cfg.rand.seed);
+	char seed[32];
+	snprintf(seed, sizeof(seed), "%llu", (unsigned long long)e->cfg.rand.seed);
+	cJSON_AddStringToObject(root, "seed", seed); /* as text: a 64-bit seed does not fit a double */
 	cJSON_AddItemToObject(root, "options", options_json(e->opts));
 	return root;
 }
@@ -275,7 +284,7 @@ char *lb_result_json(struct lb_engine *e, const struct lb_final *f, const char *
 	cJSON_AddItemToObject(root, "latency_ms", latency_json(st));
 	uint64_t n = st->cnt[LB_CNT_EVENT];
 	cJSON_AddItemToObject(root, "histogram",
-			      histogram_json(&f->snap->lat, n ? (uint64_t)llround(st->lat_min_s * 1e9) : 0,
+			      histogram_json(&f->snap->lat, true, n ? (uint64_t)llround(st->lat_min_s * 1e9) : 0,
 					     (uint64_t)llround(st->lat_max_s * 1e9), f->snap->lat_sum_ns));
 	cJSON_AddItemToObject(root, "fairness", fairness_json(f));
 	cJSON_AddItemToObject(root, "types", types_json(e, f));
@@ -296,7 +305,11 @@ char *lb_result_json(struct lb_engine *e, const struct lb_final *f, const char *
 
 static void write_doc(struct lb_engine *e, char *doc)
 {
-	int rc = lb_write_file_atomic(e->cfg.output_path, doc, strlen(doc));
+	size_t n = strlen(doc);
+	doc = lb_xrealloc(doc, n + 2);
+	doc[n] = '\n';
+	doc[n + 1] = '\0';
+	int rc = lb_write_file_atomic(e->cfg.output_path, doc, n + 1);
 	if (rc < 0)
 		lb_alert("cannot write the result file '%s': %s", e->cfg.output_path, strerror(-rc));
 	free(doc);
@@ -308,11 +321,38 @@ void lb_result_write(struct lb_engine *e, const struct lb_final *f, const char *
 	write_doc(e, lb_result_json(e, f, status, workload_json));
 }
 
-void lb_result_write_error(struct lb_engine *e, const char *msg)
+void lb_result_error(struct lb_engine *e, const char *msg)
 {
-	(void)msg;
 	cJSON *root = header_json(e, "error");
+	if (msg && !e->fatal) {
+		cJSON_DeleteItemFromObject(root, "error");
+		cJSON_AddStringToObject(root, "error", msg);
+	}
 	char *s = cJSON_Print(root);
 	cJSON_Delete(root);
-	write_doc(e, s);
+	if (e->cfg.format == LB_FORMAT_JSON) {
+		fputs(s, stdout);
+		fputc('\n', stdout);
+		fflush(stdout);
+	}
+	if (e->cfg.output_path)
+		write_doc(e, s);
+	else
+		free(s);
+}
+
+int lb_result_check_path(const char *path, char *err, int errlen)
+{
+	char *probe = lb_xasprintf("%s.probe.%d", path, (int)getpid());
+	FILE *f = fopen(probe, "w");
+	int rc = 0;
+	if (!f) {
+		snprintf(err, (size_t)errlen, "cannot write the result file '%s': %s", path, strerror(errno));
+		rc = -1;
+	} else {
+		fclose(f);
+		unlink(probe);
+	}
+	free(probe);
+	return rc;
 }

@@ -12,7 +12,10 @@ char *lb_result_json(struct lb_engine *e, const struct lb_final *f, const char *
 /* Writes the document to --output atomically; a failure is reported, not fatal. */
 void lb_result_write(struct lb_engine *e, const struct lb_final *f, const char *status,
 		     const char *workload_json);
-/* Writes a result that only records a fatal error. */
-void lb_result_write_error(struct lb_engine *e, const char *msg);
+/* A result that only records a fatal error: written to --output, and printed on stdout with
+ * --format=json (so a pipeline always gets a document). */
+void lb_result_error(struct lb_engine *e, const char *msg);
+/* Checks early that --output can be written (its directory exists and is writable). */
+int lb_result_check_path(const char *path, char *err, int errlen);
 
 #endif

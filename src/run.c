@@ -1,6 +1,7 @@
 /* The "run" command: worker threads, the start barrier, and the monitor loop that prints
  * intermediate reports, moves statistics windows (warm-up, checkpoints) and enforces shutdown. */
 #include <errno.h>
+#include <string.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -331,16 +332,17 @@ static void emit_final(struct lb_engine *e, const struct lb_final *f, bool final
 	char err[ERRLEN];
 	bool hook = lb_vm_has_hook(e->control, "report_cumulative");
 	char *workload_json = final ? lb_vm_report_json(e->control, &f->st) : NULL;
+	FILE *out = e->cfg.format == LB_FORMAT_TEXT ? stdout : lb_log_info_stream();
 	if (e->cfg.format == LB_FORMAT_TEXT || !final) {
 		if (hook) {
 			if (lb_vm_report(e->control, "report_cumulative", &f->st, err, sizeof(err)) < 0)
 				lb_alert("report_cumulative hook failed: %s", err);
 		} else {
 			if (e->cfg.histogram)
-				lb_report_histogram(stdout, &f->snap->lat);
+				lb_report_histogram(out, &f->snap->lat);
 			char *extra = lb_vm_report_text(e->control, "report_text", &f->st);
 			char *footer = lb_vm_report_text(e->control, "report_footer", &f->st);
-			lb_report_final_text(stdout, e, f, extra, footer);
+			lb_report_final_text(out, e, f, extra, footer);
 			free(extra);
 			free(footer);
 		}
@@ -401,7 +403,8 @@ static void wait_until(struct lb_engine *e, int64_t rel_ns)
 
 static void checkpoint(struct lb_engine *e, struct monitor *m, int64_t now)
 {
-	fprintf(stdout, "\n[ %.0fs ] Checkpoint report:\n", (double)now / 1e9);
+	fprintf(e->cfg.format == LB_FORMAT_TEXT ? stdout : lb_log_info_stream(),
+		"\n[ %.0fs ] Checkpoint report:\n", (double)now / 1e9);
 	report_window(e, now, false, "checkpoint");
 	new_window(e, now);
 	m->next_checkpoint++;
@@ -447,6 +450,10 @@ static void print_run_header(struct lb_engine *e)
 {
 	const struct lb_config *c = &e->cfg;
 	FILE *out = lb_log_info_stream();
+	if (!c->time_ns && !c->events)
+		lb_warn("Both event and time limits are disabled, running an endless test");
+	if (lb_log_verbosity() < LB_LOG_NOTICE)
+		return;
 	fprintf(out, "Running the test with following options:\n");
 	fprintf(out, "Number of threads: %d\n", c->threads);
 	if (c->rate > 0)
@@ -486,7 +493,9 @@ static int create_workers(struct lb_engine *e)
 	e->window_base_events = lb_xcalloc((size_t)e->nworkers, sizeof(uint64_t));
 	e->window_base_sum_ns = lb_xcalloc((size_t)e->nworkers, sizeof(uint64_t));
 	lb_snap_init(&e->window_base);
-	if (e->cfg.report_interval_ns && lb_vm_has_hook(e->control, "report_intermediate")) {
+	/* Intermediate hooks print text: only in text mode (JSON/CSV keep stdout machine-readable). */
+	if (e->cfg.report_interval_ns && e->cfg.format == LB_FORMAT_TEXT &&
+	    lb_vm_has_hook(e->control, "report_intermediate")) {
 		char err[ERRLEN];
 		e->reporter_w = lb_worker_new(e, e->cfg.threads, LB_ROLE_REPORTER);
 		e->reporter = lb_vm_new(e, e->reporter_w, err, sizeof(err));
@@ -500,11 +509,15 @@ static int create_workers(struct lb_engine *e)
 
 static void print_run_extra(struct lb_engine *e)
 {
-	char err[ERRLEN];
-	if (lb_vm_call(e->control, "luabench.hooks.run_header", false, err, sizeof(err)) < 0)
-		lb_alert("%s", err);
 	FILE *out = lb_log_info_stream();
-	fprintf(out, "Initializing worker threads...\n\n");
+	/* The workload's own header lines (e.g. "Prime numbers limit"), on the info stream so they
+	 * never mix with JSON or CSV on stdout. */
+	char *text = lb_vm_report_text(e->control, "run_header", NULL);
+	if (text && *text)
+		fprintf(out, "%s%s", text, text[strlen(text) - 1] == '\n' ? "" : "\n");
+	free(text);
+	if (lb_log_verbosity() >= LB_LOG_NOTICE)
+		fprintf(out, "Initializing worker threads...\n\n");
 	fflush(out);
 }
 
@@ -539,7 +552,10 @@ static int finish_run(struct lb_engine *e, bool completed)
 		e->forced = true;
 		e->threads_stuck = true;
 		end = lb_engine_now(e);
-		lb_fatal("The --max-time limit has expired, forcing shutdown...");
+		if (__atomic_load_n(&e->interrupts, __ATOMIC_RELAXED) >= 2)
+			lb_fatal("Interrupted again, forcing shutdown without waiting for running events...");
+		else
+			lb_fatal("The --max-time limit has expired, forcing shutdown...");
 	}
 	if (e->rate_mode)
 		e->unserved_arrivals = lb_sched_backlog(&e->sched, end, 100000000);
@@ -551,8 +567,8 @@ static int finish_run(struct lb_engine *e, bool completed)
 			     : e->interrupts ? "interrupted" : "ok";
 	if (!e->fatal)
 		report_window(e, end, true, status);
-	else if (e->cfg.output_path)
-		lb_result_write_error(e, e->fatal);
+	else
+		lb_result_error(e, e->fatal);
 	if (e->fatal)
 		return 1;
 	if (!completed)
@@ -568,10 +584,12 @@ int lb_engine_run(struct lb_engine *e)
 	sem_init(&e->wake, 0, 0);
 	e->deadline_ns = INT64_MAX;
 	e->start_wall_ns = lb_wall_ns();
-	lb_rand_unique_seed(e->cfg.rand.seed);
 	install_signals(e);
 	if (lb_vm_call(e->control, "init", false, err, sizeof(err)) < 0) {
-		lb_fatal("`init' function failed: %s", err);
+		char *msg = lb_xasprintf("`init' function failed: %s", err);
+		lb_fatal("%s", msg);
+		lb_result_error(e, msg);
+		free(msg);
 		return 1;
 	}
 	print_run_header(e);
@@ -584,8 +602,11 @@ int lb_engine_run(struct lb_engine *e)
 	}
 	int init = wait_initialized(e);
 	if (init == -2) {
-		lb_fatal("Worker threads failed to initialize within %lld seconds!",
-			 (long long)(e->cfg.thread_init_timeout_ns / LB_NS_PER_S));
+		char *msg = lb_xasprintf("Worker threads failed to initialize within %lld seconds!",
+					 (long long)(e->cfg.thread_init_timeout_ns / LB_NS_PER_S));
+		lb_fatal("%s", msg);
+		lb_result_error(e, msg);
+		free(msg);
 		e->threads_stuck = true;
 		return 2;
 	}
@@ -593,6 +614,7 @@ int lb_engine_run(struct lb_engine *e)
 		__atomic_store_n(&e->stop, 1, __ATOMIC_RELAXED);
 		pthread_cond_broadcast(&e->cond);
 		join_threads(e);
+		lb_result_error(e, e->fatal);
 		return 1;
 	}
 	release_barrier(e);

@@ -18,7 +18,7 @@ function event()
 end
 
 function sysbench.hooks.run_header()
-  print(string.format("Prime numbers limit: %d\n", sysbench.opt.cpu_max_prime))
+  return string.format("Prime numbers limit: %d\n\n", sysbench.opt.cpu_max_prime)
 end
 
 local function eps(stat)

@@ -65,12 +65,9 @@ local function mib(events) return events * sysbench.opt.memory_block_size / 1048
 
 function sysbench.hooks.run_header()
   local opt = sysbench.opt
-  print("Running memory speed test with the following options:")
-  print(string.format("  block size: %dKiB", opt.memory_block_size / 1024))
-  print(string.format("  total size: %dMiB", opt.memory_total_size / 1048576))
-  print(string.format("  operation: %s", opt.memory_oper))
-  print(string.format("  scope: %s", opt.memory_scope))
-  print("")
+  return string.format("Running memory speed test with the following options:\n" ..
+    "  block size: %dKiB\n  total size: %dMiB\n  operation: %s\n  scope: %s\n\n",
+    opt.memory_block_size / 1024, opt.memory_total_size / 1048576, opt.memory_oper, opt.memory_scope)
 end
 
 function sysbench.hooks.report_intermediate(stat)

@@ -49,7 +49,7 @@ sb.report_json = report.json
 
 -- luabench-only API --------------------------------------------------------------------------
 
-sb.json = { encode = C_.json_encode, decode = C_.json_decode, null = ffi.cast("void *", 0) }
+sb.json = { encode = C_.json_encode, decode = C_.json_decode, null = C_.json_null }
 
 -- Seconds since the run started (monotonic clock).
 function sb.time()

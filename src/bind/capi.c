@@ -203,6 +203,8 @@ void lb_capi_install(struct lb_vm *vm)
 	}
 	lua_pushlightuserdata(L, vm->w);
 	lua_setfield(L, -2, "worker");
+	lua_pushlightuserdata(L, NULL);
+	lua_setfield(L, -2, "json_null");
 	lua_pushinteger(L, vm->w->tid);
 	lua_setfield(L, -2, "tid");
 	lua_pushstring(L, role_name(vm->w));

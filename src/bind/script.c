@@ -80,28 +80,33 @@ static bool readable_file(const char *path)
 	return stat(path, &st) == 0 && S_ISREG(st.st_mode) && access(path, R_OK) == 0;
 }
 
-/* Looks for name as a module along the usual Lua path (sysbench resolves scripts this way). */
+/* Looks for name as a module along the Lua path, as sysbench does: LUA_PATH (";;" = the
+ * defaults) and then ./?.lua, ./?/init.lua and the system Lua directories. */
 static char *find_module(const char *name)
 {
-	static const char *const dirs[] = { ".", "/usr/local/share/lua/5.1", "/usr/share/lua/5.1" };
-	char *mod = lb_xstrdup(name);
+	static const char defaults[] = "./?.lua;./?/init.lua;/usr/local/share/lua/5.1/?.lua;"
+				       "/usr/local/share/lua/5.1/?/init.lua;/usr/share/lua/5.1/?.lua;"
+				       "/usr/share/lua/5.1/?/init.lua";
+	const char *env = getenv("LUA_PATH");
+	char *path = env ? lb_xasprintf("%s;%s", env, defaults) : lb_xstrdup(defaults);
+	char *mod = lb_xstrdup(name), *found = NULL, *save = NULL;
 	for (char *p = mod; *p; p++)
 		if (*p == '.')
 			*p = '/';
-	for (size_t i = 0; i < LB_ARRAY_LENGTH(dirs); i++) {
-		char *cand[2] = { lb_xasprintf("%s/%s.lua", dirs[i], mod),
-				  lb_xasprintf("%s/%s/init.lua", dirs[i], mod) };
-		for (int j = 0; j < 2; j++) {
-			if (readable_file(cand[j])) {
-				free(cand[1 - j]);
-				free(mod);
-				return cand[j];
-			}
-			free(cand[j]);
-		}
+	for (char *tpl = strtok_r(path, ";", &save); tpl && !found; tpl = strtok_r(NULL, ";", &save)) {
+		struct lb_buf b = { 0 };
+		for (const char *q = tpl; *q; q++)
+			if (*q == '?')
+				lb_buf_append(&b, mod, strlen(mod));
+			else
+				lb_buf_append(&b, q, 1);
+		if (b.data && readable_file(b.data))
+			found = lb_xstrdup(b.data);
+		lb_buf_free(&b);
 	}
 	free(mod);
-	return NULL;
+	free(path);
+	return found;
 }
 
 static void not_found(const char *name, char *err, size_t errlen)

@@ -39,6 +39,8 @@ static int on_error(lua_State *L)
  * message (never "(not a string)"). */
 void lb_lua_error_text(lua_State *L, int idx, char *err, size_t errlen)
 {
+	if (idx < 0)
+		idx = lua_gettop(L) + idx + 1; /* absolute: we push below */
 	if (lua_type(L, idx) == LUA_TSTRING || lua_type(L, idx) == LUA_TNUMBER) {
 		snprintf(err, errlen, "%s", lua_tostring(L, idx));
 		return;
@@ -150,6 +152,12 @@ static void set_paths(lua_State *L)
 		"/usr/lib/x86_64-linux-gnu/lua/5.1/?.so;/usr/lib/lua/5.1/?.so",
 		home ? home : "");
 	lua_getglobal(L, "package");
+	/* LuaJIT's own default path goes last: it holds jit.* (for --luajit-cmd=v, dump, p). */
+	lua_getfield(L, -1, "path");
+	char *joined = lb_xasprintf("%s;%s", path, lua_tostring(L, -1));
+	lua_pop(L, 1);
+	free(path);
+	path = joined;
 	/* LUA_PATH is honoured with ";;" standing for the default path. */
 	const char *vals[2] = { lua_path, lua_cpath };
 	char *defs[2] = { path, cpath };
@@ -256,6 +264,32 @@ bool lb_vm_has_command(struct lb_vm *vm, const char *name, bool *parallel)
 	}
 	lua_pop(L, 1);
 	return yes;
+}
+
+const char *lb_vm_suggest_command(struct lb_vm *vm, const char *name)
+{
+	static __thread char best[64];
+	if (!vm)
+		return NULL;
+	lua_State *L = vm->L;
+	int best_d = 3;
+	best[0] = '\0';
+	lb_lua_push_path(L, "sysbench.cmdline.commands");
+	if (lua_istable(L, -1)) {
+		lua_pushnil(L);
+		while (lua_next(L, -2)) {
+			lua_pop(L, 1);
+			if (lua_type(L, -1) == LUA_TSTRING) {
+				int d = lb_str_distance(name, lua_tostring(L, -1));
+				if (d < best_d) {
+					best_d = d;
+					snprintf(best, sizeof(best), "%s", lua_tostring(L, -1));
+				}
+			}
+		}
+	}
+	lua_pop(L, 1);
+	return best[0] ? best : NULL;
 }
 
 /* Calls the function on top of the stack; 0, 1 (returned false) or -1. */
@@ -410,7 +444,10 @@ static char *call_report_hook(struct lb_vm *vm, const char *name, const struct l
 		lua_pop(L, 1);
 		return NULL;
 	}
-	push_stat(L, st);
+	if (st)
+		push_stat(L, st);
+	else
+		lua_pushnil(L);
 	char err[1024];
 	if (lb_lua_pcall(L, 1, 1, err, sizeof(err)) < 0) {
 		lb_alert("luabench.hooks.%s failed: %s", name, err);

@@ -49,6 +49,9 @@ bool lb_vm_has_hook(struct lb_vm *vm, const char *name);
 /* True if sysbench.cmdline.commands[name] exists; *parallel tells if it is a parallel one. */
 bool lb_vm_has_command(struct lb_vm *vm, const char *name, bool *parallel);
 
+/* The script's custom command closest to `name`, for "did you mean" (NULL if none is close). */
+const char *lb_vm_suggest_command(struct lb_vm *vm, const char *name);
+
 /* Calls global function `name` (with the worker's tid as argument when pass_tid). Returns 0, 1
  * when it returned false, or -1 on error. A missing function returns 0. */
 int lb_vm_call(struct lb_vm *vm, const char *name, bool pass_tid, char *err, size_t errlen);

@@ -270,9 +270,11 @@ static int check_io(struct lb_io_ctx *ctx, const struct lb_io *io)
 	default:
 		return lb_io_ctx_set_error(ctx, LB_IO_E_ARG, "unknown I/O op %u", io->op);
 	}
-	if (!io->buf || !io->length_bytes)
-		return lb_io_ctx_set_error(ctx, LB_IO_E_ARG, "%s of %s: no buffer or zero length",
-					   io->op == LB_IO_READ ? "read" : "write", io->file->path);
+	if (!io->buf || !io->length_bytes || io->length_bytes > LB_IO_MAX_BYTES)
+		return lb_io_ctx_set_error(ctx, LB_IO_E_ARG,
+					   "%s of %s: no buffer, or length %llu not in 1..%u",
+					   io->op == LB_IO_READ ? "read" : "write", io->file->path,
+					   (unsigned long long)io->length_bytes, LB_IO_MAX_BYTES);
 	if (ctx->ops->flags & LB_IO_F_MEMMAP)
 		return 0;
 	return lb_io_file_check_align(io->file, io->buf, io->length_bytes, io->offset_bytes,

@@ -15,7 +15,7 @@
  * Thread safety: a struct lb_io_ctx and the ios submitted to it belong to one thread. Files
  * (iofile.h) are read-only after open and may be shared by contexts on several threads.
  *
- * Latency definitions (see doc in reference io.md §1.2):
+ * Latency definitions (fio's slat/clat/lat):
  *   lat        = complete_ns - start_ns   (robust; what SQLIO/DiskSpd/fio "lat" report)
  *   submit     = issue_ns    - start_ns   (async engines: includes the submit syscall)
  *   completion = complete_ns - issue_ns   (async engines; includes time spent waiting to be reaped)
@@ -57,8 +57,11 @@ enum lb_io_op {
 };
 
 /* One I/O. The caller fills the first block and submits; the core and the engine fill the
- * rest. The caller may own the struct (any memory, kept alive until reaped) or take one from
- * the context's pool (lb_io_get/lb_io_put). All fields are fixed width for the FFI. */
+ * rest. The caller may own the struct (any memory, zeroed before its first submit and kept
+ * alive until reaped) or take one from the context's pool (lb_io_get/lb_io_put). All fields
+ * are fixed width for the FFI. One transfer is at most LB_IO_MAX_BYTES (Linux's limit for a
+ * single read/write); longer ones are refused with LB_IO_E_ARG. */
+#define LB_IO_MAX_BYTES 0x7ffff000u
 struct lb_io {
 	/* in: set by the caller */
 	struct lb_io_file *file; /* borrowed; must outlive the I/O */
@@ -121,7 +124,8 @@ struct lb_io_ops {
 	 * and commits again. */
 	int (*commit)(struct lb_io_ctx *ctx);
 	/* Wait until at least min I/Os completed (or timeout_ns elapsed; < 0 waits for ever, 0
-	 * polls) and collect at most max. Returns the number collected or a negative code. */
+	 * polls; min == 0 never blocks) and collect at most max (<= depth). Returns the number
+	 * collected or a negative code. */
 	int (*getevents)(struct lb_io_ctx *ctx, uint32_t min, uint32_t max, int64_t timeout_ns);
 	/* The i-th I/O collected by the last getevents(), with error/result_bytes filled in. */
 	struct lb_io *(*event)(struct lb_io_ctx *ctx, uint32_t i);
@@ -145,8 +149,9 @@ LB_IO_API const char *lb_io_strerror(int code);
  * Job helper: what a workload calls. One context per thread.
  * ------------------------------------------------------------------------------------- */
 
-/* Create a context running engine `name` with room for depth (>= 1) pending I/Os.
- * On success *out owns a context (free with lb_io_ctx_free) and 0 is returned. On failure
+/* Create a context running engine `name` with room for depth (1..65536) pending I/Os.
+ * On success *out owns a context (free with lb_io_ctx_free), errbuf is emptied and 0 is
+ * returned. Create it on the thread that will use it. On failure
  * *out = NULL, a negative code is returned and errbuf (may be NULL) gets one line, e.g.
  * LB_IO_E_UNSUPPORTED when io_uring is disabled by kernel.io_uring_disabled or seccomp: the
  * caller is expected to fall back to "libaio" or "psync" and to say so. */

@@ -23,7 +23,8 @@ enum lb_io_open_flags {
 /* Open path. Alignment for O_DIRECT comes from statx(STATX_DIOALIGN); when the kernel or the
  * filesystem does not report it, from the logical block size (BLKSSZGET) of a block device,
  * else 4096. Size: st_size, or BLKGETSIZE64 for a block device.
- * On success *out owns the file (lb_io_file_close) and 0 is returned; else *out = NULL, a
+ * On success *out owns the file (lb_io_file_close), errbuf is emptied and 0 is returned; else
+ * *out = NULL, a
  * negative errno and one line in errbuf (may be NULL) such as
  * "open /x/y: directory /x does not exist" or "open /dev/shm/f: O_DIRECT not supported here". */
 LB_IO_API int lb_io_file_open(const char *path, uint32_t flags, struct lb_io_file **out,
@@ -97,13 +98,15 @@ struct lb_io_prepare; /* opaque */
  * write_block_bytes: size of each write (0: 1 MiB; a multiple of 4096).
  * check_block_bytes: see above; 0, or a multiple of 512 that divides both write_block_bytes and
  * size_bytes. Content is not verified on reuse (only the size is checked).
- * Returns 0 with *out owned by the caller, or a negative code with a line in errbuf. */
+ * Returns 0 with *out owned by the caller (errbuf emptied), or a negative code with a line in
+ * errbuf. A read-only location holding a file of the right size counts as reusable. */
 LB_IO_API int lb_io_prepare_new(const char *path, uint64_t size_bytes, uint32_t open_flags,
 				uint32_t write_block_bytes, uint32_t check_block_bytes,
 				struct lb_io_prepare **out, char *errbuf, uint32_t errbuf_len);
-/* Write up to budget_bytes more (at least one write). Returns bytes of the target that are
- * written so far (== lb_io_prepare_total_bytes when done), or a negative code (message in
- * lb_io_prepare_errmsg); after an error every further call returns the same code. */
+/* Write up to budget_bytes more (at least one write; 0 means one write). Returns how many
+ * bytes of the target are in place (starts at total - to_write, == total when done; for MB/s
+ * use the difference), or a negative code (message in lb_io_prepare_errmsg); after an error
+ * every further call returns the same code. */
 LB_IO_API int64_t lb_io_prepare_step(struct lb_io_prepare *p, uint64_t budget_bytes);
 LB_IO_API int32_t lb_io_prepare_done(const struct lb_io_prepare *p);
 LB_IO_API uint64_t lb_io_prepare_total_bytes(const struct lb_io_prepare *p);

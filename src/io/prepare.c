@@ -133,27 +133,32 @@ static int reserve_space(struct lb_io_prepare *p)
 	return errno == ENOSPC || errno == EFBIG ? -errno : 0;
 }
 
-/* Record the first failure with one message naming path, cause and progress. */
-static int fail(struct lb_io_prepare *p, int r)
+static void append(struct lb_io_prepare *p, const char *s)
 {
-	char what[256];
+	strncat(p->errmsg, s, sizeof(p->errmsg) - strlen(p->errmsg) - 1);
+}
+
+/* Record the first failure with one message naming path and cause, and for failures while
+ * reserving or writing, the progress and what became of the file. */
+static int fail(struct lb_io_prepare *p, int r, int writing)
+{
+	char what[128];
 
 	if (p->error)
 		return p->error;
 	p->error = r;
 	if (!p->errmsg[0])
 		lb_io_describe_errno(p->errmsg, sizeof(p->errmsg), "prepare", p->path, -r);
-	snprintf(what, sizeof(what), " (%" PRIu64 " of %" PRIu64 " bytes written",
-		 p->pos_bytes - p->start_bytes, p->total_bytes - p->start_bytes);
-	strncat(p->errmsg, what, sizeof(p->errmsg) - strlen(p->errmsg) - 1);
+	if (writing) {
+		snprintf(what, sizeof(what), " (%" PRIu64 " of %" PRIu64 " bytes written",
+			 p->pos_bytes - p->start_bytes, p->total_bytes - p->start_bytes);
+		append(p, what);
+		append(p, p->created ? "; partial file removed)" : "; existing file left as it is)");
+	}
 	if (p->created && p->fd >= 0) {
 		close(p->fd);
 		p->fd = -1;
 		unlink(p->path);
-		strncat(p->errmsg, "; partial file removed)", sizeof(p->errmsg) - strlen(p->errmsg) - 1);
-	} else {
-		strncat(p->errmsg, "; existing file left as it is)",
-			sizeof(p->errmsg) - strlen(p->errmsg) - 1);
 	}
 	return r;
 }
@@ -196,13 +201,15 @@ int lb_io_prepare_new(const char *path, uint64_t size_bytes, uint32_t open_flags
 		return r;
 	}
 	r = plan(p);
+	if (r < 0)
+		fail(p, r, 0);
 	if (r == 0)
 		r = reserve_space(p);
 	if (r == 0 && p->pos_bytes < p->total_bytes &&
 	    !(p->buf = lb_io_buf_alloc(write_block_bytes, 4096)))
 		r = -ENOMEM;
 	if (r < 0) {
-		fail(p, r);
+		fail(p, r, 1);
 		lb_io_msg(errbuf, errbuf_len, r, "%s", p->errmsg);
 		lb_io_prepare_free(p);
 		return r;
@@ -284,11 +291,11 @@ int64_t lb_io_prepare_step(struct lb_io_prepare *p, uint64_t budget_bytes)
 
 		r = write_chunk(p, n);
 		if (r < 0)
-			return fail(p, r);
+			return fail(p, r, 1);
 		written += n;
 	}
 	if (p->pos_bytes == p->total_bytes && (r = finish(p)) < 0)
-		return fail(p, r);
+		return fail(p, r, 1);
 	return (int64_t)p->pos_bytes;
 }
 

@@ -71,12 +71,8 @@ static int uring_init(struct lb_io_ctx *ctx, uint32_t depth)
 	if (!p->queued || !p->cqes || !p->out)
 		return lb_io_ctx_set_error(ctx, -ENOMEM, "io_uring: out of memory");
 	r = forced_probe_error();
-	if (!r) {
-		struct io_uring_params prm;
-		memset(&prm, 0, sizeof(prm));
-		prm.flags = (unsigned)atoi(getenv("URF") ? getenv("URF") : "0");
-		r = io_uring_queue_init_params(depth, &p->ring, &prm);
-	}
+	if (!r)
+		r = io_uring_queue_init(depth, &p->ring, 0);
 	if (r < 0)
 		return probe_failed(ctx, r, depth);
 	p->ring_ready = 1;
