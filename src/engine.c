@@ -31,6 +31,12 @@ static const struct opt_def general_opts[] = {
 	{ "thread-init-timeout", LB_OPT_INT, "30", "wait time in seconds for worker threads to initialize" },
 	{ "rate", LB_OPT_DOUBLE, "0", "average transactions rate. 0 for unlimited rate" },
 	{ "rate-arrival", LB_OPT_STRING, "poisson", "arrival process for --rate: poisson or constant" },
+	{ "users", LB_OPT_INT, "0",
+	  "number of emulated users, run as coroutines spread over --threads (0 = one per thread, as sysbench)" },
+	{ "connections", LB_OPT_INT, "0",
+	  "database connections per process that emulated users borrow for one event at a time (0 = one per user)" },
+	{ "ramp-up", LB_OPT_STRING, "",
+	  "start emulated users gradually: over N seconds (e.g. 60) or at a rate (e.g. 600/min); statistics start after it" },
 	{ "report-interval", LB_OPT_INT, "0",
 	  "periodically report intermediate statistics with a specified interval in seconds. 0 disables intermediate reports" },
 	{ "report-checkpoints", LB_OPT_LIST, "",
@@ -218,6 +224,66 @@ static int parse_format(struct lb_config *c, const char *f, char *err, int errle
 	return 0;
 }
 
+static int parse_ramp(struct lb_config *c, const char *s, char *err, int errlen)
+{
+	if (!*s)
+		return 0;
+	char *end;
+	double v = strtod(s, &end);
+	if (end == s || v < 0)
+		goto bad;
+	if (!strcmp(end, "/min") || !strcmp(end, "/s")) {
+		if (v <= 0)
+			goto bad;
+		c->ramp_rate_per_ns = v / (end[1] == 'm' ? 60e9 : 1e9);
+		c->ramp_up_ns = (int64_t)((double)c->users / c->ramp_rate_per_ns);
+		return 0;
+	}
+	if (*end && strcmp(end, "s"))
+		goto bad;
+	c->ramp_up_ns = (int64_t)(v * 1e9);
+	return 0;
+bad:
+	snprintf(err, (size_t)errlen,
+		 "Invalid value for the 'ramp-up' option: '%s' (expected seconds, or users per minute as N/min)", s);
+	return -1;
+}
+
+static int parse_users(struct lb_config *c, const struct lb_opts *o, char *err, int errlen)
+{
+	int64_t users = lb_opts_int(o, "users"), conns = lb_opts_int(o, "connections");
+	if (check_range("users", users, 0, 10000000, err, errlen) < 0 ||
+	    check_range("connections", conns, 0, 1000000, err, errlen) < 0)
+		return -1;
+	c->users = (int)users;
+	c->connections = (int)conns;
+	if (!users && (conns || *lb_opts_str(o, "ramp-up"))) {
+		snprintf(err, (size_t)errlen, "--connections and --ramp-up apply to emulated users: give --users too");
+		return -1;
+	}
+	if (!users)
+		return 0;
+	if (users < c->threads) {
+		snprintf(err, (size_t)errlen, "--users=%lld is less than --threads=%d: every thread needs at least one user",
+			 (long long)users, c->threads);
+		return -1;
+	}
+	if (c->rate > 0) {
+		snprintf(err, (size_t)errlen, "--rate cannot be combined with --users (emulated users pace themselves with think times)");
+		return -1;
+	}
+	if (!c->connections || c->connections > c->users)
+		c->connections = c->users;
+	if (c->connections < c->threads)
+		c->connections = c->threads; /* every worker needs one connection to borrow */
+	if (parse_ramp(c, lb_opts_str(o, "ramp-up"), err, errlen) < 0)
+		return -1;
+	/* Statistics start once every user is running. */
+	if (c->ramp_up_ns > c->warmup_ns)
+		c->warmup_ns = c->ramp_up_ns;
+	return 0;
+}
+
 int lb_engine_configure(struct lb_engine *eng, struct lb_opts *o, char *err, int errlen)
 {
 	struct lb_config *c = &eng->cfg;
@@ -266,7 +332,7 @@ int lb_engine_configure(struct lb_engine *eng, struct lb_opts *o, char *err, int
 		return -1;
 	}
 	eng->rate_mode = c->rate > 0;
-	return 0;
+	return parse_users(c, o, err, errlen);
 }
 
 int64_t lb_engine_now(const struct lb_engine *eng)

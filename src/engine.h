@@ -46,6 +46,10 @@ struct lb_config {
 	const char *output_path;    /* --output, NULL = none */
 	struct lb_rand_conf rand;
 	bool seed_from_time;
+	int users;                  /* --users: emulated users (0 = one per thread) */
+	int connections;            /* --connections: pool size per process (0 = one per user) */
+	int64_t ramp_up_ns;         /* --ramp-up over this long (0 = all at once) */
+	double ramp_rate_per_ns;    /* --ramp-up N/min: users started per ns (0 = unused) */
 	bool db_debug;              /* --db-debug: log every statement */
 	int64_t db_reconnect_ns;    /* --db-reconnect-timeout */
 };

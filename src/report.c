@@ -239,6 +239,22 @@ static void types_block(FILE *out, const struct lb_final *f)
 	fprintf(out, "\n");
 }
 
+static void users_block(FILE *out, const struct lb_engine *eng, const struct lb_final *f)
+{
+	const struct lb_config *c = &eng->cfg;
+	const struct lb_hist *h = &f->snap->wake;
+	uint64_t n = lb_hist_total(h), max = h->hi >= h->lo ? lb_hist_value_at(h->hi) + lb_hist_width_at(h->hi) - 1 : 0;
+	fprintf(out, "Emulated users:\n");
+	fprintf(out, "    users / threads / connections:       %d / %d / %d\n", c->users, c->threads, c->connections);
+	if (c->ramp_up_ns)
+		fprintf(out, "    ramp-up (s):                         %.1f\n", (double)c->ramp_up_ns / 1e9);
+	fprintf(out, "    timer wake-ups:                      %llu\n", (unsigned long long)n);
+	fprintf(out, "    wake-up lateness (ms) p50/p99/max:   %.3f/%.3f/%.3f\n",
+		(double)lb_hist_percentile(h, 50, 0, max) / 1e6, (double)lb_hist_percentile(h, 99, 0, max) / 1e6,
+		(double)max / 1e6);
+	fprintf(out, "\n");
+}
+
 void lb_report_final_text(FILE *out, const struct lb_engine *eng, const struct lb_final *f,
 			  const char *extra, const char *footer)
 {
@@ -264,6 +280,8 @@ void lb_report_final_text(FILE *out, const struct lb_engine *eng, const struct l
 	if (eng->cfg.debug)
 		debug_block(out, eng, f);
 	types_block(out, f);
+	if (eng->cfg.users)
+		users_block(out, eng, f);
 	if (eng->rate_mode)
 		rate_block(out, eng, f);
 	if (f->overflow)

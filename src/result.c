@@ -243,6 +243,22 @@ static cJSON *rate_json(const struct lb_engine *e, const struct lb_final *f)
 	return o;
 }
 
+static cJSON *users_json(const struct lb_engine *e, const struct lb_final *f)
+{
+	cJSON *o = cJSON_CreateObject();
+	const struct lb_hist *h = &f->snap->wake;
+	uint64_t max = h->hi >= h->lo ? lb_hist_value_at(h->hi) + lb_hist_width_at(h->hi) - 1 : 0;
+	cJSON_AddNumberToObject(o, "users", e->cfg.users);
+	cJSON_AddNumberToObject(o, "connections", e->cfg.connections);
+	cJSON_AddNumberToObject(o, "ramp_up_s", (double)e->cfg.ramp_up_ns / 1e9);
+	cJSON *l = cJSON_AddObjectToObject(o, "wake_lateness_ms");
+	cJSON_AddNumberToObject(l, "p50", (double)lb_hist_percentile(h, 50, 0, max) / 1e6);
+	cJSON_AddNumberToObject(l, "p99", (double)lb_hist_percentile(h, 99, 0, max) / 1e6);
+	cJSON_AddNumberToObject(l, "max", (double)max / 1e6);
+	cJSON_AddItemToObject(o, "wake_lateness_histogram", histogram_json(h, false, 0, max, 0));
+	return o;
+}
+
 static cJSON *header_json(struct lb_engine *e, const char *status)
 {
 	cJSON *root = cJSON_CreateObject();
@@ -292,6 +308,8 @@ char *lb_result_json(struct lb_engine *e, const struct lb_final *f, const char *
 		cJSON_AddNumberToObject(root, "unfinished_events", (double)f->unfinished);
 	if (e->rate_mode)
 		cJSON_AddItemToObject(root, "rate", rate_json(e, f));
+	if (e->cfg.users)
+		cJSON_AddItemToObject(root, "users", users_json(e, f));
 	cJSON_AddItemToObject(root, "intervals", intervals_json(e));
 	if (workload_json) {
 		cJSON *w = cJSON_Parse(workload_json);

@@ -126,7 +126,7 @@ static void debug_log(struct lb_worker *w, struct lb_sql_result *rs, int32_t rc,
 		  (int)(len > 300 ? 300 : len), what,
 		  rc == LB_DB_OK ? kinds[rs->r.kind] : lb_db_strerror(rc),
 		  (unsigned long long)(rs->r.kind == LB_DB_KIND_READ ? rs->r.nrows : rs->r.affected_rows),
-		  (double)(lb_now_ns() - t0) / 1e6, rc == LB_DB_OK ? "" : ": ", rc == LB_DB_OK ? "" : e->message);
+		  t0 ? (double)(lb_now_ns() - t0) / 1e6 : 0.0, rc == LB_DB_OK ? "" : ": ", rc == LB_DB_OK ? "" : e->message);
 }
 
 /* Counts a finished statement and fills the sysbench-visible fields of rs. */
@@ -178,6 +178,24 @@ LB_FFI int32_t lb_sql_execute(struct lb_worker *w, struct lb_sql_result *rs, str
 	if (rc == LB_DB_PENDING)
 		rc = wait_done(w, rs->conn, &rs->r);
 	return finish(w, rs, rc, "(prepared statement)", 20, t0);
+}
+
+LB_FFI int32_t lb_sql_query_start(struct lb_worker *w, struct lb_sql_result *rs, const char *sql, uint64_t len)
+{
+	int32_t rc = lb_db_query_start(rs->conn, sql, len, &rs->r);
+	return rc == LB_DB_PENDING ? rc : finish(w, rs, rc, sql, len, 0);
+}
+
+LB_FFI int32_t lb_sql_execute_start(struct lb_worker *w, struct lb_sql_result *rs, struct lb_db_stmt *s)
+{
+	int32_t rc = lb_db_execute_start(s, &rs->r);
+	return rc == LB_DB_PENDING ? rc : finish(w, rs, rc, "(prepared statement)", 20, 0);
+}
+
+LB_FFI int32_t lb_sql_step(struct lb_worker *w, struct lb_sql_result *rs, uint32_t ready)
+{
+	int32_t rc = lb_db_step(rs->conn, ready, &rs->r);
+	return rc == LB_DB_PENDING ? rc : finish(w, rs, rc, "(non-blocking statement)", 24, 0);
 }
 
 LB_FFI int32_t lb_sql_bulk_next(struct lb_worker *w, struct lb_sql_result *rs, const char *row, uint64_t len)

@@ -7,13 +7,15 @@
 
 #include "util.h"
 
-void lb_stats_init(struct lb_stats *s, int with_service_hist)
+void lb_stats_init(struct lb_stats *s, int with_service_hist, int with_wake_hist)
 {
 	memset(s, 0, sizeof(*s));
 	s->lat_min_ns = UINT64_MAX;
 	lb_hist_init(&s->lat);
 	if (with_service_hist)
 		lb_hist_init(&s->svc);
+	if (with_wake_hist)
+		lb_hist_init(&s->wake);
 }
 
 static struct lb_type_stats *type_new(void)
@@ -35,6 +37,7 @@ void lb_stats_fini(struct lb_stats *s)
 {
 	lb_hist_fini(&s->lat);
 	lb_hist_fini(&s->svc);
+	lb_hist_fini(&s->wake);
 	for (int i = 0; i < LB_MAX_TYPES; i++)
 		type_free(s->types[i]);
 }
@@ -125,6 +128,7 @@ void lb_snap_init(struct lb_snap *s)
 	memset(s, 0, sizeof(*s));
 	lb_hist_init(&s->lat);
 	lb_hist_init(&s->svc);
+	lb_hist_init(&s->wake);
 	s->lat_min_ns = UINT64_MAX;
 }
 
@@ -132,6 +136,7 @@ void lb_snap_fini(struct lb_snap *s)
 {
 	lb_hist_fini(&s->lat);
 	lb_hist_fini(&s->svc);
+	lb_hist_fini(&s->wake);
 	for (int i = 0; i < LB_MAX_TYPES; i++)
 		type_free(s->types[i]);
 }
@@ -145,6 +150,7 @@ void lb_snap_clear(struct lb_snap *s)
 	s->concurrency = 0;
 	lb_hist_clear(&s->lat);
 	lb_hist_clear(&s->svc);
+	lb_hist_clear(&s->wake);
 	types_clear(s->types);
 }
 
@@ -165,6 +171,8 @@ void lb_snap_add_stats(struct lb_snap *s, const struct lb_stats *w, uint32_t win
 	lb_hist_add(&s->lat, &w->lat);
 	if (w->svc.counts)
 		lb_hist_add(&s->svc, &w->svc);
+	if (w->wake.counts)
+		lb_hist_add(&s->wake, &w->wake);
 	for (int i = 0; i < LB_MAX_TYPES; i++)
 		type_add(&s->types[i], __atomic_load_n(&w->types[i], __ATOMIC_ACQUIRE));
 }
@@ -179,6 +187,7 @@ void lb_snap_diff(struct lb_snap *dst, const struct lb_snap *a, const struct lb_
 	dst->concurrency = a->concurrency;
 	lb_hist_diff(&dst->lat, &a->lat, &b->lat);
 	lb_hist_diff(&dst->svc, &a->svc, &b->svc);
+	lb_hist_diff(&dst->wake, &a->wake, &b->wake);
 	for (int i = 0; i < LB_MAX_TYPES; i++) {
 		const struct lb_type_stats *ta = a->types[i], *tb = b->types[i];
 		if (!ta)
@@ -219,6 +228,7 @@ void lb_snap_merge(struct lb_snap *dst, const struct lb_snap *src)
 	dst->concurrency += src->concurrency;
 	lb_hist_add(&dst->lat, &src->lat);
 	lb_hist_add(&dst->svc, &src->svc);
+	lb_hist_add(&dst->wake, &src->wake);
 	for (int i = 0; i < LB_MAX_TYPES; i++)
 		type_add(&dst->types[i], src->types[i]);
 }

@@ -62,13 +62,15 @@ struct lb_stats {
 	uint32_t in_event;   /* 1 while an event runs: the "concurrency" figure */
 	struct lb_hist lat;  /* latency (from the intended start in rate mode) */
 	struct lb_hist svc;  /* rate mode only: service time, from the actual start */
+	struct lb_hist wake; /* --users only: lateness of timer wake-ups (think time, ramp-up) */
 	struct lb_type_stats *types[LB_MAX_TYPES]; /* allocated by the worker on first use */
 };
 
 /* Records one outcome of type `id` (latency only for OK and ROLLBACK). Single writer. */
 void lb_stats_type(struct lb_stats *s, int id, uint64_t lat_ns, enum lb_outcome outcome);
 
-void lb_stats_init(struct lb_stats *s, int with_service_hist);
+/* with_service_hist: --rate mode; with_wake_hist: --users mode. */
+void lb_stats_init(struct lb_stats *s, int with_service_hist, int with_wake_hist);
 void lb_stats_fini(struct lb_stats *s);
 
 static inline void lb_stats_add(struct lb_stats *s, enum lb_cnt c, uint64_t n)
@@ -101,6 +103,7 @@ struct lb_snap {
 	uint32_t concurrency;
 	struct lb_hist lat;
 	struct lb_hist svc;
+	struct lb_hist wake;
 	struct lb_type_stats *types[LB_MAX_TYPES]; /* NULL for types never seen */
 };
 

@@ -22,7 +22,8 @@ struct lb_worker *lb_worker_new(struct lb_engine *eng, int tid, enum lb_worker_r
 	w->eng = eng;
 	w->tid = tid;
 	w->role = role;
-	lb_stats_init(&w->stats, role == LB_ROLE_WORKER && eng->rate_mode);
+	lb_stats_init(&w->stats, role == LB_ROLE_WORKER && eng->rate_mode,
+		      role == LB_ROLE_WORKER && eng->cfg.users > 0);
 	/* Stream 0 is the control state; workers are 1 + tid; the reporter and command threads
 	 * get streams of their own so no two Lua states ever share a sequence. */
 	uint64_t stream = role == LB_ROLE_CONTROL ? 0 : role == LB_ROLE_WORKER ? 1 + (uint64_t)tid
@@ -94,7 +95,9 @@ void lb_worker_give_back(struct lb_worker *w)
 static inline void record_at(struct lb_worker *w, int64_t start_ns, int64_t now_ns)
 {
 	struct lb_engine *e = w->eng;
-	uint64_t lat = now_ns > start_ns ? (uint64_t)(now_ns - start_ns) : 0;
+	int64_t d = now_ns - start_ns - w->think_ns;
+	uint64_t lat = d > 0 ? (uint64_t)d : 0;
+	w->think_ns = 0;
 	lb_stats_event(&w->stats, lat, __atomic_load_n(&e->window, __ATOMIC_RELAXED));
 	if (e->rate_mode)
 		lb_hist_record(&w->stats.svc, (uint64_t)(now_ns - w->actual_ns));
@@ -118,16 +121,25 @@ static int64_t rate_start(struct lb_worker *w, int64_t now_ns)
 	return t;
 }
 
-static inline int64_t more_at(struct lb_worker *w, int64_t now_ns)
+/* The time and event limits: may another event start now? */
+static inline bool may_start(struct lb_worker *w, int64_t now_ns)
 {
 	struct lb_engine *e = w->eng;
 	if (LB_UNLIKELY(__atomic_load_n(&e->stop, __ATOMIC_RELAXED)) || now_ns >= e->deadline_ns)
-		return -1;
+		return false;
 	if (e->cfg.events) {
 		if (!w->quota && !claim_events(w))
-			return -1;
+			return false;
 		w->quota--;
 	}
+	return true;
+}
+
+static inline int64_t more_at(struct lb_worker *w, int64_t now_ns)
+{
+	struct lb_engine *e = w->eng;
+	if (!may_start(w, now_ns))
+		return -1;
 	int64_t start = now_ns;
 	if (e->rate_mode && (start = rate_start(w, now_ns)) < 0)
 		return -1;
@@ -158,7 +170,19 @@ LB_FFI double lb_event_next(struct lb_worker *w, double prev_start_ns)
 
 LB_FFI void lb_event_abandon(struct lb_worker *w)
 {
-	__atomic_store_n(&w->stats.in_event, 0, __ATOMIC_RELAXED);
+	/* With emulated users the figure counts users inside an event; otherwise it is 0 or 1. */
+	uint32_t n = w->eng->cfg.users && w->stats.in_event ? w->stats.in_event - 1 : 0;
+	__atomic_store_n(&w->stats.in_event, n, __ATOMIC_RELAXED);
+	w->think_ns = 0;
+}
+
+LB_FFI void lb_think_ns(struct lb_worker *w, double ns)
+{
+	if (ns <= 0)
+		return;
+	int64_t t0 = lb_now_ns();
+	lb_sleep_until_ns(t0 + (int64_t)ns);
+	w->think_ns += lb_now_ns() - t0;
 }
 
 LB_FFI double lb_clock_ns(struct lb_worker *w)
@@ -207,4 +231,56 @@ LB_FFI void lb_type_record(struct lb_worker *w, int id, double start_ns, int out
 	if (outcome < LB_OUTCOME_OK || outcome > LB_OUTCOME_RETRY)
 		outcome = LB_OUTCOME_ERROR;
 	lb_stats_type(&w->stats, id, lat, (enum lb_outcome)outcome);
+}
+
+/* ---- emulated users -------------------------------------------------------------------------- */
+
+/* Users are dealt round-robin: worker t runs global users t, t + threads, t + 2 * threads... */
+LB_FFI int lb_users_here(struct lb_worker *w)
+{
+	int users = w->eng->cfg.users, threads = w->eng->cfg.threads;
+	if (!users || w->role != LB_ROLE_WORKER)
+		return 0;
+	return users / threads + (w->tid < users % threads);
+}
+
+LB_FFI int lb_users_total(struct lb_worker *w)
+{
+	return w->eng->cfg.users;
+}
+
+LB_FFI int lb_users_global_id(struct lb_worker *w, int i)
+{
+	return w->tid + i * w->eng->cfg.threads;
+}
+
+LB_FFI double lb_users_start_ns(struct lb_worker *w, int uid)
+{
+	const struct lb_config *c = &w->eng->cfg;
+	if (c->ramp_rate_per_ns > 0)
+		return (double)uid / c->ramp_rate_per_ns;
+	if (c->ramp_up_ns && c->users)
+		return (double)c->ramp_up_ns * uid / c->users;
+	return 0;
+}
+
+LB_FFI int lb_users_pool_size(struct lb_worker *w)
+{
+	int conns = w->eng->cfg.connections, threads = w->eng->cfg.threads;
+	return conns / threads + (w->tid < conns % threads);
+}
+
+LB_FFI double lb_user_event_next(struct lb_worker *w, double prev_start_ns, double excluded_ns)
+{
+	struct lb_engine *e = w->eng;
+	int64_t now = lb_now_ns() - e->epoch_ns;
+	if (prev_start_ns >= 0) {
+		int64_t lat = now - (int64_t)prev_start_ns - (int64_t)excluded_ns;
+		lb_stats_event(&w->stats, lat > 0 ? (uint64_t)lat : 0, __atomic_load_n(&e->window, __ATOMIC_RELAXED));
+		__atomic_store_n(&w->stats.in_event, w->stats.in_event - 1, __ATOMIC_RELAXED);
+	}
+	if (!may_start(w, now))
+		return -1;
+	__atomic_store_n(&w->stats.in_event, w->stats.in_event + 1, __ATOMIC_RELAXED);
+	return (double)now;
 }

@@ -1,18 +1,28 @@
--- The default event loop (sysbench's thread_run), run by every worker. It is JIT-compiled
--- together with the script's event(); each event costs one call into C (lb_event_next), which
--- records the previous event's latency and decides whether to start another.
+-- The event loops, run by every worker: sysbench's thread_run (one implicit user per thread),
+-- and with --users many emulated users as coroutines, woken by the worker's scheduler
+-- (src/usched.c). Both are JIT-compiled together with the script's event(); each event costs
+-- one call into C, which records the previous event's latency and checks the limits.
 -- Scripts may replace the global thread_run, as with sysbench.
 local ffi = require("ffi")
 local C = ffi.C
 local sb = sysbench
 local RESTART_EVENT = sb.error.RESTART_EVENT
 
-function thread_run(tid)
-  local w = sb.worker
+local function get_event()
   local event = _G.event
   if type(event) ~= "function" then
     error("the script defines no event() function", 0)
   end
+  return event
+end
+
+local function is_restart(ret)
+  return type(ret) == "table" and ret.errcode == RESTART_EVENT
+end
+
+local function thread_loop(tid)
+  local w = sb.worker
+  local event = get_event()
   local next_event = C.lb_event_next
   local hooks = sb.hooks
   local t = next_event(w, -1)
@@ -25,7 +35,7 @@ function thread_run(tid)
         return
       end
       t = next_event(w, t)
-    elseif type(ret) == "table" and ret.errcode == RESTART_EVENT then
+    elseif is_restart(ret) then
       -- Retried inside the same latency sample, as sysbench; but never past the end of the run.
       if C.lb_worker_stopping(w) ~= 0 then
         C.lb_event_abandon(w)
@@ -37,5 +47,123 @@ function thread_run(tid)
       C.lb_event_abandon(w)
       error(ret, 0)
     end
+  end
+end
+
+-- Emulated users ------------------------------------------------------------------------------
+
+-- State of this worker's users, shared with think() and the SQL layer (connection pool):
+--   sched    the C scheduler;  current  index (0-based) of the running user
+--   excluded think time (ns) spent inside each user's current event
+--   release  functions called when a user's event ends (pools give connections back)
+local function user_main(U, i, tid, event)
+  local w = sb.worker
+  local hooks = sb.hooks
+  local uid = C.lb_users_global_id(w, i)
+  if user_init then user_init(uid) end
+  local t = C.lb_user_event_next(w, -1, 0)
+  while t >= 0 do
+    U.excluded[i] = 0
+    local ok, ret = pcall(event, tid)
+    if ok and ret then
+      C.lb_event_abandon(w)
+      break
+    end
+    if ok then
+      for _, release in ipairs(U.release) do release(i) end
+      t = C.lb_user_event_next(w, t, U.excluded[i])
+    elseif is_restart(ret) then
+      if C.lb_worker_stopping(w) ~= 0 then
+        C.lb_event_abandon(w)
+        break
+      end
+      local h = hooks.before_restart_event
+      if h then h(ret) end
+    else
+      -- A failed interaction is counted and the user carries on (a failing thread would
+      -- stop the whole run: users are independent customers).
+      for _, release in ipairs(U.release) do release(i) end
+      C.lb_counter_add(w, sb.counters.ERROR, 1)
+      if not U.reported then
+        U.reported = true
+        io.stderr:write(string.format("ALERT: user %d: %s (further user errors are only counted)\n",
+          uid, tostring(type(ret) == "table" and (ret.sql_errmsg or ret.message) or ret)))
+      end
+      C.lb_event_abandon(w)
+      t = C.lb_user_event_next(w, -1, 0)
+    end
+  end
+  for _, release in ipairs(U.release) do release(i) end
+end
+
+local function users_loop(tid, n)
+  local w = sb.worker
+  local event = get_event()
+  local sched = C.lb_usched_new(w, n)
+  if sched == nil then error("cannot create the user scheduler (epoll)", 0) end
+  sched = ffi.gc(sched, C.lb_usched_free)
+  local U = sb._users
+  U.sched = sched
+  local cos = {}
+  for i = 0, n - 1 do
+    cos[i] = coroutine.create(user_main)
+    U.data[i] = {}
+    C.lb_usched_sleep(sched, i, C.lb_users_start_ns(w, C.lb_users_global_id(w, i)))
+  end
+  local bits = ffi.new("uint32_t[1]")
+  local alive, first = n, {}
+  while alive > 0 do
+    local i = C.lb_usched_next(sched, bits)
+    if i < 0 then break end
+    local co = cos[i]
+    U.current = i
+    sb.user = C.lb_users_global_id(w, i)
+    sb.user_data = U.data[i]
+    local ok, err
+    if not first[i] then
+      first[i] = true
+      ok, err = coroutine.resume(co, U, i, tid, event)
+    else
+      ok, err = coroutine.resume(co, bits[0])
+    end
+    if not ok then error(err, 0) end
+    if coroutine.status(co) == "dead" then
+      alive = alive - 1
+    elseif C.lb_usched_waiting(sched, i) == 0 then
+      error("a user yielded without waiting for anything (coroutine.yield() inside event()?)", 0)
+    end
+  end
+  U.current = -1
+end
+
+-- Created with the state so thread_init can already open pooled connections.
+if C.lb_users_here(sb.worker) > 0 then
+  sb._users = { current = -1, excluded = {}, release = {}, data = {} }
+end
+
+function thread_run(tid)
+  local n = C.lb_users_here(sb.worker)
+  if n > 0 then
+    return users_loop(tid, n)
+  end
+  return thread_loop(tid)
+end
+
+-- Think time: parks the user (or sleeps the thread) and leaves the time out of the event's
+-- latency, so response times stay response times.
+function sb.think(seconds)
+  if not seconds or seconds <= 0 then return end
+  local U = sb._users
+  local w = sb.worker
+  if U and U.current >= 0 and coroutine.running() then
+    local i = U.current
+    -- Thinking ends an interaction: pooled connections go back before the user parks.
+    for _, release in ipairs(U.release) do release(i) end
+    local t0 = C.lb_clock_ns(w)
+    C.lb_usched_sleep(U.sched, i, t0 + seconds * 1e9)
+    coroutine.yield()
+    U.excluded[i] = U.excluded[i] + (C.lb_clock_ns(w) - t0)
+  else
+    C.lb_think_ns(w, seconds * 1e9)
   end
 end

@@ -19,6 +19,43 @@ sql.type = {
 sql.error = { NONE = 0, IGNORABLE = 1, FATAL = 2 }
 
 local NULL_RESULT = ffi.cast("struct lb_sql_result *", nil)
+local PENDING = C.LB_DB_PENDING
+
+-- Inside an emulated user's coroutine, statements run without blocking the worker: start,
+-- park the user on the socket, and step when the scheduler wakes it.
+local function user_context()
+  local U = sb._users
+  if U and U.current >= 0 and coroutine.running() then return U end
+end
+
+local function await(U, rs, rc)
+  while rc == PENDING do
+    if C.lb_usched_wait_db(U.sched, U.current, rs.conn) ~= 0 then
+      rc = C.lb_sql_step(worker, rs, 0)
+    else
+      rc = C.lb_sql_step(worker, rs, coroutine.yield())
+    end
+  end
+  return rc
+end
+
+local function run_query(rs, q)
+  local U = user_context()
+  if U then
+    local rc = C.lb_sql_query_start(worker, rs, q, #q)
+    return rc == PENDING and await(U, rs, rc) or rc
+  end
+  return C.lb_sql_query(worker, rs, q, #q)
+end
+
+local function run_execute(rs, stmt)
+  local U = user_context()
+  if U then
+    local rc = C.lb_sql_execute_start(worker, rs, stmt)
+    return rc == PENDING and await(U, rs, rc) or rc
+  end
+  return C.lb_sql_execute(worker, rs, stmt)
+end
 
 -- Result sets -----------------------------------------------------------------------------------
 
@@ -97,7 +134,7 @@ end
 
 function Connection:query(q)
   local rs = self.rs
-  local rc = C.lb_sql_query(worker, rs, q, #q)
+  local rc = run_query(rs, q)
   if rc ~= OK then return self:check_error(rc, q) end
   if rs.r.kind == KIND_READ then return rs end
   return NULL_RESULT
@@ -212,15 +249,22 @@ function Statement:bind_create(t, max_len)
     Param)
 end
 
-function Statement:bind_param(...)
+-- Moves the parameters' values into one array the statement(s) read at every execution; the
+-- parameter objects then write straight into it.
+local function param_array(...)
   local n = select("#", ...)
-  if n == 0 then return nil end
   local arr = ffi.new("struct lb_db_param[?]", n)
   for i = 1, n do
     local p = select(i, ...)
     arr[i - 1] = p.slot
     p.slot = arr[i - 1]
   end
+  return arr, n
+end
+
+function Statement:bind_param(...)
+  if select("#", ...) == 0 then return nil end
+  local arr, n = param_array(...)
   self.params = arr
   local rc = C.lb_db_stmt_bind(self.stmt, arr, n)
   if rc ~= OK then return self.connection:check_error(rc, self.sql) end
@@ -229,7 +273,7 @@ end
 function Statement:execute()
   local con = self.connection
   local rs = con.rs
-  local rc = C.lb_sql_execute(worker, rs, self.stmt)
+  local rc = run_execute(rs, self.stmt)
   if rc ~= OK then return con:check_error(rc, self.sql) end
   if rs.r.kind == KIND_READ then return rs end
   return NULL_RESULT
@@ -259,9 +303,30 @@ function Driver:name()
   return self.driver_name
 end
 
+local pooled_connect -- defined below
+
 function Driver:connect()
+  if C.lb_users_here(worker) > 0 then return pooled_connect(self) end
+  return self:connect_physical()
+end
+
+function Driver:connect_physical()
   local c = ffi.gc(C.lb_db_conn_new(self.cfg), C.lb_db_conn_free)
-  local rc = C.lb_sql_connect(worker, c)
+  local rc
+  local U = user_context()
+  if U then
+    -- Connect without blocking the worker's other users.
+    rc = C.lb_db_connect_start(c)
+    while rc == PENDING do
+      if C.lb_usched_wait_db(U.sched, U.current, c) ~= 0 then
+        rc = C.lb_db_step(c, 0, nil)
+      else
+        rc = C.lb_db_step(c, coroutine.yield(), nil)
+      end
+    end
+  else
+    rc = C.lb_sql_connect(worker, c)
+  end
   if rc ~= OK then
     local msg = ffi.string(C.lb_db_conn_error(c).message)
     error("connection creation failed: " .. msg, 2)
@@ -270,6 +335,138 @@ function Driver:connect()
   box[0].conn = c
   return setmetatable({ conn = c, driver = self, rs_box = box, rs = box + 0, error = 0,
     sql_errno = 0 }, Connection)
+end
+
+-- Connection pool for emulated users ------------------------------------------------------------
+-- With --users, drv:connect() returns a pooled connection: each statement runs on a physical
+-- connection the current user borrows for the rest of its event (a transaction stays on one
+-- session) and gives back when the event ends. Users beyond the pool's size wait their turn in
+-- FIFO order; the wait is part of the event's latency. Statements prepared on a pooled
+-- connection are prepared on each physical connection the first time they run there.
+
+local pools = {} -- one per driver name in this worker
+
+local function pool_for(drv)
+  local name = drv.driver_name
+  local pool = pools[name]
+  if pool then return pool end
+  pool = { driver = drv, size = C.lb_users_pool_size(worker), all = {}, free = {}, held = {},
+    waiters = {}, whead = 1, wtail = 0 }
+  local U = sb._users
+  U.release[#U.release + 1] = function(i)
+    local c = pool.held[i]
+    if not c or c.bulk then return end
+    pool.held[i] = nil
+    if pool.whead <= pool.wtail then
+      local nexti = pool.waiters[pool.whead]
+      pool.waiters[pool.whead] = nil
+      pool.whead = pool.whead + 1
+      pool.held[nexti] = c
+      C.lb_usched_ready(U.sched, nexti)
+    else
+      pool.free[#pool.free + 1] = c
+    end
+  end
+  pools[name] = pool
+  return pool
+end
+
+-- The physical connection for the running user (borrowing, or waiting for, one); outside a
+-- user (thread_init, thread_done) any idle connection, used synchronously.
+local function acquire(pool)
+  local U = user_context()
+  if not U then
+    local c = pool.free[#pool.free] or pool.all[1]
+    if not c then
+      c = pool.driver:connect_physical()
+      pool.all[1], pool.free[1] = c, c
+    end
+    return c
+  end
+  local i = U.current
+  local c = pool.held[i]
+  if c then return c end
+  c = table.remove(pool.free)
+  if not c and #pool.all < pool.size then
+    c = pool.driver:connect_physical()
+    pool.all[#pool.all + 1] = c
+  end
+  if not c then
+    pool.wtail = pool.wtail + 1
+    pool.waiters[pool.wtail] = i
+    C.lb_usched_park(U.sched, i)
+    coroutine.yield()
+    c = pool.held[i]
+  end
+  pool.held[i] = c
+  return c
+end
+
+local Pooled = {}
+Pooled.__index = function(t, k)
+  local m = Pooled[k]
+  if m ~= nil then return m end
+  -- sql_errno, sql_state, ... of the physical connection used last
+  local last = rawget(t, "last")
+  return last and last[k]
+end
+
+local function on(pc)
+  local c = acquire(pc.pool)
+  rawset(pc, "last", c)
+  return c
+end
+
+function Pooled:query(q) return on(self):query(q) end
+function Pooled:query_row(q) return on(self):query_row(q) end
+function Pooled:bulk_insert_init(p) return on(self):bulk_insert_init(p) end
+function Pooled:bulk_insert_next(r) return on(self):bulk_insert_next(r) end
+function Pooled:bulk_insert_done() return on(self):bulk_insert_done() end
+function Pooled:reconnect() return on(self):reconnect() end
+function Pooled:disconnect() end
+function Pooled:check_error(rc, q) return on(self):check_error(rc, q) end
+
+local PooledStatement = {}
+PooledStatement.__index = PooledStatement
+
+function Pooled:prepare(q)
+  return setmetatable({ con = self, sql = q, per = {}, bind_create = Statement.bind_create }, PooledStatement)
+end
+
+function PooledStatement:bind_param(...)
+  if select("#", ...) == 0 then return nil end
+  self.params, self.nparams = param_array(...)
+  for c, st in pairs(self.per) do
+    local rc = C.lb_db_stmt_bind(st.stmt, self.params, self.nparams)
+    if rc ~= OK then return c:check_error(rc, self.sql) end
+  end
+end
+
+function PooledStatement:execute()
+  local c = on(self.con)
+  local st = self.per[c]
+  if not st then
+    st = c:prepare(self.sql)
+    if self.params then
+      local rc = C.lb_db_stmt_bind(st.stmt, self.params, self.nparams)
+      if rc ~= OK then return c:check_error(rc, self.sql) end
+    end
+    self.per[c] = st
+  end
+  local rs = c.rs
+  local rc = run_execute(rs, st.stmt)
+  if rc ~= OK then return c:check_error(rc, self.sql) end
+  if rs.r.kind == KIND_READ then return rs end
+  return NULL_RESULT
+end
+
+function PooledStatement:close()
+  for _, st in pairs(self.per) do st:close() end
+  self.per = {}
+end
+
+pooled_connect = function(drv)
+  return setmetatable({ pool = pool_for(drv), driver = drv, error = 0, sql_errno = 0 }, Pooled)
 end
 
 local errbuf = ffi.new("char[512]")

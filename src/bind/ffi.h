@@ -39,12 +39,51 @@ LB_FFI double lb_event_next(struct lb_worker *w, double prev_start_ns);
 LB_FFI void lb_event_abandon(struct lb_worker *w);
 /* ns since the run started (CLOCK_MONOTONIC). */
 LB_FFI double lb_clock_ns(struct lb_worker *w);
+/* Think time in a worker without emulated users: sleeps, and the time is left out of the
+ * current event's latency. */
+LB_FFI void lb_think_ns(struct lb_worker *w, double ns);
 LB_FFI void lb_counter_add(struct lb_worker *w, int counter, uint64_t n);
 LB_FFI int lb_worker_tid(struct lb_worker *w);
 LB_FFI struct lb_rng *lb_worker_rng(struct lb_worker *w);
 /* 1 once the run is stopping (time up, signal, fatal error): long custom loops should poll it. */
 LB_FFI int lb_worker_stopping(struct lb_worker *w);
 LB_FFI void lb_sleep_ns(double ns);
+
+/* ---- emulated users (usched.c, worker.c) ---------------------------------------------------
+ * With --users, each worker runs its users as Lua coroutines. A user parks itself here before
+ * yielding (on a timer, on a database socket, or on nothing until lb_usched_ready), and the
+ * worker's loop asks lb_usched_next() whom to resume; that call blocks in epoll until a timer
+ * is due or a socket is ready. One scheduler per worker, used by that worker's thread only. */
+struct lb_usched;
+
+LB_FFI struct lb_usched *lb_usched_new(struct lb_worker *w, int nusers);
+LB_FFI void lb_usched_free(struct lb_usched *s);
+/* Wakes `user` (0..nusers-1 on this worker) at wake_ns (ns since the run started). */
+LB_FFI void lb_usched_sleep(struct lb_usched *s, int user, double wake_ns);
+/* Wakes `user` when connection c's operation in flight can progress, or at its deadline
+ * (then with LB_DB_WAIT_TIMEOUT). Returns 0, or -1 if the connection has nothing in flight. */
+LB_FFI int lb_usched_wait_db(struct lb_usched *s, int user, struct lb_db_conn *c);
+/* Parks `user` without a wake-up of its own (lb_usched_ready will wake it). */
+LB_FFI void lb_usched_park(struct lb_usched *s, int user);
+LB_FFI void lb_usched_ready(struct lb_usched *s, int user);
+/* Whether `user` is parked on something (a yield without a wait would lose the user). */
+LB_FFI int lb_usched_waiting(struct lb_usched *s, int user);
+/* The next user to resume; *bits = database readiness (LB_DB_WAIT_*), 0 for other wake-ups.
+ * Returns -1 when the run is over (time or event limit, shutdown): nobody is resumed again. */
+LB_FFI int lb_usched_next(struct lb_usched *s, uint32_t *bits);
+
+/* Users of this worker (0 = one implicit user: sysbench mode), all users, and the global id of
+ * this worker's i-th user. */
+LB_FFI int lb_users_here(struct lb_worker *w);
+LB_FFI int lb_users_total(struct lb_worker *w);
+LB_FFI int lb_users_global_id(struct lb_worker *w, int i);
+/* When global user `uid` starts, in ns since the run started (--ramp-up). */
+LB_FFI double lb_users_start_ns(struct lb_worker *w, int uid);
+/* Physical connections this worker's pool may open (--connections split over the workers). */
+LB_FFI int lb_users_pool_size(struct lb_worker *w);
+/* lb_event_next for users: the previous event's latency excludes excluded_ns (think time spent
+ * inside it); the worker's concurrency counts users inside an event. */
+LB_FFI double lb_user_event_next(struct lb_worker *w, double prev_start_ns, double excluded_ns);
 
 /* ---- named transaction types: luabench.stats (worker.c) ------------------------------------ */
 /* Id of the type called `name` (the same in every thread), or -1 when 64 types exist already. */
@@ -125,6 +164,12 @@ LB_FFI int32_t lb_sql_query(struct lb_worker *w, struct lb_sql_result *rs, const
 LB_FFI int32_t lb_sql_execute(struct lb_worker *w, struct lb_sql_result *rs, struct lb_db_stmt *s);
 LB_FFI int32_t lb_sql_bulk_next(struct lb_worker *w, struct lb_sql_result *rs, const char *row, uint64_t len);
 LB_FFI int32_t lb_sql_bulk_done(struct lb_worker *w, struct lb_sql_result *rs);
+/* Non-blocking twins for emulated users: start returns LB_DB_PENDING or the final code (then
+ * counted like the blocking calls); after PENDING, park on the connection (lb_usched_wait_db)
+ * and call lb_sql_step with the readiness bits until it returns something else. */
+LB_FFI int32_t lb_sql_query_start(struct lb_worker *w, struct lb_sql_result *rs, const char *sql, uint64_t len);
+LB_FFI int32_t lb_sql_execute_start(struct lb_worker *w, struct lb_sql_result *rs, struct lb_db_stmt *s);
+LB_FFI int32_t lb_sql_step(struct lb_worker *w, struct lb_sql_result *rs, uint32_t ready);
 /* Reconnects with backoff until --db-reconnect-timeout or the end of the run; counts a
  * reconnect on success. */
 LB_FFI int32_t lb_sql_reconnect(struct lb_worker *w, struct lb_db_conn *c);

@@ -7,7 +7,7 @@ int main(void)
 	enum { W = 4 };
 	struct lb_stats w[W];
 	for (int i = 0; i < W; i++)
-		lb_stats_init(&w[i], 0);
+		lb_stats_init(&w[i], 0, 0);
 	for (int i = 0; i < W; i++) {
 		for (int k = 0; k < 1000 * (i + 1); k++)
 			lb_stats_event(&w[i], 1000 + (uint64_t)k, 0);

@@ -1,0 +1,302 @@
+/* Scheduler of a worker's emulated users: a timer heap, a FIFO of runnable users, and one
+ * epoll instance for the database sockets users wait on (contract in bind/ffi.h).
+ *
+ * Every park bumps the user's sequence number; heap entries and epoll registrations carry it
+ * implicitly (the user's current wait), so a stale timer (the user was woken by its socket
+ * first) is recognised and dropped when it reaches the top of the heap. */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <unistd.h>
+
+#include "bind/ffi.h"
+#include "clock.h"
+#include "engine.h"
+#include "util.h"
+#include "worker.h"
+
+#define MAX_EVENTS 64
+#define SLICE_NS (100 * LB_NS_PER_MS) /* re-check the stop flag at least this often */
+
+enum wait_kind { WAIT_NONE, WAIT_TIMER, WAIT_DB, WAIT_PARK };
+
+struct timer {
+	int64_t wake_ns; /* ns since the run started */
+	uint32_t seq;
+	int32_t user;
+};
+
+struct user_slot {
+	uint32_t seq;
+	uint8_t kind;   /* enum wait_kind */
+	int32_t fd;     /* the socket of the current (or last) WAIT_DB, -1 if none */
+};
+
+struct lb_usched {
+	struct lb_worker *w;
+	int epfd;
+	int nusers;
+	struct user_slot *users;
+	struct timer *heap;
+	int nheap, capheap;
+	int32_t *ready; /* ring of nusers entries */
+	int rhead, rcount;
+	/* Sockets known to epoll. Pooled connections pass from user to user, so registrations
+	 * belong to sockets, not users: a wait re-arms the socket's ONESHOT entry for its user. */
+	uint8_t *fd_known;
+	int nfd;
+	struct epoll_event evs[MAX_EVENTS];
+	int nev, iev;
+};
+
+LB_FFI struct lb_usched *lb_usched_new(struct lb_worker *w, int nusers)
+{
+	struct lb_usched *s = lb_xzalloc(sizeof(*s));
+	s->w = w;
+	s->nusers = nusers;
+	s->epfd = epoll_create1(EPOLL_CLOEXEC);
+	s->users = lb_xcalloc((size_t)nusers, sizeof(*s->users));
+	for (int i = 0; i < nusers; i++)
+		s->users[i].fd = -1;
+	s->ready = lb_xcalloc((size_t)nusers, sizeof(int32_t));
+	s->capheap = nusers + 16;
+	s->heap = lb_xcalloc((size_t)s->capheap, sizeof(struct timer));
+	if (s->epfd < 0) {
+		lb_usched_free(s);
+		return NULL;
+	}
+	return s;
+}
+
+LB_FFI void lb_usched_free(struct lb_usched *s)
+{
+	if (!s)
+		return;
+	if (s->epfd >= 0)
+		close(s->epfd);
+	free(s->users);
+	free(s->ready);
+	free(s->heap);
+	free(s->fd_known);
+	free(s);
+}
+
+/* ---- the timer heap (min-heap on wake_ns) ---------------------------------------------------- */
+
+static void heap_push(struct lb_usched *s, int64_t wake_ns, int user)
+{
+	if (s->nheap == s->capheap) {
+		s->capheap *= 2;
+		s->heap = lb_xrealloc(s->heap, (size_t)s->capheap * sizeof(struct timer));
+	}
+	int i = s->nheap++;
+	struct timer t = { .wake_ns = wake_ns, .seq = s->users[user].seq, .user = user };
+	while (i > 0 && s->heap[(i - 1) / 2].wake_ns > wake_ns) {
+		s->heap[i] = s->heap[(i - 1) / 2];
+		i = (i - 1) / 2;
+	}
+	s->heap[i] = t;
+}
+
+static struct timer heap_pop(struct lb_usched *s)
+{
+	struct timer top = s->heap[0], last = s->heap[--s->nheap];
+	int i = 0;
+	for (;;) {
+		int c = 2 * i + 1;
+		if (c >= s->nheap)
+			break;
+		if (c + 1 < s->nheap && s->heap[c + 1].wake_ns < s->heap[c].wake_ns)
+			c++;
+		if (s->heap[c].wake_ns >= last.wake_ns)
+			break;
+		s->heap[i] = s->heap[c];
+		i = c;
+	}
+	if (s->nheap)
+		s->heap[i] = last;
+	return top;
+}
+
+/* ---- parking ---------------------------------------------------------------------------------- */
+
+static struct user_slot *begin_wait(struct lb_usched *s, int user, enum wait_kind kind)
+{
+	struct user_slot *u = &s->users[user];
+	u->seq++;
+	u->kind = (uint8_t)kind;
+	return u;
+}
+
+LB_FFI void lb_usched_sleep(struct lb_usched *s, int user, double wake_ns)
+{
+	begin_wait(s, user, WAIT_TIMER);
+	heap_push(s, (int64_t)wake_ns, user);
+}
+
+LB_FFI void lb_usched_park(struct lb_usched *s, int user)
+{
+	begin_wait(s, user, WAIT_PARK);
+}
+
+LB_FFI void lb_usched_ready(struct lb_usched *s, int user)
+{
+	struct user_slot *u = begin_wait(s, user, WAIT_NONE);
+	(void)u;
+	s->ready[(s->rhead + s->rcount++) % s->nusers] = user;
+}
+
+LB_FFI int lb_usched_waiting(struct lb_usched *s, int user)
+{
+	struct user_slot *u = &s->users[user];
+	if (u->kind != WAIT_NONE)
+		return 1;
+	/* Runnable users count as parked on the ready queue. */
+	for (int i = 0; i < s->rcount; i++)
+		if (s->ready[(s->rhead + i) % s->nusers] == user)
+			return 1;
+	return 0;
+}
+
+static bool fd_known(struct lb_usched *s, int fd)
+{
+	return fd < s->nfd && s->fd_known[fd];
+}
+
+static void set_fd_known(struct lb_usched *s, int fd, bool known)
+{
+	if (fd >= s->nfd) {
+		int n = fd + 64;
+		s->fd_known = lb_xrealloc(s->fd_known, (size_t)n);
+		memset(s->fd_known + s->nfd, 0, (size_t)(n - s->nfd));
+		s->nfd = n;
+	}
+	s->fd_known[fd] = known;
+}
+
+/* Arms fd's ONESHOT entry for events/user, adding it if epoll doesn't know it (a socket that
+ * was closed and reopened under the same number left epoll silently). */
+static int arm_fd(struct lb_usched *s, int fd, uint32_t events, int user)
+{
+	struct epoll_event ev = { .events = EPOLLONESHOT | events, .data.u32 = (uint32_t)user };
+	int rc = epoll_ctl(s->epfd, fd_known(s, fd) ? EPOLL_CTL_MOD : EPOLL_CTL_ADD, fd, &ev);
+	if (rc < 0 && errno == ENOENT)
+		rc = epoll_ctl(s->epfd, EPOLL_CTL_ADD, fd, &ev);
+	else if (rc < 0 && errno == EEXIST)
+		rc = epoll_ctl(s->epfd, EPOLL_CTL_MOD, fd, &ev);
+	set_fd_known(s, fd, rc == 0);
+	return rc;
+}
+
+LB_FFI int lb_usched_wait_db(struct lb_usched *s, int user, struct lb_db_conn *c)
+{
+	struct lb_db_wait wi;
+	lb_db_conn_wait_info(c, &wi);
+	if (wi.fd < 0)
+		return -1;
+	struct user_slot *u = begin_wait(s, user, WAIT_DB);
+	uint32_t events = ((wi.events & LB_DB_WAIT_READ) ? EPOLLIN : 0u) |
+			  ((wi.events & LB_DB_WAIT_WRITE) ? EPOLLOUT : 0u);
+	if (arm_fd(s, wi.fd, events, user) < 0) {
+		/* Unpollable (should not happen with sockets): let the caller step at once. */
+		u->kind = WAIT_NONE;
+		s->ready[(s->rhead + s->rcount++) % s->nusers] = user;
+		return 0;
+	}
+	u->fd = wi.fd;
+	if (wi.deadline_ns)
+		heap_push(s, wi.deadline_ns - s->w->eng->epoch_ns, user);
+	return 0;
+}
+
+/* ---- choosing the next user ---------------------------------------------------------------- */
+
+static uint32_t readiness(uint32_t ev)
+{
+	uint32_t bits = 0;
+	if (ev & (EPOLLIN | EPOLLERR | EPOLLHUP))
+		bits |= LB_DB_WAIT_READ;
+	if (ev & (EPOLLOUT | EPOLLERR | EPOLLHUP))
+		bits |= LB_DB_WAIT_WRITE;
+	return bits;
+}
+
+/* A buffered epoll event for a user still waiting on its socket, or -1. */
+static int take_event(struct lb_usched *s, uint32_t *bits)
+{
+	while (s->iev < s->nev) {
+		struct epoll_event *ev = &s->evs[s->iev++];
+		int user = (int)ev->data.u32;
+		if (user < 0 || user >= s->nusers || s->users[user].kind != WAIT_DB)
+			continue;
+		s->users[user].kind = WAIT_NONE;
+		*bits = readiness(ev->events);
+		return user;
+	}
+	return -1;
+}
+
+/* A user whose timer is due (think time over, or its statement deadline passed), or -1. */
+static int take_timer(struct lb_usched *s, int64_t now, uint32_t *bits)
+{
+	while (s->nheap && s->heap[0].wake_ns <= now) {
+		struct timer t = heap_pop(s);
+		struct user_slot *u = &s->users[t.user];
+		if (t.seq != u->seq)
+			continue; /* stale: the user was woken another way since */
+		if (u->kind == WAIT_TIMER) {
+			u->kind = WAIT_NONE;
+			lb_hist_record(&s->w->stats.wake, (uint64_t)(now - t.wake_ns));
+			*bits = 0;
+			return t.user;
+		}
+		if (u->kind == WAIT_DB) {
+			u->kind = WAIT_NONE;
+			arm_fd(s, u->fd, 0, t.user); /* disarm: the statement is abandoned */
+			*bits = LB_DB_WAIT_TIMEOUT;
+			return t.user;
+		}
+	}
+	return -1;
+}
+
+static void wait_events(struct lb_usched *s, int64_t now, int64_t until)
+{
+	int64_t wait = until - now;
+	if (s->nheap && s->heap[0].wake_ns - now < wait)
+		wait = s->heap[0].wake_ns - now;
+	if (wait > SLICE_NS)
+		wait = SLICE_NS;
+	if (wait < 0)
+		wait = 0;
+	struct timespec ts = lb_ns_to_timespec(wait);
+	/* epoll_pwait2 takes a nanosecond timeout: think-time wake-ups are not rounded to ms. */
+	int n = epoll_pwait2(s->epfd, s->evs, MAX_EVENTS, &ts, NULL);
+	s->nev = n > 0 ? n : 0;
+	s->iev = 0;
+}
+
+LB_FFI int lb_usched_next(struct lb_usched *s, uint32_t *bits)
+{
+	struct lb_engine *e = s->w->eng;
+	for (;;) {
+		int64_t now = lb_now_ns() - e->epoch_ns;
+		if (__atomic_load_n(&e->stop, __ATOMIC_RELAXED) || now >= e->deadline_ns)
+			return -1;
+		if (s->rcount) {
+			int user = s->ready[s->rhead];
+			s->rhead = (s->rhead + 1) % s->nusers;
+			s->rcount--;
+			*bits = 0;
+			return user;
+		}
+		int user = take_event(s, bits);
+		if (user < 0)
+			user = take_timer(s, now, bits);
+		if (user >= 0)
+			return user;
+		wait_events(s, now, e->deadline_ns);
+	}
+}
