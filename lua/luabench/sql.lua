@@ -350,8 +350,10 @@ local function pool_for(drv)
   local name = drv.driver_name
   local pool = pools[name]
   if pool then return pool end
-  pool = { driver = drv, size = C.lb_users_pool_size(worker), all = {}, free = {}, held = {},
-    waiters = {}, whead = 1, wtail = 0 }
+  -- opened counts connections open or being opened (a connect parks its user: the slot is
+  -- taken before, so concurrent users can't overshoot the pool's size)
+  pool = { driver = drv, size = C.lb_users_pool_size(worker), opened = 0, all = {}, free = {},
+    held = {}, waiters = {}, whead = 1, wtail = 0 }
   local U = sb._users
   U.release[#U.release + 1] = function(i)
     local c = pool.held[i]
@@ -379,6 +381,7 @@ local function acquire(pool)
     local c = pool.free[#pool.free] or pool.all[1]
     if not c then
       c = pool.driver:connect_physical()
+      pool.opened = pool.opened + 1
       pool.all[1], pool.free[1] = c, c
     end
     return c
@@ -387,8 +390,14 @@ local function acquire(pool)
   local c = pool.held[i]
   if c then return c end
   c = table.remove(pool.free)
-  if not c and #pool.all < pool.size then
-    c = pool.driver:connect_physical()
+  if not c and pool.opened < pool.size then
+    pool.opened = pool.opened + 1
+    local ok, res = pcall(pool.driver.connect_physical, pool.driver)
+    if not ok then
+      pool.opened = pool.opened - 1
+      error(res, 0)
+    end
+    c = res
     pool.all[#pool.all + 1] = c
   end
   if not c then

@@ -1,0 +1,124 @@
+-- Emulated users: many coroutines per worker, think times, non-blocking queries, pools.
+local h = require("helpers")
+
+describe("emulated users", function()
+  it("1,000 users with a 50 ms think time on 2 threads run on schedule", function()
+    local p = h.write("think.lua", "function event() luabench.think(0.05) end\n")
+    local out, err, rc = h.run(h.q(p) .. " --users=1000 --threads=2 --time=4 --format=json run")
+    assert.are.equal(0, rc, err)
+    local doc = h.json(out)
+    -- every user completes one interaction per 50 ms
+    local expected = 1000 * doc.time_s / 0.05
+    assert.is_true(math.abs(doc.counters.events - expected) / expected < 0.05,
+      doc.counters.events .. " events, expected " .. expected)
+    local late = doc.users.wake_lateness_ms
+    assert.is_true(late.p99 < 20, "p99 wake-up lateness " .. late.p99 .. " ms")
+    assert.are.equal(1000, doc.users.users)
+    -- think time is not response time
+    assert.is_true(doc.latency_ms.avg < 5, "avg latency " .. doc.latency_ms.avg)
+  end)
+
+  it("reports the users block in text", function()
+    local p = h.write("think2.lua", "function event() luabench.think(0.01) end\n")
+    local out, err, rc = h.run(h.q(p) .. " --users=10 --threads=2 --time=1 --ramp-up=0.5 run")
+    assert.are.equal(0, rc, err)
+    assert.is_truthy(out:find("Emulated users:\n    users / threads / connections:       10 / 2 / 10\n", 1, true), out)
+    assert.is_truthy(out:match("wake%-up lateness %(ms%) p50/p99/max:%s+[%d.]+/[%d.]+/[%d.]+"))
+  end)
+
+  it("rejects inconsistent options with one clear line", function()
+    local p = h.write("think3.lua", "function event() end\n")
+    for _, c in ipairs({
+      { "--users=1 --threads=2", "--users=1 is less than --threads=2" },
+      { "--connections=5", "give --users too" },
+      { "--users=4 --rate=10", "--rate cannot be combined with --users" },
+      { "--users=4 --ramp-up=soon", "Invalid value for the 'ramp-up' option" },
+    }) do
+      local out, err, rc = h.run(h.q(p) .. " " .. c[1] .. " --time=1 run")
+      assert.are.equal(1, rc)
+      assert.is_truthy(err:find(c[2], 1, true), err)
+    end
+  end)
+
+  it("counts a failing interaction and lets the user carry on", function()
+    local p = h.write("fail.lua", [[
+local n = {}
+function event()
+  local u = luabench.user
+  n[u] = (n[u] or 0) + 1
+  if u == 3 and n[u] % 2 == 0 then error("user 3 fails every other time") end
+  luabench.think(0.01)
+end
+]])
+    local out, err, rc = h.run(h.q(p) .. " --users=8 --threads=2 --time=2 --format=json run")
+    assert.are.equal(0, rc, err)
+    local doc = h.json(out)
+    assert.is_true(doc.counters.errors > 10, "errors counted: " .. doc.counters.errors)
+    assert.is_true(doc.counters.events > 8 * 100, "others unaffected: " .. doc.counters.events)
+    assert.are.equal(1, h.count(err, "ALERT: user 3: "), err)
+  end)
+
+  for _, driver in ipairs(h.drivers) do
+    describe("on " .. driver, function()
+      local db = h.db(driver)
+      if not db then
+        pending("the " .. driver .. " sandbox is not running")
+        return
+      end
+      local sleep = driver == "pgsql" and "SELECT pg_sleep(1)" or "SELECT SLEEP(1)"
+
+      it("a user blocked on a slow query does not block the other users of its worker", function()
+        local p = h.write("slow_" .. driver .. ".lua", [[
+local con
+function thread_init() con = sysbench.sql.driver():connect() end
+function event()
+  if luabench.user == 0 then con:query("]] .. sleep .. [[") else con:query("SELECT 1") end
+  luabench.think(0.01)
+end
+]])
+        local out, err, rc = h.run(h.q(p) .. " " .. db .. " --users=10 --threads=1 --time=3 --format=json run")
+        assert.are.equal(0, rc, err)
+        local doc = h.json(out)
+        -- 9 fast users at ~one query per 10-15 ms each, while user 0 sleeps 1 s per query
+        assert.is_true(doc.counters.reads > 9 * 3 / 0.03, "reads " .. doc.counters.reads)
+      end)
+
+      it("a pool smaller than the user count serializes access without deadlock", function()
+        local p = h.write("pool_" .. driver .. ".lua", [[
+local con
+function thread_init() con = sysbench.sql.driver():connect() end
+function event()
+  con:query("BEGIN")
+  con:query("SELECT 1")
+  con:query("COMMIT")
+end
+]])
+        local out, err, rc = h.run(h.q(p) .. " " .. db .. " --users=50 --connections=4 --threads=2 --time=2 --format=json run")
+        assert.are.equal(0, rc, err)
+        local doc = h.json(out)
+        assert.is_true(doc.counters.events > 200, "events " .. doc.counters.events)
+        -- three queries per completed event, plus those of events cut by the end of the run
+        local extra = doc.counters.queries - 3 * doc.counters.events
+        assert.is_true(extra >= 0 and extra <= 2 * 50, "queries beyond 3 per event: " .. extra)
+        assert.are.equal(0, doc.counters.errors)
+        if driver ~= "pgsql" then return end
+        -- the server saw at most 3 sessions from the pool: they tag themselves, a probe counts
+        local q = h.write("sessions.lua", [[
+local con
+function thread_init() con = sysbench.sql.driver():connect() end
+function event()
+  con:query("SET application_name = 'lbtest_pool'")
+  if luabench.user == 0 and luabench.time() > 1 and not printed then
+    printed = true
+    local c2 = sysbench.sql.driver():connect_physical()
+    print("SESSIONS", c2:query_row("SELECT count(*) FROM pg_stat_activity WHERE application_name = 'lbtest_pool'"))
+  end
+end
+]])
+        out, err, rc = h.run(h.q(q) .. " " .. db .. " --users=20 --connections=3 --threads=1 --time=2 run")
+        assert.are.equal(0, rc, err)
+        assert.are.equal("3", out:match("SESSIONS\t(%d+)"), out)
+      end)
+    end)
+  end
+end)
