@@ -8,14 +8,7 @@
 #include "lb_config.h"
 #include "util.h"
 
-struct db_opt {
-	const char *name;
-	enum lb_opt_type type;
-	const char *def;
-	const char *desc;
-};
-
-static const struct db_opt general[] = {
+static const struct lb_opt_def general[] = {
 	{ "db-driver", LB_OPT_STRING, NULL,
 	  "specifies database driver to use ('help' to get list of available drivers)" },
 	{ "db-ps-mode", LB_OPT_STRING, "auto", "prepared statements usage mode {auto, disable}" },
@@ -29,7 +22,7 @@ static const struct db_opt general[] = {
 	  "seconds a worker keeps retrying to reconnect after losing its connection" },
 };
 
-static const struct db_opt mysql[] = {
+static const struct lb_opt_def mysql[] = {
 	{ "mysql-host", LB_OPT_LIST, "localhost", "MySQL server host" },
 	{ "mysql-port", LB_OPT_LIST, "3306", "MySQL server port" },
 	{ "mysql-socket", LB_OPT_LIST, "", "MySQL socket" },
@@ -50,7 +43,7 @@ static const struct db_opt mysql[] = {
 	  "Dry run, pretend that all MySQL client API calls are successful without executing them" },
 };
 
-static const struct db_opt pgsql[] = {
+static const struct lb_opt_def pgsql[] = {
 	{ "pgsql-host", LB_OPT_STRING, "localhost", "PostgreSQL server host" },
 	{ "pgsql-port", LB_OPT_STRING, "5432", "PostgreSQL server port" },
 	{ "pgsql-user", LB_OPT_STRING, "sbtest", "PostgreSQL user" },
@@ -62,21 +55,15 @@ static const struct db_opt pgsql[] = {
 	  "SQLSTATEs to ignore (the driver rolls back and the event is retried), or \"all\"" },
 };
 
-static int add(struct lb_opts *o, const struct db_opt *d, size_t n, const char *group, char *err, int errlen)
-{
-	for (size_t i = 0; i < n; i++)
-		if (!lb_opts_add(o, d[i].name, d[i].type, d[i].def, d[i].desc, group, err, errlen))
-			return -1;
-	return 0;
-}
-
 int lb_dbopts_register(struct lb_opts *opts, char *err, int errlen)
 {
-	if (add(opts, general, LB_ARRAY_LENGTH(general), "General database options", err, errlen) < 0)
+	if (lb_opts_add_defs(opts, general, LB_ARRAY_LENGTH(general), "General database options", err, errlen) < 0)
 		return -1;
-	if (LB_HAVE_MYSQL && add(opts, mysql, LB_ARRAY_LENGTH(mysql), "mysql options", err, errlen) < 0)
+	if (LB_HAVE_MYSQL &&
+	    lb_opts_add_defs(opts, mysql, LB_ARRAY_LENGTH(mysql), "mysql options", err, errlen) < 0)
 		return -1;
-	if (LB_HAVE_PGSQL && add(opts, pgsql, LB_ARRAY_LENGTH(pgsql), "pgsql options", err, errlen) < 0)
+	if (LB_HAVE_PGSQL &&
+	    lb_opts_add_defs(opts, pgsql, LB_ARRAY_LENGTH(pgsql), "pgsql options", err, errlen) < 0)
 		return -1;
 	return 0;
 }

@@ -301,6 +301,15 @@ struct lb_opt *lb_opts_add(struct lb_opts *o, const char *name, enum lb_opt_type
 	return opt;
 }
 
+int lb_opts_add_defs(struct lb_opts *o, const struct lb_opt_def *defs, size_t n, const char *group,
+		     char *err, int errlen)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!lb_opts_add(o, defs[i].name, defs[i].type, defs[i].def, defs[i].desc, group, err, errlen))
+			return -1;
+	return 0;
+}
+
 struct lb_pending *lb_opts_first_unused(struct lb_opts *o)
 {
 	for (int i = 0; i < o->npending; i++)

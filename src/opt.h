@@ -9,6 +9,7 @@
 #define LB_OPT_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -42,6 +43,14 @@ struct lb_opt {
 	int nlist;
 };
 
+/* A row of a static option table (general options, database options, ...). */
+struct lb_opt_def {
+	const char *name;
+	enum lb_opt_type type;
+	const char *def;
+	const char *desc;
+};
+
 struct lb_pending {
 	char *name;
 	char *value;        /* NULL when given as a bare "--name" */
@@ -70,6 +79,10 @@ int lb_opts_read_file(struct lb_opts *o, const char *path, char *err, int errlen
  * Returns the option, or NULL with a message in err when a pending value is invalid. */
 struct lb_opt *lb_opts_add(struct lb_opts *o, const char *name, enum lb_opt_type type,
 			   const char *def, const char *desc, const char *group, char *err, int errlen);
+
+/* Registers every option of a table in `group`. Returns 0, or -1 with a message in err. */
+int lb_opts_add_defs(struct lb_opts *o, const struct lb_opt_def *defs, size_t n, const char *group,
+		     char *err, int errlen);
 
 struct lb_opt *lb_opts_find(const struct lb_opts *o, const char *name);
 /* Sets a value from text with type checking. Returns 0 or -1 with a message in err. */
