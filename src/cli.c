@@ -1,6 +1,7 @@
 /* Command line: two-pass option parsing, workload resolution and command dispatch. */
 #include "cli.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,8 +13,10 @@
 #include "engine.h"
 #include "lb_config.h"
 #include "log.h"
+#include "merge.h"
 #include "opt.h"
 #include <unistd.h>
+#include "sysmetrics.h"
 #include "util.h"
 #include "worker.h"
 
@@ -241,12 +244,14 @@ static int setup(struct cli *c, int argc, char **argv)
 {
 	if (collect_args(c, argc, argv) < 0 ||
 	    lb_engine_register_options(&c->opts, c->err, ERRLEN) < 0 ||
-	    lb_dbopts_register(&c->opts, c->err, ERRLEN) < 0)
+	    lb_dbopts_register(&c->opts, c->err, ERRLEN) < 0 ||
+	    lb_sysmon_register_options(&c->opts, c->err, ERRLEN) < 0)
 		return -1;
 	lb_log_set_verbosity(lb_opts_bool(&c->opts, "debug") ? LB_LOG_DEBUG
 							    : (int)lb_opts_int(&c->opts, "verbosity"));
 	if (lb_engine_configure(&c->eng, &c->opts, c->err, ERRLEN) < 0 ||
-	    lb_dbopts_configure(&c->opts, &c->eng.cfg, c->err, ERRLEN) < 0)
+	    lb_dbopts_configure(&c->opts, &c->eng.cfg, c->err, ERRLEN) < 0 ||
+	    lb_sysmon_configure(&c->opts, &c->eng.cfg.sys, c->err, ERRLEN) < 0)
 		return -1;
 	if (c->eng.cfg.output_path && lb_result_check_path(c->eng.cfg.output_path, c->err, ERRLEN) < 0)
 		return -1;
@@ -271,6 +276,7 @@ static void cleanup(struct cli *c)
 	lb_worker_free(e->reporter_w);
 	lb_script_free(e->script);
 	free(e->intervals);
+	lb_sysmon_free(e->sysmon);
 	free(e->window_base_events);
 	free(e->window_base_sum_ns);
 	free(e->fatal);
@@ -279,8 +285,56 @@ static void cleanup(struct cli *c)
 	lb_opts_fini(&c->opts);
 }
 
+/* `luabench plot …` runs the plotting script (gnuplot) that ships beside the binary. */
+static int run_plot(int argc, char **argv)
+{
+	char exe[4096];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	exe[n > 0 ? n : 0] = '\0';
+	char *slash = strrchr(exe, '/');
+	if (slash)
+		*slash = '\0';
+	const char *env = getenv("LUABENCH_PLOT");
+	char *candidates[] = {
+		env ? lb_xstrdup(env) : NULL,
+		lb_xasprintf("%s/../tools/plot", exe),             /* build directory in the source tree */
+		lb_xasprintf("%s/../share/luabench/plot", exe),    /* installed */
+	};
+	const char *script = NULL;
+	for (size_t i = 0; i < LB_ARRAY_LENGTH(candidates) && !script; i++)
+		if (candidates[i] && access(candidates[i], X_OK) == 0)
+			script = candidates[i];
+	if (!script) {
+		lb_fatal("plot: cannot find the plot script (tools/plot); set LUABENCH_PLOT to its path");
+		return 1;
+	}
+	argv[0] = (char *)script;
+	execv(script, argv);
+	lb_fatal("plot: cannot run '%s': %s", script, strerror(errno));
+	return 1;
+}
+
+/* Commands that are not runs of a workload: dispatched before option parsing. */
+static bool other_command(int argc, char **argv, int *rc)
+{
+	if (argc < 2)
+		return false;
+	if (!strcmp(argv[1], "merge")) {
+		*rc = lb_merge_main(argc - 1, argv + 1);
+		return true;
+	}
+	if (!strcmp(argv[1], "plot")) {
+		*rc = run_plot(argc - 1, argv + 1);
+		return true;
+	}
+	return false;
+}
+
 int lb_cli_main(int argc, char **argv, bool *must_exit_now)
 {
+	int other_rc;
+	if (other_command(argc, argv, &other_rc))
+		return other_rc;
 	struct cli *c = lb_xzalloc(sizeof(*c));
 	lb_opts_init(&c->opts);
 	c->eng.argc = argc;

@@ -50,6 +50,10 @@ static const struct opt_def general_opts[] = {
 	  "perform LuaJIT control command. This option is equivalent to 'luajit -j'. See LuaJIT documentation for more information" },
 	{ "format", LB_OPT_STRING, "text", "report format on stdout: text, json or csv (csv = one line per report interval)" },
 	{ "output", LB_OPT_STRING, NULL, "also write the complete result as JSON to this file (written atomically, also on interruption)" },
+	{ "start-at", LB_OPT_STRING, NULL,
+	  "start the run at this wall-clock time (seconds since the epoch, fractions allowed) once the threads are ready, so several processes start together" },
+	{ "instance", LB_OPT_STRING, NULL,
+	  "this process is instance i of n (i/n, 0 <= i < n) of a distributed run: scripts see luabench.instance and luabench.instances, results record both" },
 };
 
 static const struct opt_def rand_opts[] = {
@@ -209,6 +213,45 @@ static int check_range(const char *name, int64_t v, int64_t lo, int64_t hi, char
 	return -1;
 }
 
+/* --start-at and --instance: processes started by an orchestrator on several machines run one
+ * benchmark together; `luabench merge` combines their results. */
+static int parse_distributed(struct lb_config *c, const struct lb_opts *o, char *err, int errlen)
+{
+	const char *s = lb_opts_str(o, "start-at");
+	if (*s) {
+		char *end;
+		double t = strtod(s, &end);
+		if (end == s || *end || !isfinite(t) || t <= 0) {
+			snprintf(err, (size_t)errlen,
+				 "Invalid value for the 'start-at' option: '%s' (expected seconds since the epoch, e.g. $(($(date +%%s) + 10)))", s);
+			return -1;
+		}
+		double late = (double)lb_wall_ns() / 1e9 - t;
+		if (late > LB_START_AT_TOLERANCE_S) {
+			snprintf(err, (size_t)errlen, "--start-at=%s is %.1f seconds in the past: give a time in the future", s, late);
+			return -1;
+		}
+		c->start_at = t;
+	}
+	const char *in = lb_opts_str(o, "instance");
+	c->instance = 0;
+	c->instances = 1;
+	if (*in) {
+		int i, n, len = 0;
+		if (sscanf(in, "%d/%d%n", &i, &n, &len) != 2 || in[len] || n < 1 || i < 0 || i >= n) {
+			snprintf(err, (size_t)errlen,
+				 "Invalid value for the 'instance' option: '%s' (expected i/n with 0 <= i < n, e.g. 0/4)", in);
+			return -1;
+		}
+		c->instance = i;
+		c->instances = n;
+		/* Instances given the same --rand-seed must still draw different numbers. */
+		if (!c->seed_from_time)
+			c->rand.seed += (uint64_t)i;
+	}
+	return 0;
+}
+
 static int parse_format(struct lb_config *c, const char *f, char *err, int errlen)
 {
 	if (!strcmp(f, "text"))
@@ -325,7 +368,8 @@ int lb_engine_configure(struct lb_engine *eng, struct lb_opts *o, char *err, int
 	if (parse_percentiles(c, lb_opts_str(o, "percentile"), err, errlen) < 0 ||
 	    parse_forced_shutdown(c, lb_opts_str(o, "forced-shutdown"), err, errlen) < 0 ||
 	    parse_checkpoints(c, lb_opts_find(o, "report-checkpoints"), err, errlen) < 0 ||
-	    parse_rand(c, o, err, errlen) < 0 || parse_format(c, lb_opts_str(o, "format"), err, errlen) < 0)
+	    parse_rand(c, o, err, errlen) < 0 || parse_format(c, lb_opts_str(o, "format"), err, errlen) < 0 ||
+	    parse_distributed(c, o, err, errlen) < 0)
 		return -1;
 	if (c->histogram && !c->npercentiles) {
 		snprintf(err, (size_t)errlen, "--histogram cannot be used with --percentile=0");

@@ -13,6 +13,7 @@
 #include "rand.h"
 #include "schedule.h"
 #include "stats.h"
+#include "sysmetrics.h"
 
 struct lb_worker;
 struct lb_vm;
@@ -34,6 +35,10 @@ struct lb_config {
 	int64_t warmup_ns;
 	int64_t checkpoints_ns[LB_MAX_CHECKPOINTS];
 	int ncheckpoints;
+	struct lb_sys_conf sys;     /* --system-stats, --report-system, --db-server-* */
+	double start_at;            /* --start-at: wall-clock start, s since the epoch (0 = now) */
+#define LB_START_AT_TOLERANCE_S 1.0 /* how late a process may reach --start-at */
+	int instance, instances;    /* --instance=i/n (0/1 when not given) */
 	int64_t forced_shutdown_ns; /* after the time limit; -1 = off */
 	int64_t thread_init_timeout_ns;
 	uint64_t thread_stack_bytes;
@@ -65,6 +70,7 @@ struct lb_interval {
 	uint32_t concurrency;
 	double lag_ms;
 	uint64_t type_done[LB_MAX_TYPES];
+	int sys;                    /* its system metrics: lb_sysmon_at(sysmon, sys); -1 = none */
 };
 
 struct lb_engine {
@@ -110,6 +116,8 @@ struct lb_engine {
 	struct lb_interval *intervals;
 	int nintervals, capintervals;
 	int64_t start_wall_ns, end_wall_ns;
+	int64_t epoch_wall_ns;       /* CLOCK_REALTIME at the start barrier */
+	struct lb_sysmon *sysmon;    /* system metrics; NULL with --system-stats=off */
 	uint64_t unserved_arrivals;  /* rate mode: arrivals due but not started at the end */
 	struct lb_vm *reporter;      /* state for the report_intermediate hook */
 	struct lb_worker *reporter_w;

@@ -288,6 +288,8 @@ void lb_report_final_text(FILE *out, const struct lb_engine *eng, const struct l
 		fprintf(out, "Note: %llu events took longer than %.0f s, beyond the histogram's range; "
 			"they are in min/avg/max/sum, and percentiles that fall on them show the maximum.\n\n",
 			(unsigned long long)f->overflow, (double)LB_HIST_MAX_NS / 1e9);
+	if (f->sys)
+		lb_sys_report_block(out, f->sys);
 	if (footer && *footer) {
 		fputs(footer, out);
 		if (footer[strlen(footer) - 1] != '\n')

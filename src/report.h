@@ -41,6 +41,7 @@ struct lb_final {
 	const double *thread_time_s;
 	uint64_t unfinished;          /* events in flight at a forced shutdown */
 	uint64_t overflow;            /* latencies beyond the histogram range */
+	const struct lb_sys_sample *sys; /* system metrics over the window; NULL = not sampled */
 };
 
 void lb_report_fill_pct(struct lb_report_stat *st, const struct lb_config *cfg,

@@ -12,6 +12,7 @@
 #include "bind/vm.h"
 #include "lb_config.h"
 #include "log.h"
+#include "sysmetrics.h"
 #include "util.h"
 
 static void add_time(cJSON *o, const char *key, int64_t wall_ns)
@@ -166,7 +167,9 @@ static cJSON *types_json(const struct lb_engine *e, const struct lb_final *f)
 			if (!cJSON_GetObjectItemCaseSensitive(p, pct_key(k, sizeof(k), e->cfg.percentiles[q])))
 				cJSON_AddNumberToObject(p, k,
 							(double)lb_hist_percentile(&t->lat, e->cfg.percentiles[q], 0, max) / 1e6);
-		cJSON_AddItemToObject(j, "histogram", histogram_json(&t->lat, false, 0, max, t->sum_ns));
+		cJSON *th = histogram_json(&t->lat, false, 0, max, t->sum_ns);
+		cJSON_AddNumberToObject(th, "sum_ns", (double)t->sum_ns); /* exact: merges keep avg exact */
+		cJSON_AddItemToObject(j, "histogram", th);
 	}
 	return o;
 }
@@ -227,6 +230,9 @@ static cJSON *intervals_json(const struct lb_engine *e)
 				t = cJSON_AddObjectToObject(o, "types");
 			cJSON_AddNumberToObject(t, lb_types_name(ty), (double)iv->type_done[ty]);
 		}
+		const struct lb_sys_sample *sys = lb_sysmon_at(e->sysmon, iv->sys);
+		if (sys)
+			cJSON_AddItemToObject(o, "system", lb_sys_json(sys));
 		cJSON_AddItemToArray(a, o);
 	}
 	return a;
@@ -283,16 +289,33 @@ static cJSON *header_json(struct lb_engine *e, const char *status)
 	char seed[32];
 	snprintf(seed, sizeof(seed), "%llu", (unsigned long long)e->cfg.rand.seed);
 	cJSON_AddStringToObject(root, "seed", seed); /* as text: a 64-bit seed does not fit a double */
-	cJSON_AddItemToObject(root, "options", options_json(e->opts));
+	if (e->opts)
+		cJSON_AddItemToObject(root, "options", options_json(e->opts));
+	cJSON_AddNumberToObject(root, "instance", e->cfg.instance);
+	cJSON_AddNumberToObject(root, "instances", e->cfg.instances ? e->cfg.instances : 1);
+	if (e->cfg.start_at)
+		cJSON_AddNumberToObject(root, "start_at_unix_s", e->cfg.start_at);
 	return root;
 }
 
-char *lb_result_json(struct lb_engine *e, const struct lb_final *f, const char *status,
+/* The measured window in wall-clock microseconds (exact in a double), for merging results of
+ * processes that ran at the same time: their common window is the union of theirs. */
+static cJSON *window_json(const struct lb_engine *e, const struct lb_final *f)
+{
+	cJSON *o = cJSON_CreateObject();
+	double start_us = (double)((e->epoch_wall_ns + e->window_start_ns) / 1000);
+	cJSON_AddNumberToObject(o, "start_unix_us", start_us);
+	cJSON_AddNumberToObject(o, "end_unix_us", start_us + (double)llround(f->st.time_total_s * 1e6));
+	return o;
+}
+
+cJSON *lb_result_doc(struct lb_engine *e, const struct lb_final *f, const char *status,
 		     const char *workload_json)
 {
 	cJSON *root = header_json(e, status);
 	const struct lb_report_stat *st = &f->st;
 	cJSON_AddNumberToObject(root, "time_s", st->time_total_s);
+	cJSON_AddItemToObject(root, "window", window_json(e, f));
 	cJSON_AddNumberToObject(root, "warmup_s", (double)e->cfg.warmup_ns / 1e9);
 	cJSON_AddBoolToObject(root, "sql", e->sql_used);
 	add_counters(cJSON_AddObjectToObject(root, "counters"), st->cnt);
@@ -304,6 +327,8 @@ char *lb_result_json(struct lb_engine *e, const struct lb_final *f, const char *
 					     (uint64_t)llround(st->lat_max_s * 1e9), f->snap->lat_sum_ns));
 	cJSON_AddItemToObject(root, "fairness", fairness_json(f));
 	cJSON_AddItemToObject(root, "types", types_json(e, f));
+	if (f->sys)
+		cJSON_AddItemToObject(root, "system", lb_sys_json(f->sys));
 	if (f->unfinished)
 		cJSON_AddNumberToObject(root, "unfinished_events", (double)f->unfinished);
 	if (e->rate_mode)
@@ -316,6 +341,13 @@ char *lb_result_json(struct lb_engine *e, const struct lb_final *f, const char *
 		if (w)
 			cJSON_AddItemToObject(root, "workload_stats", w);
 	}
+	return root;
+}
+
+char *lb_result_json(struct lb_engine *e, const struct lb_final *f, const char *status,
+		     const char *workload_json)
+{
+	cJSON *root = lb_result_doc(e, f, status, workload_json);
 	char *s = cJSON_Print(root);
 	cJSON_Delete(root);
 	return s;

@@ -9,6 +9,9 @@
  * workload_json: extra JSON object from the workload (may be NULL). Caller frees. */
 char *lb_result_json(struct lb_engine *e, const struct lb_final *f, const char *status,
 		     const char *workload_json);
+/* The same document as a cJSON tree (luabench merge renders merged results through it). */
+struct cJSON *lb_result_doc(struct lb_engine *e, const struct lb_final *f, const char *status,
+			    const char *workload_json);
 /* Writes the document to --output atomically; a failure is reported, not fatal. */
 void lb_result_write(struct lb_engine *e, const struct lb_final *f, const char *status,
 		     const char *workload_json);

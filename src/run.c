@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "bind/vm.h"
@@ -15,6 +16,7 @@
 #include "report.h"
 #include "result.h"
 #include "util.h"
+#include "sysmetrics.h"
 #include "worker.h"
 
 #define ERRLEN 4096
@@ -191,8 +193,11 @@ static int wait_initialized(struct lb_engine *e)
 
 static void release_barrier(struct lb_engine *e)
 {
+	/* The baseline reading of /proc comes first: the start itself must not wait for it. */
+	lb_sysmon_start(e->sysmon, lb_now_ns());
 	pthread_mutex_lock(&e->lock);
 	e->epoch_ns = lb_now_ns();
+	e->epoch_wall_ns = lb_wall_ns();
 	int64_t limit = e->cfg.time_ns ? e->cfg.time_ns + e->cfg.warmup_ns : INT64_MAX;
 	e->deadline_ns = limit;
 	e->window_start_ns = 0;
@@ -201,6 +206,39 @@ static void release_barrier(struct lb_engine *e)
 	e->started = true;
 	pthread_cond_broadcast(&e->cond);
 	pthread_mutex_unlock(&e->lock);
+}
+
+/* --start-at: the threads are ready (connected, thread_init done); wait for the common start.
+ * Processes launched together by an orchestrator then measure the same window. */
+static int wait_start_at(struct lb_engine *e)
+{
+	if (!e->cfg.start_at)
+		return 0;
+	int64_t at = (int64_t)(e->cfg.start_at * 1e9);
+	double wait_s = (double)(at - lb_wall_ns()) / 1e9;
+	if (wait_s < -LB_START_AT_TOLERANCE_S) {
+		char *msg = lb_xasprintf("the threads were ready %.1f seconds after --start-at=%.3f: give a later start time",
+					 -wait_s, e->cfg.start_at);
+		lb_engine_fail(e, msg);
+		free(msg);
+		return -1;
+	}
+	if (wait_s <= 0)
+		return 0;
+	char when[64];
+	time_t sec = (time_t)(at / LB_NS_PER_S);
+	struct tm tm;
+	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%S", gmtime_r(&sec, &tm));
+	FILE *info = lb_log_info_stream();
+	fprintf(info, "Waiting %.3f seconds for the start time %s.%03dZ (--start-at)...\n\n", wait_s, when,
+		(int)(at / LB_NS_PER_MS % 1000));
+	fflush(info);
+	/* sem_timedwait measures CLOCK_REALTIME, the clock --start-at is given in; a signal or a
+	 * failing worker posts the semaphore and ends the wait early. */
+	struct timespec ts = lb_ns_to_timespec(at);
+	while (!__atomic_load_n(&e->stop, __ATOMIC_RELAXED) && sem_timedwait(&e->wake, &ts) < 0 && errno == EINTR)
+		;
+	return 0;
 }
 
 static void join_threads(struct lb_engine *e)
@@ -221,6 +259,7 @@ static void new_window(struct lb_engine *e, int64_t now)
 		e->window_base_sum_ns[i] = __atomic_load_n(&s->lat_sum_ns, __ATOMIC_RELAXED);
 	}
 	e->window_start_ns = now;
+	lb_sysmon_new_window(e->sysmon, e->epoch_ns + now);
 }
 
 struct monitor {
@@ -263,10 +302,14 @@ static void interval_report(struct lb_engine *e, struct monitor *m, int64_t now)
 	st.time_total_s = (double)now / 1e9;
 	st.time_interval_s = (double)(now - m->prev_ns) / 1e9;
 	memcpy(st.cnt, m->delta.cnt, sizeof(st.cnt));
-	/* The interval's maximum comes from its histogram: exact extremes are per window. */
+	/* The interval's maximum comes from its histogram: exact extremes are per window. A
+	 * difference of histograms keeps the whole run's index range, so skip its empty top. */
 	uint64_t max_ns = 0;
-	if (m->delta.lat.hi >= m->delta.lat.lo)
-		max_ns = lb_hist_value_at(m->delta.lat.hi) + lb_hist_width_at(m->delta.lat.hi) - 1;
+	int top = m->delta.lat.hi;
+	while (top >= m->delta.lat.lo && !m->delta.lat.counts[top])
+		top--;
+	if (top >= m->delta.lat.lo)
+		max_ns = lb_hist_value_at(top) + lb_hist_width_at(top) - 1;
 	lb_report_fill_pct(&st, &e->cfg, &m->delta.lat, 0, max_ns);
 	st.concurrency = m->cur.concurrency;
 	st.snap = &m->delta;
@@ -275,6 +318,8 @@ static void interval_report(struct lb_engine *e, struct monitor *m, int64_t now)
 		st.lag_s = (double)lb_sched_lag(&e->sched, now) / 1e9;
 	}
 	push_interval(e, &st, max_ns);
+	int sys = lb_sysmon_sample(e->sysmon, lb_now_ns());
+	e->intervals[e->nintervals - 1].sys = sys;
 	char err[ERRLEN];
 	if (e->cfg.format == LB_FORMAT_CSV) {
 		lb_report_interval_csv(stdout, &e->cfg, &st);
@@ -286,6 +331,8 @@ static void interval_report(struct lb_engine *e, struct monitor *m, int64_t now)
 	} else if (e->cfg.format == LB_FORMAT_TEXT) {
 		lb_report_interval_text(stdout, e, &st);
 	}
+	if (e->cfg.sys.report && e->cfg.report_interval_ns && e->cfg.format == LB_FORMAT_TEXT && sys >= 0)
+		lb_sys_report_line(stdout, st.time_total_s, lb_sysmon_at(e->sysmon, sys));
 	fflush(stdout);
 	lb_snap_copy(&m->prev, &m->cur);
 	m->prev_ns = now;
@@ -367,9 +414,14 @@ static void report_window(struct lb_engine *e, int64_t end_ns, bool final, const
 	double *ttime = lb_xcalloc((size_t)e->nworkers, sizeof(double));
 	struct lb_final f;
 	window_final(e, &cur, &delta, end_ns, &f, tev, ttime);
+	struct lb_sys_sample sys;
+	if (lb_sysmon_window(e->sysmon, lb_now_ns(), &sys))
+		f.sys = &sys;
 	if (e->forced)
 		f.unfinished = cur.concurrency;
 	emit_final(e, &f, final, status);
+	if (f.sys)
+		lb_sys_sample_fini(&sys);
 	free(tev);
 	free(ttime);
 	lb_snap_fini(&cur);
@@ -596,6 +648,7 @@ int lb_engine_run(struct lb_engine *e)
 	if (create_workers(e) < 0)
 		return 1;
 	print_run_extra(e);
+	e->sysmon = lb_sysmon_new(&e->cfg.sys);
 	if (start_threads(e) < 0) {
 		join_threads(e);
 		return 1;
@@ -610,7 +663,7 @@ int lb_engine_run(struct lb_engine *e)
 		e->threads_stuck = true;
 		return 2;
 	}
-	if (init < 0) {
+	if (init < 0 || wait_start_at(e) < 0) {
 		__atomic_store_n(&e->stop, 1, __ATOMIC_RELAXED);
 		pthread_cond_broadcast(&e->cond);
 		join_threads(e);

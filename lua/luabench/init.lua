@@ -88,6 +88,15 @@ sb.counters = {
 
 -- Modules loaded on first use keep every Lua state small (one per thread).
 local lazy = {}
+-- luabench.instance / luabench.instances: this process's index (0-based) and the number of
+-- processes of a distributed run (--instance=i/n; 0 and 1 when not given). Read from the option
+-- on use, since options are exported after this file runs.
+local function instance_field(t, k)
+  local i, n = tostring(rawget(t, "opt") and t.opt.instance or ""):match("^(%d+)/(%d+)$")
+  if k == "instance" then return tonumber(i) or 0 end
+  return tonumber(n) or 1
+end
+
 setmetatable(sb, {
   __index = function(t, k)
     local m = lazy[k]
@@ -96,6 +105,7 @@ setmetatable(sb, {
       rawset(t, k, v)
       return v
     end
+    if k == "instance" or k == "instances" then return instance_field(t, k) end
   end,
 })
 sb._lazy = lazy

@@ -1,0 +1,718 @@
+/* luabench merge (see merge.h). The inputs are read into the structures a run fills — a snapshot
+ * with histograms, per-thread figures, intervals — and a description of the merged run, so the
+ * report and the JSON document come from the same code as a run's (report.c, result.c). */
+#include "merge.h"
+
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "clock.h"
+#include "engine.h"
+#include "hist.h"
+#include "log.h"
+#include "report.h"
+#include "result.h"
+#include "util.h"
+
+#define ERRLEN 1024
+
+struct args {
+	const char **files;
+	int nfiles;
+	bool json;
+	const char *output;
+	const char *percentiles; /* NULL: the first input's */
+};
+
+struct merge {
+	struct lb_engine eng;    /* the merged run, as report.c and result.c expect it */
+	struct lb_snap snap;
+	int64_t start_us, end_us; /* union of the measured windows */
+	double start_unix_s;
+	int64_t end_wall_ns;
+	uint64_t *tev;           /* per thread, all inputs' threads in input order */
+	double *ttime;
+	int nthreads, capthreads;
+	uint64_t unfinished;
+	int status;              /* index into statuses[]: the worst input's */
+	const cJSON *first;      /* the first input: workload, options, percentiles */
+	const char *first_file;
+	cJSON *hosts, *from, *systems;
+	char err[ERRLEN];
+};
+
+static const char *const statuses[] = { "ok", "interrupted", "forced_shutdown" };
+
+static const struct {
+	const char *key;
+	enum lb_cnt cnt;
+} counters[] = {
+	{ "events", LB_CNT_EVENT }, { "reads", LB_CNT_READ }, { "writes", LB_CNT_WRITE },
+	{ "other", LB_CNT_OTHER }, { "errors", LB_CNT_ERROR }, { "reconnects", LB_CNT_RECONNECT },
+	{ "bytes_read", LB_CNT_BYTES_READ }, { "bytes_written", LB_CNT_BYTES_WRITTEN },
+};
+
+/* Options expected to differ between the instances of one distributed run. */
+static const char *const per_instance_opts[] = {
+	"instance", "output", "start-at", "rand-seed", "format", "verbosity", "config-file",
+	"percentile", "histogram", "report-system", "system-stats", "db-server-pid", "db-server-name",
+};
+
+/* ---- JSON access ----------------------------------------------------------------------------- */
+
+static const cJSON *get(const cJSON *o, const char *key)
+{
+	return cJSON_GetObjectItemCaseSensitive(o, key);
+}
+
+static double num(const cJSON *o, const char *key)
+{
+	const cJSON *v = get(o, key);
+	return cJSON_IsNumber(v) ? v->valuedouble : 0;
+}
+
+static uint64_t u64(const cJSON *o, const char *key)
+{
+	double v = num(o, key);
+	return v > 0 ? (uint64_t)llround(v) : 0;
+}
+
+static const char *str(const cJSON *o, const char *key)
+{
+	const cJSON *v = get(o, key);
+	return cJSON_IsString(v) ? v->valuestring : "";
+}
+
+static cJSON *read_doc(const char *path, char *err)
+{
+	FILE *f = fopen(path, "r");
+	if (!f) {
+		snprintf(err, ERRLEN, "cannot read '%s': %s", path, strerror(errno));
+		return NULL;
+	}
+	struct lb_buf b = { 0 };
+	char chunk[65536];
+	size_t n;
+	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
+		lb_buf_append(&b, chunk, n);
+	fclose(f);
+	lb_buf_append(&b, "", 1);
+	cJSON *doc = cJSON_Parse(b.data);
+	lb_buf_free(&b);
+	if (!cJSON_IsObject(doc) || !cJSON_IsObject(get(doc, "luabench"))) {
+		snprintf(err, ERRLEN, "'%s' is not a luabench result (%s)", path,
+			 doc ? "no \"luabench\" field" : "not JSON");
+		cJSON_Delete(doc);
+		return NULL;
+	}
+	return doc;
+}
+
+/* ---- validation ------------------------------------------------------------------------------ */
+
+static bool layout_ok(const cJSON *h)
+{
+	if (strcmp(str(h, "unit"), "ns") || num(h, "significant_digits") != 3 ||
+	    u64(h, "highest_trackable_ns") != LB_HIST_MAX_NS || !cJSON_IsArray(get(h, "buckets")))
+		return false;
+	const cJSON *pair;
+	cJSON_ArrayForEach(pair, get(h, "buckets")) {
+		/* Every bucket must start where one of ours starts, or the counts would not line up. */
+		const cJSON *v = cJSON_GetArrayItem(pair, 0);
+		if (!cJSON_IsNumber(v) || v->valuedouble < 0 || v->valuedouble >= (double)LB_HIST_MAX_NS)
+			return false;
+		uint64_t ns = (uint64_t)v->valuedouble;
+		if (lb_hist_value_at(lb_hist_index(ns)) != ns)
+			return false;
+	}
+	return true;
+}
+
+static int status_index(const char *s)
+{
+	for (size_t i = 0; i < LB_ARRAY_LENGTH(statuses); i++)
+		if (!strcmp(s, statuses[i]))
+			return (int)i;
+	return -1;
+}
+
+static int check_doc(const char *path, const cJSON *d, char *err)
+{
+	const char *status = str(d, "status");
+	if (!strcmp(status, "error")) {
+		snprintf(err, ERRLEN, "'%s' is the result of a failed run (error: %s)", path, str(d, "error"));
+		return -1;
+	}
+	if (status_index(status) < 0 || !cJSON_IsObject(get(d, "counters"))) {
+		snprintf(err, ERRLEN, "'%s' is not a luabench run result (status '%s')", path, status);
+		return -1;
+	}
+	const cJSON *h = get(d, "histogram");
+	if (!cJSON_IsObject(h) || !layout_ok(h)) {
+		snprintf(err, ERRLEN,
+			 "'%s' has a different histogram layout (not 3 significant digits in ns up to %llu): cannot merge it exactly",
+			 path, (unsigned long long)LB_HIST_MAX_NS);
+		return -1;
+	}
+	for (const cJSON *t = get(d, "types") ? get(d, "types")->child : NULL; t; t = t->next)
+		if (!layout_ok(get(t, "histogram"))) {
+			snprintf(err, ERRLEN, "'%s': the histogram of type '%s' has a different layout", path, t->string);
+			return -1;
+		}
+	return 0;
+}
+
+static bool ignored_opt(const char *name)
+{
+	for (size_t i = 0; i < LB_ARRAY_LENGTH(per_instance_opts); i++)
+		if (!strcmp(name, per_instance_opts[i]))
+			return true;
+	return false;
+}
+
+/* Warns (does not refuse) when an input ran another workload or with other options. */
+static void compare(const struct merge *m, const char *path, const cJSON *d)
+{
+	if (strcmp(str(d, "workload"), str(m->first, "workload")))
+		lb_warn("'%s' ran workload '%s', '%s' ran '%s'", path, str(d, "workload"), m->first_file,
+			str(m->first, "workload"));
+	const cJSON *a = get(m->first, "options"), *b = get(d, "options");
+	struct lb_buf diff = { 0 };
+	int n = 0;
+	for (const cJSON *o = a ? a->child : NULL; o; o = o->next) {
+		if (ignored_opt(o->string) || cJSON_Compare(o, get(b, o->string), true))
+			continue;
+		if (n++ < 8)
+			lb_buf_printf(&diff, "%s--%s", n > 1 ? ", " : "", o->string);
+	}
+	if (n)
+		lb_warn("'%s' ran with other options than '%s': %s%s", path, m->first_file, diff.data,
+			n > 8 ? ", …" : "");
+	lb_buf_free(&diff);
+}
+
+/* ---- accumulation ---------------------------------------------------------------------------- */
+
+static void add_hist(struct lb_hist *h, const cJSON *j)
+{
+	const cJSON *pair;
+	cJSON_ArrayForEach(pair, get(j, "buckets")) {
+		const cJSON *v = cJSON_GetArrayItem(pair, 0), *c = cJSON_GetArrayItem(pair, 1);
+		if (cJSON_IsNumber(v) && cJSON_IsNumber(c) && c->valuedouble > 0)
+			lb_hist_add_value(h, (uint64_t)v->valuedouble, (uint64_t)llround(c->valuedouble));
+	}
+	h->overflow += u64(j, "overflow");
+}
+
+static void add_latency(struct merge *m, const cJSON *d)
+{
+	const cJSON *h = get(d, "histogram");
+	add_hist(&m->snap.lat, h);
+	m->snap.lat_sum_ns += u64(h, "sum_ns");
+	if (u64(h, "count")) {
+		uint64_t mn = u64(h, "min_ns"), mx = u64(h, "max_ns");
+		if (mn < m->snap.lat_min_ns)
+			m->snap.lat_min_ns = mn;
+		if (mx > m->snap.lat_max_ns)
+			m->snap.lat_max_ns = mx;
+	}
+	for (size_t i = 0; i < LB_ARRAY_LENGTH(counters); i++)
+		m->snap.cnt[counters[i].cnt] += u64(get(d, "counters"), counters[i].key);
+}
+
+static int64_t parse_iso_ns(const char *s)
+{
+	struct tm tm = { 0 };
+	int ms = 0;
+	if (sscanf(s, "%d-%d-%dT%d:%d:%d.%dZ", &tm.tm_year, &tm.tm_mon, &tm.tm_mday, &tm.tm_hour,
+		   &tm.tm_min, &tm.tm_sec, &ms) != 7)
+		return 0;
+	tm.tm_year -= 1900;
+	tm.tm_mon -= 1;
+	return (int64_t)timegm(&tm) * LB_NS_PER_S + (int64_t)ms * LB_NS_PER_MS;
+}
+
+static void add_window(struct merge *m, const char *path, const cJSON *d)
+{
+	const cJSON *w = get(d, "window");
+	int64_t s, e;
+	if (cJSON_IsObject(w)) {
+		s = (int64_t)num(w, "start_unix_us");
+		e = (int64_t)num(w, "end_unix_us");
+	} else {
+		lb_warn("'%s' has no measured window (written by an older luabench): using its start time", path);
+		s = llround(num(d, "start_unix_s") * 1e6);
+		e = s + llround(num(d, "time_s") * 1e6);
+	}
+	if (!m->start_us || s < m->start_us)
+		m->start_us = s;
+	if (e > m->end_us)
+		m->end_us = e;
+	double su = num(d, "start_unix_s");
+	if (!m->start_unix_s || su < m->start_unix_s)
+		m->start_unix_s = su;
+	int64_t end = parse_iso_ns(str(d, "end_time"));
+	if (end > m->end_wall_ns)
+		m->end_wall_ns = end;
+}
+
+static void add_threads(struct merge *m, const cJSON *d)
+{
+	const cJSON *t;
+	cJSON_ArrayForEach(t, get(get(d, "fairness"), "per_thread")) {
+		if (m->nthreads == m->capthreads) {
+			m->capthreads = m->capthreads ? m->capthreads * 2 : 64;
+			m->tev = lb_xrealloc(m->tev, (size_t)m->capthreads * sizeof(*m->tev));
+			m->ttime = lb_xrealloc(m->ttime, (size_t)m->capthreads * sizeof(*m->ttime));
+		}
+		m->tev[m->nthreads] = u64(t, "events");
+		m->ttime[m->nthreads++] = num(t, "time_s");
+	}
+}
+
+static struct lb_type_stats *type_slot(struct merge *m, const char *name)
+{
+	int id = lb_types_define(name);
+	if (id < 0)
+		return NULL;
+	if (!m->snap.types[id]) {
+		struct lb_type_stats *t = lb_xzalloc(sizeof(*t));
+		lb_hist_init(&t->lat); /* freed by lb_snap_fini like a run's */
+		m->snap.types[id] = t;
+	}
+	return m->snap.types[id];
+}
+
+static int add_types(struct merge *m, const char *path, const cJSON *d)
+{
+	for (const cJSON *j = get(d, "types") ? get(d, "types")->child : NULL; j; j = j->next) {
+		struct lb_type_stats *t = type_slot(m, j->string);
+		if (!t) {
+			snprintf(m->err, ERRLEN, "'%s': more than %d transaction types in all", path, LB_MAX_TYPES);
+			return -1;
+		}
+		uint64_t n = u64(j, "count");
+		t->cnt[LB_TCNT_DONE] += n;
+		t->cnt[LB_TCNT_ERROR] += u64(j, "errors");
+		t->cnt[LB_TCNT_ROLLBACK] += u64(j, "rollbacks");
+		t->cnt[LB_TCNT_RETRY] += u64(j, "retries");
+		const cJSON *h = get(j, "histogram");
+		/* Results from before the exact sum was recorded: rebuild it from the average. */
+		t->sum_ns += get(h, "sum_ns") ? u64(h, "sum_ns")
+					      : (uint64_t)llround(num(get(j, "latency_ms"), "avg") * 1e6 * (double)n);
+		add_hist(&t->lat, h);
+	}
+	return 0;
+}
+
+static void add_rate(struct merge *m, const cJSON *d)
+{
+	const cJSON *r = get(d, "rate");
+	if (!cJSON_IsObject(r))
+		return;
+	struct lb_engine *e = &m->eng;
+	if (!e->rate_mode)
+		e->cfg.rate_constant = !strcmp(str(r, "arrivals"), "constant");
+	e->rate_mode = true;
+	e->cfg.rate += num(r, "target_per_s");
+	int64_t lag = llround(num(r, "max_lag_ms") * 1e6);
+	if (lag > e->sched.max_lag_ns)
+		e->sched.max_lag_ns = lag;
+	e->unserved_arrivals += u64(r, "unserved_arrivals");
+	add_hist(&m->snap.svc, get(r, "service_histogram"));
+}
+
+static double max2(double a, double b)
+{
+	return a > b ? a : b;
+}
+
+/* Intervals line up by position: processes started together (--start-at) sample together.
+ * Counts add; percentiles of an interval cannot be merged without its histogram (null). */
+static void add_intervals(struct merge *m, const cJSON *d)
+{
+	struct lb_engine *e = &m->eng;
+	int i = 0;
+	const cJSON *j;
+	cJSON_ArrayForEach(j, get(d, "intervals")) {
+		if (i == e->nintervals) {
+			e->intervals = lb_xrealloc(e->intervals, (size_t)(i + 1) * sizeof(*e->intervals));
+			struct lb_interval *iv = &e->intervals[e->nintervals++];
+			memset(iv, 0, sizeof(*iv));
+			iv->sys = -1;
+			for (int k = 0; k < LB_MAX_PERCENTILES; k++)
+				iv->lat_pct_ms[k] = NAN;
+		}
+		struct lb_interval *iv = &e->intervals[i++];
+		iv->time_s = max2(iv->time_s, num(j, "time_s"));
+		iv->interval_s = max2(iv->interval_s, num(j, "interval_s"));
+		iv->threads_running += (int)num(j, "threads_running");
+		for (size_t k = 0; k < LB_ARRAY_LENGTH(counters); k++)
+			iv->cnt[counters[k].cnt] += u64(j, counters[k].key);
+		iv->lat_max_ms = max2(iv->lat_max_ms, num(get(j, "latency_ms"), "max"));
+		iv->queue_length += u64(j, "queue_length");
+		iv->concurrency += (uint32_t)num(j, "concurrency");
+		iv->lag_ms = max2(iv->lag_ms, num(j, "lag_ms"));
+		for (const cJSON *t = get(j, "types") ? get(j, "types")->child : NULL; t; t = t->next) {
+			int id = lb_types_define(t->string);
+			if (id >= 0)
+				iv->type_done[id] += (uint64_t)llround(t->valuedouble);
+		}
+	}
+}
+
+/* Host names in order of first appearance; a merged input lists its own as "a,b". */
+static void add_hosts(struct merge *m, const char *hostname)
+{
+	char *copy = lb_xstrdup(hostname), *save = NULL;
+	for (char *h = strtok_r(copy, ",", &save); h; h = strtok_r(NULL, ",", &save)) {
+		bool seen = false;
+		const cJSON *x;
+		cJSON_ArrayForEach(x, m->hosts)
+			seen = seen || !strcmp(x->valuestring, h);
+		if (!seen)
+			cJSON_AddItemToArray(m->hosts, cJSON_CreateString(h));
+	}
+	free(copy);
+}
+
+/* Where the merged figures came from: one entry per original result, in input order. A merged
+ * input contributes its own list, which keeps merging associative. */
+static void add_provenance(struct merge *m, const char *path, const cJSON *d)
+{
+	const cJSON *list = get(d, "merged_from"), *x;
+	if (cJSON_IsArray(list)) {
+		cJSON_ArrayForEach(x, list)
+			cJSON_AddItemToArray(m->from, cJSON_Duplicate(x, true));
+		cJSON_ArrayForEach(x, get(d, "systems"))
+			cJSON_AddItemToArray(m->systems, cJSON_Duplicate(x, true));
+		return;
+	}
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "file", path);
+	cJSON_AddStringToObject(o, "hostname", str(d, "hostname"));
+	cJSON_AddNumberToObject(o, "instance", num(d, "instance"));
+	cJSON_AddNumberToObject(o, "instances", get(d, "instances") ? num(d, "instances") : 1);
+	cJSON_AddStringToObject(o, "status", str(d, "status"));
+	cJSON_AddStringToObject(o, "seed", str(d, "seed"));
+	cJSON_AddNumberToObject(o, "threads", num(d, "threads"));
+	cJSON_AddNumberToObject(o, "events", num(get(d, "counters"), "events"));
+	cJSON_AddNumberToObject(o, "time_s", num(d, "time_s"));
+	if (get(d, "window"))
+		cJSON_AddItemToObject(o, "window", cJSON_Duplicate(get(d, "window"), true));
+	if (get(d, "workload_stats"))
+		cJSON_AddItemToObject(o, "workload_stats", cJSON_Duplicate(get(d, "workload_stats"), true));
+	cJSON_AddItemToArray(m->from, o);
+	if (get(d, "system")) {
+		cJSON *s = cJSON_CreateObject();
+		cJSON_AddStringToObject(s, "hostname", str(d, "hostname"));
+		cJSON_AddNumberToObject(s, "instance", num(d, "instance"));
+		cJSON_AddItemToObject(s, "system", cJSON_Duplicate(get(d, "system"), true));
+		cJSON_AddItemToArray(m->systems, s);
+	}
+}
+
+static int add_doc(struct merge *m, const char *path, const cJSON *d)
+{
+	if (check_doc(path, d, m->err) < 0)
+		return -1;
+	if (!m->first) {
+		m->first = d;
+		m->first_file = path;
+		m->eng.cfg.warmup_ns = llround(num(d, "warmup_s") * 1e9);
+	} else {
+		compare(m, path, d);
+	}
+	int st = status_index(str(d, "status"));
+	if (st > m->status)
+		m->status = st;
+	m->eng.sql_used |= cJSON_IsTrue(get(d, "sql"));
+	m->unfinished += u64(d, "unfinished_events");
+	add_latency(m, d);
+	add_window(m, path, d);
+	add_threads(m, d);
+	add_rate(m, d);
+	if (add_types(m, path, d) < 0)
+		return -1;
+	add_intervals(m, d);
+	add_hosts(m, str(d, "hostname"));
+	add_provenance(m, path, d);
+	return 0;
+}
+
+/* ---- the merged run -------------------------------------------------------------------------- */
+
+static int set_percentiles(struct merge *m, const char *list)
+{
+	struct lb_config *c = &m->eng.cfg;
+	if (list) {
+		char *copy = lb_xstrdup(list), *save = NULL;
+		for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+			char *end;
+			double p = strtod(t, &end);
+			if (end == t || *end || p < 0 || p > 100 || c->npercentiles == LB_MAX_PERCENTILES) {
+				snprintf(m->err, ERRLEN, "Invalid value for the 'percentile' option: '%s'", list);
+				free(copy);
+				return -1;
+			}
+			if (p > 0)
+				c->percentiles[c->npercentiles++] = p;
+		}
+		free(copy);
+		return 0;
+	}
+	const cJSON *pcts = get(get(m->first, "latency_ms"), "percentiles");
+	for (const cJSON *p = pcts ? pcts->child : NULL; p; p = p->next)
+		if (c->npercentiles < LB_MAX_PERCENTILES)
+			c->percentiles[c->npercentiles++] = strtod(p->string, NULL);
+	return 0;
+}
+
+static void build_final(struct merge *m, struct lb_final *f)
+{
+	struct lb_engine *e = &m->eng;
+	struct lb_report_stat *st = &f->st;
+	memset(f, 0, sizeof(*f));
+	e->cfg.threads = m->nthreads;
+	e->cfg.instances = cJSON_GetArraySize(m->from);
+	e->start_wall_ns = llround(m->start_unix_s * 1e9);
+	e->end_wall_ns = m->end_wall_ns;
+	e->epoch_wall_ns = m->start_us * LB_NS_PER_US;
+	st->cumulative = true;
+	st->time_total_s = st->time_interval_s = (double)(m->end_us - m->start_us) / 1e6;
+	memcpy(st->cnt, m->snap.cnt, sizeof(st->cnt));
+	uint64_t n = lb_hist_total(&m->snap.lat);
+	uint64_t mn = n ? m->snap.lat_min_ns : 0, mx = n ? m->snap.lat_max_ns : 0;
+	st->lat_min_s = (double)mn / 1e9;
+	st->lat_max_s = (double)mx / 1e9;
+	st->lat_sum_s = (double)m->snap.lat_sum_ns / 1e9;
+	st->lat_avg_s = n ? st->lat_sum_s / (double)n : 0;
+	lb_report_fill_pct(st, &e->cfg, &m->snap.lat, mn, mx);
+	st->snap = f->snap = &m->snap;
+	f->nthreads = m->nthreads;
+	f->thread_events = m->tev;
+	f->thread_time_s = m->ttime;
+	f->unfinished = m->unfinished;
+	f->overflow = m->snap.lat.overflow;
+}
+
+/* Puts `item` under `key` right after `after` (keeps the usual order of a result's fields);
+ * rebuilds the object, since this cJSON cannot insert keyed items in the middle. */
+static cJSON *insert_after(cJSON *doc, const char *after, const char *key, cJSON *item)
+{
+	cJSON *out = cJSON_CreateObject(), *x;
+	bool done = false;
+	while ((x = doc->child)) {
+		cJSON_DetachItemViaPointer(doc, x);
+		cJSON_AddItemToArray(out, x); /* keeps its key */
+		if (!done && !strcmp(x->string, after)) {
+			cJSON_AddItemToObject(out, key, item);
+			done = true;
+		}
+	}
+	if (!done)
+		cJSON_AddItemToObject(out, key, item);
+	cJSON_Delete(doc);
+	return out;
+}
+
+static cJSON *merged_doc(struct merge *m, const struct lb_final *f)
+{
+	cJSON *doc = lb_result_doc(&m->eng, f, statuses[m->status], NULL);
+	char *hosts = NULL;
+	const cJSON *h;
+	cJSON_ArrayForEach(h, m->hosts) {
+		char *next = lb_xasprintf("%s%s%s", hosts ? hosts : "", hosts ? "," : "", h->valuestring);
+		free(hosts);
+		hosts = next;
+	}
+	cJSON_ReplaceItemInObjectCaseSensitive(doc, "hostname", cJSON_CreateString(hosts ? hosts : ""));
+	free(hosts);
+	cJSON_ReplaceItemInObjectCaseSensitive(doc, "workload", cJSON_CreateString(str(m->first, "workload")));
+	cJSON_DeleteItemFromObjectCaseSensitive(doc, "seed");     /* per instance: in merged_from */
+	cJSON_DeleteItemFromObjectCaseSensitive(doc, "instance"); /* "instances" counts the inputs */
+	if (get(m->first, "options"))
+		doc = insert_after(doc, "threads", "options", cJSON_Duplicate(get(m->first, "options"), true));
+	if (get(m->first, "start_at_unix_s"))
+		doc = insert_after(doc, "instances", "start_at_unix_s",
+				   cJSON_Duplicate(get(m->first, "start_at_unix_s"), true));
+	cJSON_AddItemToObject(doc, "merged_from", cJSON_Duplicate(m->from, true));
+	cJSON_AddItemToObject(doc, "systems", cJSON_Duplicate(m->systems, true));
+	return doc;
+}
+
+/* Each instance's system metrics, one line each: they describe different machines. */
+static char *systems_text(const struct merge *m)
+{
+	struct lb_buf b = { 0 };
+	const cJSON *x;
+	cJSON_ArrayForEach(x, m->systems) {
+		const cJSON *s = get(x, "system"), *c = get(s, "cpu_pct"), *p = get(s, "process");
+		if (!b.len)
+			lb_buf_printf(&b, "System statistics by instance (machine CPU in %% of all CPUs, luabench CPU in %% of one CPU):\n");
+		char label[128];
+		snprintf(label, sizeof(label), "%s #%d:", str(x, "hostname"), (int)num(x, "instance"));
+		lb_buf_printf(&b, "    %-37scpu usr/sys/iow/steal %.2f/%.2f/%.2f/%.2f, luabench %.2f, disk IOPS %.2f\n",
+			      label, num(c, "user") + num(c, "nice"), num(c, "system") + num(c, "irq") + num(c, "softirq"),
+			      num(c, "iowait"), num(c, "steal"), num(p, "user_pct") + num(p, "system_pct"),
+			      num(s, "disk_iops"));
+	}
+	if (b.len)
+		lb_buf_printf(&b, "\n");
+	return b.data;
+}
+
+static void print_text(struct merge *m, const struct lb_final *f)
+{
+	printf("Merged %d results (%d threads in all) from ", cJSON_GetArraySize(m->from), m->nthreads);
+	int i = 0;
+	const cJSON *h;
+	cJSON_ArrayForEach(h, m->hosts)
+		printf("%s%s", i++ ? ", " : "", h->valuestring);
+	printf("; common window %.4fs\n\n", f->st.time_total_s);
+	char *footer = systems_text(m);
+	lb_report_final_text(stdout, &m->eng, f, NULL, footer);
+	free(footer);
+}
+
+/* Instances of one distributed run should each appear exactly once. */
+static void check_instances(const struct merge *m)
+{
+	const cJSON *x;
+	int n = 0, total = 0;
+	cJSON_ArrayForEach(x, m->from) {
+		if (!n)
+			n = (int)num(x, "instances");
+		if ((int)num(x, "instances") != n)
+			return; /* results of different runs: nothing to check */
+		total++;
+	}
+	if (n <= 1)
+		return;
+	int *seen = lb_xcalloc((size_t)n, sizeof(int));
+	cJSON_ArrayForEach(x, m->from) {
+		int i = (int)num(x, "instance");
+		if (i >= 0 && i < n && seen[i]++)
+			lb_warn("instance %d/%d appears more than once", i, n);
+	}
+	for (int i = 0; i < n; i++)
+		if (!seen[i])
+			lb_warn("instance %d/%d is missing: merging %d of %d instances", i, n, total, n);
+	free(seen);
+}
+
+static int emit(struct merge *m, const struct args *a)
+{
+	struct lb_final f;
+	build_final(m, &f);
+	cJSON *doc = merged_doc(m, &f);
+	char *json = cJSON_Print(doc);
+	cJSON_Delete(doc);
+	if (a->json)
+		printf("%s\n", json);
+	else
+		print_text(m, &f);
+	fflush(stdout);
+	int rc = 0;
+	if (a->output) {
+		char *text = lb_xasprintf("%s\n", json);
+		int w = lb_write_file_atomic(a->output, text, strlen(text));
+		if (w < 0) {
+			lb_fatal("merge: cannot write '%s': %s", a->output, strerror(-w));
+			rc = 1;
+		}
+		free(text);
+	}
+	free(json);
+	return rc;
+}
+
+/* ---- command line ---------------------------------------------------------------------------- */
+
+static void usage(FILE *out)
+{
+	fprintf(out, "Usage:\n  luabench merge RESULT.json... [--format=text|json] [--output=FILE] [--percentile=LIST]\n\n"
+		     "Combines the JSON results of processes that ran together (see --start-at, --instance):\n"
+		     "counters and histograms add, percentiles come from the merged histogram, rates are over\n"
+		     "the union of the measured windows. A merged result can be merged again.\n\n"
+		     "  --format=text|json   report on stdout: sysbench's text layout (default) or the JSON document\n"
+		     "  --output=FILE        also write the merged JSON document to FILE (atomically)\n"
+		     "  --percentile=LIST    percentiles to report (default: those of the first result)\n");
+}
+
+static int parse_args(int argc, char **argv, struct args *a, char *err)
+{
+	memset(a, 0, sizeof(*a));
+	a->files = lb_xcalloc((size_t)argc, sizeof(*a->files));
+	for (int i = 1; i < argc; i++) {
+		const char *s = argv[i];
+		if (strncmp(s, "--", 2)) {
+			a->files[a->nfiles++] = s;
+		} else if (!strcmp(s, "--format=json") || !strcmp(s, "--format=text")) {
+			a->json = !strcmp(s, "--format=json");
+		} else if (!strncmp(s, "--output=", 9) && s[9]) {
+			a->output = s + 9;
+		} else if (!strncmp(s, "--percentile=", 13)) {
+			a->percentiles = s + 13;
+		} else if (!strncmp(s, "--format=", 9)) {
+			snprintf(err, ERRLEN, "Invalid value for the 'format' option: '%s' (expected text or json)", s + 9);
+			return -1;
+		} else {
+			snprintf(err, ERRLEN, "invalid option: %s (see 'luabench merge --help')", s);
+			return -1;
+		}
+	}
+	if (!a->nfiles) {
+		snprintf(err, ERRLEN, "no result files given (usage: luabench merge a.json b.json …)");
+		return -1;
+	}
+	return 0;
+}
+
+int lb_merge_main(int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++)
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "help")) {
+			usage(stdout);
+			return 0;
+		}
+	struct args a;
+	struct merge *m = lb_xzalloc(sizeof(*m));
+	cJSON **docs = lb_xcalloc((size_t)argc, sizeof(*docs));
+	int rc = 1;
+	lb_snap_init(&m->snap);
+	m->hosts = cJSON_CreateArray();
+	m->from = cJSON_CreateArray();
+	m->systems = cJSON_CreateArray();
+	m->eng.cfg.instances = 1;
+	if (parse_args(argc, argv, &a, m->err) < 0)
+		goto out;
+	for (int i = 0; i < a.nfiles; i++)
+		if (!(docs[i] = read_doc(a.files[i], m->err)) || add_doc(m, a.files[i], docs[i]) < 0)
+			goto out;
+	if (set_percentiles(m, a.percentiles) < 0)
+		goto out;
+	check_instances(m);
+	rc = emit(m, &a);
+out:
+	if (rc && *m->err)
+		lb_fatal("merge: %s", m->err);
+	for (int i = 0; i < argc; i++)
+		cJSON_Delete(docs[i]);
+	free(docs);
+	free((void *)a.files);
+	cJSON_Delete(m->hosts);
+	cJSON_Delete(m->from);
+	cJSON_Delete(m->systems);
+	lb_snap_fini(&m->snap);
+	free(m->eng.intervals);
+	free(m->tev);
+	free(m->ttime);
+	free(m);
+	return rc;
+}

@@ -1,0 +1,159 @@
+/* System metrics in the text report, the --report-system line and the JSON result. The text
+ * block follows the layout of sysbench's blocks (values from column 42) so `cut -c42-` works. */
+#include <cjson/cJSON.h>
+#include <stdarg.h>
+
+#include "sysmetrics.h"
+
+static void row(FILE *out, const char *label, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+static void row(FILE *out, const char *label, const char *fmt, ...)
+{
+	va_list ap;
+	fprintf(out, "    %-37s", label);
+	va_start(ap, fmt);
+	vfprintf(out, fmt, ap);
+	va_end(ap);
+	fputc('\n', out);
+}
+
+double lb_sys_disk_iops(const struct lb_sys_sample *s)
+{
+	double n = 0;
+	for (int i = 0; i < s->ndisks; i++)
+		if (s->disks[i].physical)
+			n += s->disks[i].reads_per_s + s->disks[i].writes_per_s;
+	return n;
+}
+
+static bool disk_active(const struct lb_sys_disk *d)
+{
+	return d->reads || d->writes || d->flushes || d->util_pct > 0;
+}
+
+void lb_sys_report_block(FILE *out, const struct lb_sys_sample *s)
+{
+	fprintf(out, "System statistics (%d CPUs; machine CPU in %% of all CPUs, process CPU in %% of one CPU):\n",
+		s->cpus);
+	if (!s->have_cpu) {
+		row(out, "not available:", "/proc/stat cannot be read");
+		fprintf(out, "\n");
+		return;
+	}
+	const double *c = s->cpu_pct;
+	row(out, "cpu usr/sys/iow/steal/idle (%):", "%.2f/%.2f/%.2f/%.2f/%.2f", c[LB_SYS_USER] + c[LB_SYS_NICE],
+	    c[LB_SYS_SYSTEM] + c[LB_SYS_IRQ] + c[LB_SYS_SOFTIRQ], c[LB_SYS_IOWAIT], c[LB_SYS_STEAL], c[LB_SYS_IDLE]);
+	row(out, "context switches:", "%.2f per sec.", s->ctxt_per_s);
+	row(out, "run queue avg/max, blocked:", "%.2f/%u, %u", s->run_queue_avg, s->run_queue_max, s->blocked);
+	row(out, "load average 1/5/15 min:", "%.2f/%.2f/%.2f", s->load[0], s->load[1], s->load[2]);
+	row(out, "memory used/available/dirty (MiB):", "%.0f/%.0f/%.0f", s->mem_used_mib, s->mem_available_mib,
+	    s->mem_dirty_mib);
+	row(out, "luabench cpu usr/sys (%):", "%.2f/%.2f", s->proc_user_pct, s->proc_system_pct);
+	if (s->db)
+		row(out, "db server cpu usr/sys (%):", "%.2f/%.2f (%d processes)", s->db_user_pct, s->db_system_pct,
+		    s->db_processes);
+	int shown = 0;
+	for (int i = 0; i < s->ndisks; i++) {
+		const struct lb_sys_disk *d = &s->disks[i];
+		if (!disk_active(d))
+			continue;
+		char label[64];
+		snprintf(label, sizeof(label), "disk %s r/w per sec.:", d->name);
+		row(out, label, "%.2f/%.2f, MiB/s %.2f/%.2f, await ms %.2f/%.2f, aqu-sz %.2f, util %.1f%%",
+		    d->reads_per_s, d->writes_per_s, d->read_mib_per_s, d->write_mib_per_s, d->read_await_ms,
+		    d->write_await_ms, d->avg_queue, d->util_pct);
+		shown++;
+	}
+	if (!shown)
+		row(out, "disks:", "no I/O");
+	fprintf(out, "\n");
+}
+
+void lb_sys_report_line(FILE *out, double time_s, const struct lb_sys_sample *s)
+{
+	const double *c = s->cpu_pct;
+	fprintf(out, "[ %.0fs ] sys: cpu usr/sys/iow/steal/idle %.1f/%.1f/%.1f/%.1f/%.1f cs/s %.0f rq %u mem used %.0f MiB proc usr/sys %.1f/%.1f",
+		time_s, c[LB_SYS_USER] + c[LB_SYS_NICE], c[LB_SYS_SYSTEM] + c[LB_SYS_IRQ] + c[LB_SYS_SOFTIRQ],
+		c[LB_SYS_IOWAIT], c[LB_SYS_STEAL], c[LB_SYS_IDLE], s->ctxt_per_s, s->run_queue_max,
+		s->mem_used_mib, s->proc_user_pct, s->proc_system_pct);
+	if (s->db)
+		fprintf(out, " db usr/sys %.1f/%.1f", s->db_user_pct, s->db_system_pct);
+	for (int i = 0; i < s->ndisks; i++) {
+		const struct lb_sys_disk *d = &s->disks[i];
+		if (disk_active(d))
+			fprintf(out, ", %s r/w/s %.0f/%.0f MiB/s %.2f/%.2f util %.1f%%", d->name, d->reads_per_s,
+				d->writes_per_s, d->read_mib_per_s, d->write_mib_per_s, d->util_pct);
+	}
+	fputc('\n', out);
+}
+
+static cJSON *cpu_json(const struct lb_sys_sample *s)
+{
+	static const char *const names[LB_SYS_CPU_N] = { "user", "nice", "system", "idle", "iowait",
+							 "irq", "softirq", "steal" };
+	cJSON *o = cJSON_CreateObject();
+	for (int i = 0; i < LB_SYS_CPU_N; i++)
+		cJSON_AddNumberToObject(o, names[i], s->cpu_pct[i]);
+	return o;
+}
+
+static cJSON *disk_json(const struct lb_sys_disk *d)
+{
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddBoolToObject(o, "physical", d->physical);
+	cJSON_AddNumberToObject(o, "reads", (double)d->reads);
+	cJSON_AddNumberToObject(o, "writes", (double)d->writes);
+	cJSON_AddNumberToObject(o, "flushes", (double)d->flushes);
+	cJSON_AddNumberToObject(o, "reads_per_s", d->reads_per_s);
+	cJSON_AddNumberToObject(o, "writes_per_s", d->writes_per_s);
+	cJSON_AddNumberToObject(o, "iops", d->reads_per_s + d->writes_per_s);
+	cJSON_AddNumberToObject(o, "flushes_per_s", d->flushes_per_s);
+	cJSON_AddNumberToObject(o, "read_mib_per_s", d->read_mib_per_s);
+	cJSON_AddNumberToObject(o, "write_mib_per_s", d->write_mib_per_s);
+	cJSON_AddNumberToObject(o, "read_await_ms", d->read_await_ms);
+	cJSON_AddNumberToObject(o, "write_await_ms", d->write_await_ms);
+	cJSON_AddNumberToObject(o, "avg_queue", d->avg_queue);
+	cJSON_AddNumberToObject(o, "util_pct", d->util_pct);
+	return o;
+}
+
+cJSON *lb_sys_json(const struct lb_sys_sample *s)
+{
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddNumberToObject(o, "interval_s", s->interval_s);
+	cJSON_AddNumberToObject(o, "cpus", s->cpus);
+	if (s->have_cpu)
+		cJSON_AddItemToObject(o, "cpu_pct", cpu_json(s));
+	cJSON_AddNumberToObject(o, "context_switches_per_s", s->ctxt_per_s);
+	cJSON *rq = cJSON_AddObjectToObject(o, "run_queue");
+	cJSON_AddNumberToObject(rq, "avg", s->run_queue_avg);
+	cJSON_AddNumberToObject(rq, "max", s->run_queue_max);
+	cJSON_AddNumberToObject(rq, "blocked", s->blocked);
+	cJSON *la = cJSON_AddArrayToObject(o, "load_avg");
+	for (int i = 0; i < 3; i++)
+		cJSON_AddItemToArray(la, cJSON_CreateNumber(s->load[i]));
+	cJSON *mem = cJSON_AddObjectToObject(o, "memory_mib");
+	cJSON_AddNumberToObject(mem, "total", s->mem_total_mib);
+	cJSON_AddNumberToObject(mem, "used", s->mem_used_mib);
+	cJSON_AddNumberToObject(mem, "available", s->mem_available_mib);
+	cJSON_AddNumberToObject(mem, "cached", s->mem_cached_mib);
+	cJSON_AddNumberToObject(mem, "dirty", s->mem_dirty_mib);
+	cJSON_AddNumberToObject(mem, "swap_used", s->swap_used_mib);
+	cJSON *p = cJSON_AddObjectToObject(o, "process");
+	cJSON_AddNumberToObject(p, "user_pct", s->proc_user_pct);
+	cJSON_AddNumberToObject(p, "system_pct", s->proc_system_pct);
+	cJSON_AddNumberToObject(p, "voluntary_cs_per_s", s->proc_vcs_per_s);
+	cJSON_AddNumberToObject(p, "involuntary_cs_per_s", s->proc_ivcs_per_s);
+	cJSON_AddNumberToObject(p, "rss_mib", s->proc_rss_mib);
+	if (s->db) {
+		cJSON *db = cJSON_AddObjectToObject(o, "db_server");
+		cJSON_AddNumberToObject(db, "processes", s->db_processes);
+		cJSON_AddNumberToObject(db, "user_pct", s->db_user_pct);
+		cJSON_AddNumberToObject(db, "system_pct", s->db_system_pct);
+	}
+	cJSON *disks = cJSON_AddObjectToObject(o, "disks");
+	for (int i = 0; i < s->ndisks; i++)
+		cJSON_AddItemToObject(disks, s->disks[i].name, disk_json(&s->disks[i]));
+	cJSON_AddNumberToObject(o, "disk_iops", lb_sys_disk_iops(s));
+	return o;
+}
