@@ -71,11 +71,7 @@ struct lb_sysmon {
 
 /* ---- options ------------------------------------------------------------------------------- */
 
-static const struct {
-	const char *name;
-	enum lb_opt_type type;
-	const char *def, *desc;
-} sys_opts[] = {
+static const struct lb_opt_def sys_opts[] = {
 	{ "system-stats", LB_OPT_BOOL, "on",
 	  "sample machine and process CPU, run queue, memory and disk I/O from /proc each report interval: a 'System statistics' block in the report and 'system' in the JSON result" },
 	{ "report-system", LB_OPT_BOOL, "off",
@@ -88,11 +84,7 @@ static const struct {
 
 int lb_sysmon_register_options(struct lb_opts *opts, char *err, int errlen)
 {
-	for (size_t i = 0; i < LB_ARRAY_LENGTH(sys_opts); i++)
-		if (!lb_opts_add(opts, sys_opts[i].name, sys_opts[i].type, sys_opts[i].def, sys_opts[i].desc,
-				 "System metrics options", err, errlen))
-			return -1;
-	return 0;
+	return lb_opts_add_defs(opts, sys_opts, LB_ARRAY_LENGTH(sys_opts), "System metrics options", err, errlen);
 }
 
 int lb_sysmon_configure(const struct lb_opts *opts, struct lb_sys_conf *conf, char *err, int errlen)
