@@ -12,14 +12,7 @@
 #include "log.h"
 #include "util.h"
 
-struct opt_def {
-	const char *name;
-	enum lb_opt_type type;
-	const char *def;
-	const char *desc;
-};
-
-static const struct opt_def general_opts[] = {
+static const struct lb_opt_def general_opts[] = {
 	{ "threads", LB_OPT_INT, "1", "number of threads to use" },
 	{ "events", LB_OPT_INT, "0", "limit for total number of events" },
 	{ "time", LB_OPT_INT, "10", "limit for total execution time in seconds" },
@@ -56,7 +49,7 @@ static const struct opt_def general_opts[] = {
 	  "this process is instance i of n (i/n, 0 <= i < n) of a distributed run: scripts see luabench.instance and luabench.instances, results record both" },
 };
 
-static const struct opt_def rand_opts[] = {
+static const struct lb_opt_def rand_opts[] = {
 	{ "rand-type", LB_OPT_STRING, "special",
 	  "random numbers distribution {uniform, gaussian, special, pareto, zipfian} to use by default" },
 	{ "rand-spec-iter", LB_OPT_INT, "12", "number of iterations for the special and gaussian distributions" },
@@ -68,30 +61,20 @@ static const struct opt_def rand_opts[] = {
 	{ "rand-zipfian-exp", LB_OPT_DOUBLE, "0.8", "shape parameter (exponent, theta) for the Zipfian distribution" },
 };
 
-static const struct opt_def log_opts[] = {
+static const struct lb_opt_def log_opts[] = {
 	{ "verbosity", LB_OPT_INT, "3", "verbosity level {5 - debug, 0 - only critical messages}" },
 	{ "percentile", LB_OPT_STRING, "95",
 	  "percentiles to calculate in latency statistics, a comma-separated list (1-100, decimals allowed, e.g. 50,95,99,99.9). Use the special value of 0 to disable percentile calculations" },
 	{ "histogram", LB_OPT_BOOL, "off", "print latency histogram in report" },
 };
 
-static int add_group(struct lb_opts *opts, const struct opt_def *defs, size_t n, const char *group,
-		     char *err, int errlen)
-{
-	for (size_t i = 0; i < n; i++)
-		if (!lb_opts_add(opts, defs[i].name, defs[i].type, defs[i].def, defs[i].desc, group,
-				 err, errlen))
-			return -1;
-	return 0;
-}
-
 int lb_engine_register_options(struct lb_opts *opts, char *err, int errlen)
 {
-	if (add_group(opts, general_opts, LB_ARRAY_LENGTH(general_opts), "General options", err,
+	if (lb_opts_add_defs(opts, general_opts, LB_ARRAY_LENGTH(general_opts), "General options", err,
 		      errlen) < 0 ||
-	    add_group(opts, rand_opts, LB_ARRAY_LENGTH(rand_opts),
+	    lb_opts_add_defs(opts, rand_opts, LB_ARRAY_LENGTH(rand_opts),
 		      "Pseudo-Random Numbers Generator options", err, errlen) < 0 ||
-	    add_group(opts, log_opts, LB_ARRAY_LENGTH(log_opts), "Log options", err, errlen) < 0)
+	    lb_opts_add_defs(opts, log_opts, LB_ARRAY_LENGTH(log_opts), "Log options", err, errlen) < 0)
 		return -1;
 	return 0;
 }
