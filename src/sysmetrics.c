@@ -309,7 +309,7 @@ static int cmp_pid(const void *a, const void *b)
 static struct proc_ent *find_pid(struct proc_ent *v, int n, int pid)
 {
 	struct proc_ent key = { .pid = pid };
-	return bsearch(&key, v, (size_t)n, sizeof(*v), cmp_pid);
+	return n > 0 ? bsearch(&key, v, (size_t)n, sizeof(*v), cmp_pid) : NULL;
 }
 
 static bool watched_pid(const struct lb_sys_conf *c, int pid)
@@ -343,7 +343,8 @@ static void account_procs(struct lb_sysmon *m, struct raw *r)
 	if (!m->conf.npids && !m->conf.nnames)
 		return;
 	scan_procs(m);
-	qsort(m->procs, (size_t)m->nprocs, sizeof(*m->procs), cmp_pid);
+	if (m->nprocs > 1)
+		qsort(m->procs, (size_t)m->nprocs, sizeof(*m->procs), cmp_pid);
 	match_procs(m);
 	int n = 0;
 	for (int i = 0; i < m->nprocs; i++) {
