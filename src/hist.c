@@ -73,10 +73,16 @@ void lb_hist_diff(struct lb_hist *dst, const struct lb_hist *a, const struct lb_
 		uint64_t prev = (i >= b->lo && i <= b->hi) ? b->counts[i] : 0;
 		/* Counts only grow; a smaller value would mean a torn read, so treat it as no change. */
 		dst->counts[i] = a->counts[i] > prev ? a->counts[i] - prev : 0;
+		/* The range covers only what the interval holds, so its top is the interval's max. */
+		if (dst->counts[i])
+			widen(dst, i, i);
 	}
-	if (a->hi >= a->lo)
-		widen(dst, a->lo, a->hi);
 	dst->overflow = a->overflow > b->overflow ? a->overflow - b->overflow : 0;
+}
+
+uint64_t lb_hist_max(const struct lb_hist *h)
+{
+	return h->hi >= h->lo ? lb_hist_value_at(h->hi) + lb_hist_width_at(h->hi) - 1 : 0;
 }
 
 void lb_hist_add_value(struct lb_hist *h, uint64_t v_ns, uint64_t count)

@@ -65,6 +65,8 @@ void lb_hist_diff(struct lb_hist *dst, const struct lb_hist *a, const struct lb_
 void lb_hist_add_value(struct lb_hist *h, uint64_t v_ns, uint64_t count);
 
 uint64_t lb_hist_total(const struct lb_hist *h); /* includes overflow */
+/* The highest value the histogram may hold (the top of its highest non-empty bucket), 0 if empty. */
+uint64_t lb_hist_max(const struct lb_hist *h);
 
 /* Value at percentile p (0 < p <= 100) by nearest rank: the smallest recorded value v such that
  * at least ceil(p/100 * n) samples are <= v, reported as its bucket's midpoint and clamped to

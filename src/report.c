@@ -229,7 +229,7 @@ static void types_block(FILE *out, const struct lb_final *f)
 		fprintf(out, "    %-20s %10llu %7.2f %10.2f %9.2f", lb_types_name(i), (unsigned long long)n,
 			total ? 100.0 * (double)n / (double)total : 0, per_s(n, f->st.time_total_s),
 			n ? (double)t->sum_ns / (double)n / 1e6 : 0);
-		uint64_t max = t->lat.hi >= t->lat.lo ? lb_hist_value_at(t->lat.hi) + lb_hist_width_at(t->lat.hi) - 1 : 0;
+		uint64_t max = lb_hist_max(&t->lat);
 		for (int k = 0; k < LB_TYPE_NPCT; k++)
 			fprintf(out, " %9.2f", (double)lb_hist_percentile(&t->lat, lb_type_pcts[k], 0, max) / 1e6);
 		fprintf(out, " %9.2f %8llu %9llu %8llu\n", (double)max / 1e6,
@@ -243,7 +243,7 @@ static void users_block(FILE *out, const struct lb_engine *eng, const struct lb_
 {
 	const struct lb_config *c = &eng->cfg;
 	const struct lb_hist *h = &f->snap->wake;
-	uint64_t n = lb_hist_total(h), max = h->hi >= h->lo ? lb_hist_value_at(h->hi) + lb_hist_width_at(h->hi) - 1 : 0;
+	uint64_t n = lb_hist_total(h), max = lb_hist_max(h);
 	fprintf(out, "Emulated users:\n");
 	fprintf(out, "    users / threads / connections:       %d / %d / %d\n", c->users, c->threads, c->connections);
 	if (c->ramp_up_ns)

@@ -148,7 +148,7 @@ static cJSON *types_json(const struct lb_engine *e, const struct lb_final *f)
 		if (!t)
 			continue;
 		uint64_t n = t->cnt[LB_TCNT_DONE];
-		uint64_t max = t->lat.hi >= t->lat.lo ? lb_hist_value_at(t->lat.hi) + lb_hist_width_at(t->lat.hi) - 1 : 0;
+		uint64_t max = lb_hist_max(&t->lat);
 		cJSON *j = cJSON_AddObjectToObject(o, lb_types_name(i));
 		cJSON_AddNumberToObject(j, "count", (double)n);
 		cJSON_AddNumberToObject(j, "mix_pct", total ? 100.0 * (double)n / (double)total : 0);
@@ -253,7 +253,7 @@ static cJSON *users_json(const struct lb_engine *e, const struct lb_final *f)
 {
 	cJSON *o = cJSON_CreateObject();
 	const struct lb_hist *h = &f->snap->wake;
-	uint64_t max = h->hi >= h->lo ? lb_hist_value_at(h->hi) + lb_hist_width_at(h->hi) - 1 : 0;
+	uint64_t max = lb_hist_max(h);
 	cJSON_AddNumberToObject(o, "users", e->cfg.users);
 	cJSON_AddNumberToObject(o, "connections", e->cfg.connections);
 	cJSON_AddNumberToObject(o, "ramp_up_s", (double)e->cfg.ramp_up_ns / 1e9);

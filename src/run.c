@@ -302,14 +302,8 @@ static void interval_report(struct lb_engine *e, struct monitor *m, int64_t now)
 	st.time_total_s = (double)now / 1e9;
 	st.time_interval_s = (double)(now - m->prev_ns) / 1e9;
 	memcpy(st.cnt, m->delta.cnt, sizeof(st.cnt));
-	/* The interval's maximum comes from its histogram: exact extremes are per window. A
-	 * difference of histograms keeps the whole run's index range, so skip its empty top. */
-	uint64_t max_ns = 0;
-	int top = m->delta.lat.hi;
-	while (top >= m->delta.lat.lo && !m->delta.lat.counts[top])
-		top--;
-	if (top >= m->delta.lat.lo)
-		max_ns = lb_hist_value_at(top) + lb_hist_width_at(top) - 1;
+	/* The interval's maximum comes from its histogram: exact extremes are per window. */
+	uint64_t max_ns = lb_hist_max(&m->delta.lat);
 	lb_report_fill_pct(&st, &e->cfg, &m->delta.lat, 0, max_ns);
 	st.concurrency = m->cur.concurrency;
 	st.snap = &m->delta;

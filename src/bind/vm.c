@@ -363,7 +363,7 @@ static void push_types(lua_State *L, const struct lb_report_stat *st)
 		if (!t)
 			continue;
 		uint64_t n = t->cnt[LB_TCNT_DONE];
-		uint64_t max = t->lat.hi >= t->lat.lo ? lb_hist_value_at(t->lat.hi) + lb_hist_width_at(t->lat.hi) - 1 : 0;
+		uint64_t max = lb_hist_max(&t->lat);
 		lua_createtable(L, 0, 10);
 		set_num(L, "count", (double)n);
 		set_num(L, "errors", (double)t->cnt[LB_TCNT_ERROR]);
