@@ -111,6 +111,7 @@ setmetatable(sb, {
 sb._lazy = lazy
 lazy.sql = "luabench.sql"
 lazy.stats = "luabench.stats"
+lazy.io = "luabench.io"
 
 -- LuaJIT control, as `luajit -j<cmd>` (e.g. --luajit-cmd=off).
 local jcmd = C_.luajit_cmd

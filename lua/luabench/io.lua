@@ -1,0 +1,403 @@
+-- luabench.io: direct file I/O for scripts, over the C engine layer (src/io) through the FFI.
+--
+--   local lio = luabench.io
+--   local f = lio.open("data.0", "direct")                  -- flags: direct,dsync,sync,create,rdonly
+--   local buf = lio.buffer(16384, f.mem_align)              -- aligned, zeroed, freed by the GC
+--   f:pread(buf, 16384, 0)                                  -- blocking; latency recorded as "read"
+--   local q = lio.queue{ engine = "io_uring", depth = 32 }  -- falls back to libaio, then psync
+--   q:read(f, buf, 16384, 8192, "page read")                -- asynchronous; any name for the latency
+--   local n = q:reap(1)                                     -- completions in q.done[0 .. n-1]
+--
+-- Every I/O is timed from submit to reap (the complete latency, fio's "lat") and recorded in the
+-- run's statistics under a luabench.stats type: its own name if one is given, else "read",
+-- "write", "fsync" or "fdatasync". Bytes go into the bytes_read/bytes_written counters, and
+-- reads, writes and syncs into the read/write/other counters. Calls block the worker thread.
+local ffi = require("ffi")
+local C = ffi.C
+local sb = sysbench
+local worker = sb.worker
+
+local M = {}
+C.lb_fio_setup()
+
+local ERRLEN = 512
+local errbuf = ffi.new("char[?]", ERRLEN)
+local USER_TAG = 2 ^ 48
+
+local OP = { read = C.LB_IO_READ, write = C.LB_IO_WRITE, fsync = C.LB_IO_FSYNC,
+  fdatasync = C.LB_IO_FDATASYNC }
+local OP_NAME = { [0] = "read", "write", "fsync", "fdatasync" }
+M.READ, M.WRITE, M.FSYNC, M.FDATASYNC = OP.read, OP.write, OP.fsync, OP.fdatasync
+
+local FLAGS = { direct = C.LB_IO_O_DIRECT, dsync = C.LB_IO_O_DSYNC, sync = C.LB_IO_O_SYNC,
+  create = C.LB_IO_O_CREATE, rdonly = C.LB_IO_O_RDONLY, readonly = C.LB_IO_O_RDONLY }
+
+-- The statistics object of this Lua state (one per worker), created on first use.
+local fst
+local function stat()
+  if not fst then fst = C.lb_fio_stat_new(worker) end
+  return fst
+end
+M._stat = stat
+
+-- luabench.stats type id for a name, a type object, false (not recorded) or nil (default name).
+local type_ids = {}
+local function type_id(s, default)
+  if s == nil then s = default end
+  if s == false then return -1 end
+  local id = type_ids[s]
+  if id then return id end
+  if type(s) == "table" and s.id then
+    id = s.id
+  else
+    id = sb.stats.type(tostring(s)).id
+  end
+  type_ids[s] = id
+  return id
+end
+M._type_id = type_id
+
+local function strerror(code)
+  return ffi.string(C.lb_io_strerror(code))
+end
+M.strerror = strerror
+
+-- Open flags from "direct,dsync", {"direct", "dsync"} or {direct = true, dsync = true}.
+function M.flags(spec)
+  local bits = 0
+  local function add(name)
+    name = tostring(name):lower():gsub("^%s+", ""):gsub("%s+$", "")
+    if name == "" or name == "none" then return end
+    local b = FLAGS[name]
+    if not b then
+      error(string.format("unknown file open flag '%s' (use direct, dsync, sync, create, rdonly)", name), 3)
+    end
+    bits = bit.bor(bits, b)
+  end
+  if type(spec) == "string" then
+    for name in spec:gmatch("[^,]+") do add(name) end
+  elseif type(spec) == "table" then
+    for k, v in pairs(spec) do
+      if type(k) == "number" then add(v) elseif v then add(k) end
+    end
+  elseif type(spec) == "number" then
+    bits = spec
+  elseif spec ~= nil then
+    error("file open flags must be a string, a list or a table", 3)
+  end
+  return bits
+end
+
+-- Files ------------------------------------------------------------------------------------------
+
+local File = {}
+File.__index = File
+M.File = File
+
+function M.open(path, flags)
+  local bits = M.flags(flags)
+  local out = ffi.new("struct lb_io_file *[1]")
+  if C.lb_io_file_open(tostring(path), bits, out, errbuf, ERRLEN) < 0 then
+    error(ffi.string(errbuf), 0)
+  end
+  local p = ffi.gc(out[0], C.lb_io_file_close)
+  return setmetatable({
+    ptr = p,
+    path = tostring(path),
+    size = tonumber(C.lb_io_file_size_bytes(p)),
+    align = C.lb_io_file_offset_align(p),
+    mem_align = C.lb_io_file_mem_align(p),
+    flags = bits,
+    direct = bit.band(bits, FLAGS.direct) ~= 0,
+    blockdev = C.lb_io_file_is_blockdev(p) ~= 0,
+  }, File)
+end
+
+function File:close()
+  if self.ptr ~= nil then
+    local p = self.ptr
+    self.ptr = nil
+    ffi.gc(p, nil)
+    C.lb_io_file_close(p)
+  end
+end
+
+-- nil if an I/O of len bytes at off from buf is allowed on this file, else the reason.
+function File:check_align(buf, len, off)
+  if C.lb_io_file_check_align(self.ptr, buf, len, off, errbuf, ERRLEN) < 0 then
+    return ffi.string(errbuf)
+  end
+end
+
+-- Aligned buffers ------------------------------------------------------------------------------
+
+function M.buffer(size, align)
+  local p = C.lb_io_buf_alloc(size, align or 4096)
+  if p == nil then
+    error(string.format("cannot allocate an I/O buffer of %d bytes aligned to %d", size, align or 4096), 2)
+  end
+  return ffi.gc(ffi.cast("uint8_t *", p), C.lb_io_buf_free)
+end
+
+-- Engines and queues -----------------------------------------------------------------------------
+
+function M.engines()
+  local t = {}
+  for i = 0, C.lb_io_engine_count() - 1 do
+    local name = ffi.string(C.lb_io_engine_name(i))
+    if C.lb_io_engine_flags(name) >= 0 then t[#t + 1] = name end
+  end
+  return t
+end
+
+local FALLBACK = { io_uring = { "io_uring", "libaio", "psync" }, libaio = { "libaio", "psync" } }
+
+-- A context of engine `name` (falling back as above when it is not available here). Returns
+-- the context, the engine used, and the fallback message (nil when there was none).
+local function new_ctx(name, depth, fallback)
+  local chain = fallback ~= false and FALLBACK[name] or { name }
+  local out = ffi.new("struct lb_io_ctx *[1]")
+  local why
+  for _, e in ipairs(chain) do
+    local r = C.lb_io_ctx_new(e, depth, out, errbuf, ERRLEN)
+    if r == 0 then
+      local msg = why and string.format("%s; using %s instead", why, e) or nil
+      return out[0], e, msg
+    end
+    local reason = ffi.string(errbuf)
+    if r ~= C.LB_IO_E_UNSUPPORTED or e == chain[#chain] then
+      error(why and (why .. "; " .. reason) or reason, 0)
+    end
+    why = why or string.format("I/O engine %s is not available here (%s)", name, reason)
+  end
+end
+
+local warned
+local function warn_once(msg)
+  if msg and not warned then
+    warned = true
+    local flag = sb.shared("luabench.io.fallback_warned", "int")
+    if flag[0] == 0 then
+      flag[0] = 1
+      io.stderr:write("WARNING: ", msg, "\n")
+    end
+  end
+end
+
+-- The blocking calls of this state go through one psync context.
+local sync_ctx
+local function sctx()
+  if not sync_ctx then
+    local ctx = new_ctx("psync", 1, false)
+    sync_ctx = ffi.gc(ctx, C.lb_io_ctx_free)
+  end
+  return sync_ctx
+end
+
+local function fail(op, f, off, len, code)
+  if op >= 2 then
+    return string.format("%s %s: %s", OP_NAME[op], f.path, strerror(code))
+  end
+  return string.format("%s of %d bytes at offset %d of %s: %s", OP_NAME[op], tonumber(len),
+    tonumber(off), f.path, strerror(code))
+end
+
+local function blocking(f, op, buf, len, off, s)
+  local r = C.lb_fio_sync(stat(), sctx(), op, f.ptr, buf, len or 0, off or 0, type_id(s, OP_NAME[op]), 0)
+  if r < 0 then error(fail(op, f, off or 0, len or 0, r), 0) end
+  return tonumber(r)
+end
+
+-- Blocking I/O: bytes transferred (a short transfer is returned, and counted as an error in
+-- the statistics); an error raises. `s`: name or luabench.stats type to record under (false:
+-- not recorded).
+function File:pread(buf, len, off, s) return blocking(self, OP.read, buf, len, off, s) end
+function File:pwrite(buf, len, off, s) return blocking(self, OP.write, buf, len, off, s) end
+function File:fsync(s) return blocking(self, OP.fsync, nil, 0, 0, s) end
+function File:fdatasync(s) return blocking(self, OP.fdatasync, nil, 0, 0, s) end
+
+local Queue = {}
+Queue.__index = Queue
+M.Queue = Queue
+
+-- opts: engine ("io_uring", "libaio", "psync", "mmap", "null"; default "io_uring"), depth (I/Os
+-- in flight, default 1), fallback (default true: io_uring -> libaio -> psync with a warning),
+-- batch (default false: each submit is committed at once; true: reap() commits the batch),
+-- check (default true: reap() raises on a failed or short I/O), event (internal: count each
+-- I/O as an engine event, as the fileio workload does).
+function M.queue(opts)
+  opts = opts or {}
+  local depth = tonumber(opts.depth) or 1
+  if depth < 1 or depth > 65536 or depth % 1 ~= 0 then
+    error("queue depth must be an integer in 1..65536", 2)
+  end
+  local name = opts.engine or "io_uring"
+  local ctx, engine, msg = new_ctx(name, depth, opts.fallback)
+  if not opts.quiet then warn_once(msg) end
+  ctx = ffi.gc(ctx, C.lb_io_ctx_free)
+  local async = bit.band(tonumber(C.lb_io_engine_flags(engine)), C.LB_IO_F_ASYNC) ~= 0
+  local flags = 0
+  if async then flags = flags + C.LB_FIO_PARTS end
+  if opts.event then flags = flags + C.LB_FIO_EVENT end
+  if opts.batch then flags = flags + C.LB_FIO_BATCH end
+  local q = setmetatable({
+    ctx = ctx, engine = engine, requested = name, fallback = msg, depth = depth, async = async,
+    flags = flags, check = opts.check ~= false, st = stat(),
+    done = ffi.new("struct lb_io *[?]", depth), n = 0,
+  }, Queue)
+  C.lb_fio_track(q.st, ctx)
+  return q
+end
+
+-- Would engine e lose its asynchrony on file f (libaio without O_DIRECT)? The reason, or nil.
+function M.degraded(engine, f)
+  if C.lb_io_file_degraded(engine, f.ptr, errbuf, ERRLEN) == 1 then return ffi.string(errbuf) end
+end
+
+function Queue:submit(op, f, buf, len, off, s, tag)
+  local r = C.lb_fio_submit(self.st, self.ctx, op, f.ptr, buf, len or 0, off or 0, tag or 0,
+    type_id(s, OP_NAME[op]), self.flags)
+  if r < 0 then
+    if r == C.LB_IO_E_FULL then
+      error(string.format("queue full: %d I/Os in flight at depth %d (reap first)", self:inflight(), self.depth), 2)
+    end
+    error(ffi.string(C.lb_io_ctx_errmsg(self.ctx)), 0)
+  end
+end
+
+function Queue:read(f, buf, len, off, s, tag) return self:submit(OP.read, f, buf, len, off, s, tag) end
+function Queue:write(f, buf, len, off, s, tag) return self:submit(OP.write, f, buf, len, off, s, tag) end
+function Queue:fsync(f, s, tag) return self:submit(OP.fsync, f, nil, 0, 0, s, tag) end
+function Queue:fdatasync(f, s, tag) return self:submit(OP.fdatasync, f, nil, 0, 0, s, tag) end
+
+-- Waits for at least `min` completions (default 1; 0 polls; clamped to what is in flight) and
+-- collects up to `max` (default depth) within `timeout` seconds (default: no limit). Returns n;
+-- the I/Os are q.done[0] .. q.done[n-1] (struct lb_io *: error, result_bytes, offset_bytes,
+-- length_bytes, op, buf) and q:tag(i), valid until the next submit.
+function Queue:reap(min, max, timeout)
+  local n = C.lb_fio_reap(self.st, self.ctx, min or 1, max or self.depth, self.done,
+    timeout and timeout * 1e9 or -1)
+  if n < 0 then error(ffi.string(C.lb_io_ctx_errmsg(self.ctx)), 0) end
+  self.n = n
+  if self.check then
+    for i = 0, n - 1 do
+      local io = self.done[i]
+      if io.error ~= 0 then
+        error(string.format("%s %s at offset %d: %s", OP_NAME[io.op],
+          ffi.string(C.lb_io_file_path(io.file)), tonumber(io.offset_bytes), strerror(io.error)), 0)
+      elseif io.op <= 1 and io.result_bytes ~= io.length_bytes then
+        error(string.format("short %s of %s at offset %d: %d of %d bytes", OP_NAME[io.op],
+          ffi.string(C.lb_io_file_path(io.file)), tonumber(io.offset_bytes),
+          tonumber(io.result_bytes), tonumber(io.length_bytes)), 0)
+      end
+    end
+  end
+  return n
+end
+
+function Queue:tag(i)
+  return tonumber(bit.band(self.done[i].tag, 0xffffffffffffULL))
+end
+
+function Queue:inflight() return C.lb_io_inflight(self.ctx) end
+function Queue:space() return self.depth - C.lb_io_inflight(self.ctx) end
+
+-- Reaps until nothing is in flight; returns how many completed.
+function Queue:drain()
+  local total = 0
+  while C.lb_io_inflight(self.ctx) > 0 do total = total + self:reap(1) end
+  return total
+end
+
+-- Time-weighted average of I/Os in flight since the queue was created (or the statistics
+-- window started).
+function Queue:avg_depth() return C.lb_io_avg_depth(self.ctx) end
+
+function Queue:close()
+  if self.ctx then
+    self:drain()
+    C.lb_fio_untrack(self.st, self.ctx)
+    local ctx = self.ctx
+    self.ctx = nil
+    ffi.gc(ctx, nil)
+    C.lb_io_ctx_free(ctx)
+  end
+end
+
+-- File preparation ---------------------------------------------------------------------------
+
+local PREP_STATE = { "created", "reused", "extended", "truncated" }
+
+-- Makes path a regular file of exactly size bytes, all really written (see iofile.h).
+-- opts: direct (write with O_DIRECT), block (bytes per write, default 1 MiB), check_block
+-- (write self-checking blocks of this size for block_verify), start = function(state,
+-- bytes_to_write) called before the first write, progress = function(done_bytes, total_bytes,
+-- written_bytes, seconds) called about every `every` seconds (default 2).
+-- Returns the state ("created", "reused", "extended" or "truncated"), bytes written, seconds.
+function M.prepare(path, size, opts)
+  opts = opts or {}
+  local out = ffi.new("struct lb_io_prepare *[1]")
+  if C.lb_io_prepare_new(tostring(path), size, opts.direct and C.LB_IO_O_DIRECT or 0, opts.block or 0,
+      opts.check_block or 0, out, errbuf, ERRLEN) < 0 then
+    error(ffi.string(errbuf), 0)
+  end
+  local p = ffi.gc(out[0], C.lb_io_prepare_free)
+  local state = PREP_STATE[C.lb_io_prepare_state(p)] or "created"
+  local to_write = tonumber(C.lb_io_prepare_to_write_bytes(p))
+  if opts.start then opts.start(state, to_write) end
+  local t0 = sb.time()
+  local first = tonumber(C.lb_io_prepare_total_bytes(p)) - to_write
+  local every, last = opts.every or 2, t0
+  while C.lb_io_prepare_done(p) == 0 do
+    local r = C.lb_io_prepare_step(p, 64 * 1048576)
+    if r < 0 then
+      local msg = ffi.string(C.lb_io_prepare_errmsg(p))
+      ffi.gc(p, nil)
+      C.lb_io_prepare_free(p)
+      error(msg, 0)
+    end
+    local now = sb.time()
+    if opts.progress and now - last >= every then
+      last = now
+      opts.progress(tonumber(r), size, tonumber(r) - first, now - t0)
+    end
+  end
+  ffi.gc(p, nil)
+  C.lb_io_prepare_free(p)
+  return state, to_write, sb.time() - t0
+end
+
+-- Checksums ----------------------------------------------------------------------------------
+
+M.BLOCK_HEADER = 32
+
+function M.crc32c(buf, len, crc)
+  if type(buf) == "string" then len = len or #buf end
+  return C.lb_io_crc32c(crc or 0, buf, len)
+end
+
+-- Writes a self-describing block for offset `off` into buf (header with CRC32C, offset and seq).
+function M.block_fill(buf, len, off, seq)
+  if C.lb_io_block_fill(buf, len, off, seq or 0) < 0 then
+    error(string.format("cannot make a checked block of %d bytes", len), 2)
+  end
+end
+
+-- true, seq if the block read from `off` is intact; false, message, kind ("torn" or
+-- "misplaced") if not.
+function M.block_verify(buf, len, off)
+  local seq = ffi.new("uint64_t[1]")
+  local r = C.lb_io_block_verify(buf, len, off, seq, errbuf, ERRLEN)
+  if r == 0 then return true, seq[0] end
+  return false, ffi.string(errbuf), r == C.LB_IO_E_MISPLACED and "misplaced" or "torn"
+end
+
+function M.pattern_fill(buf, len, off, seed) C.lb_io_pattern_fill(buf, len, off, seed or 0) end
+
+-- Index (0-based) of the first byte that differs from the pattern, or nil.
+function M.pattern_check(buf, len, off, seed)
+  local r = C.lb_io_pattern_check(buf, len, off, seed or 0)
+  if r >= 0 then return tonumber(r) end
+end
+
+return M

@@ -1,0 +1,768 @@
+/* File I/O glue between the I/O engine layer (src/io) and the run's statistics, for
+ * luabench.io and the fileio workload.
+ *
+ * Per worker, a struct lb_fio_stat records every reaped I/O: its latency from submit to reap
+ * (complete_ns - start_ns, the robust "lat" of fio/DiskSpd) in the luabench.stats type chosen
+ * at submit, optionally as an engine event (the fileio workload's events are I/Os), in the
+ * read/write/other and byte counters, in per-second completion counts (IOPS deviation), and
+ * for asynchronous engines in submit and completion histograms per direction. The type, the
+ * event bit and the parts bit travel in the upper bits of the I/O's tag, so reaping needs no
+ * lookup.
+ *
+ * Warm-up and checkpoints: the engine's statistics window id moves; types and events are
+ * windowed by the engine itself, and this file restarts its own figures (parts, achieved
+ * depth) when a worker sees the new id, and takes the process CPU and device counters at the
+ * first I/O of a window and when the last worker flushes. Readers (the control state's report
+ * hooks) use relaxed loads, like the engine's reporter.
+ *
+ * Also here: a few lock-free helpers the workload needs across threads (tickets, a shared
+ * sequential cursor, a permutation for random-without-repeats, a set of busy block ranges for
+ * --validate). */
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include "bind/ffi.h"
+#include "clock.h"
+#include "engine.h"
+#include "hist.h"
+#include "io/devstats.h"
+#include "stats.h"
+#include "sysmetrics.h"
+#include "util.h"
+#include "worker.h"
+
+#define TAG_USER_MASK ((UINT64_C(1) << 48) - 1)
+#define TAG_TYPE_SHIFT 48
+#define TAG_EVENT (UINT64_C(1) << 56)
+#define TAG_PARTS (UINT64_C(1) << 57)
+
+enum { DIR_READ, DIR_WRITE, DIR_SYNC, DIR_N };
+enum { PART_SUBMIT, PART_COMPLETE, PART_N };
+
+#define SEC_CHUNK 1024u   /* seconds per chunk of per-second counts */
+#define SEC_CHUNKS 4096u  /* up to ~48 days */
+#define MAX_CTX 16u       /* queues tracked per worker for the achieved depth */
+
+struct part {
+	struct lb_hist h;
+	uint64_t n, sum_ns;
+};
+
+struct sec_chunk {
+	uint32_t n[SEC_CHUNK][DIR_N];
+};
+
+struct lb_fio_stat {
+	struct lb_worker *w;
+	bool worker;                 /* a run worker (only those feed the window figures) */
+	uint32_t window;             /* engine window the parts and depth belong to */
+	struct part part[DIR_N][PART_N];
+	struct sec_chunk *sec[SEC_CHUNKS];
+	uint32_t sec_cur;            /* second of the last completion (publishing cadence) */
+	struct lb_io_ctx *ctx[MAX_CTX];
+	uint32_t nctx;
+	/* published by the owner, read by the report (under pub_lock) */
+	pthread_mutex_t pub_lock;
+	double pub_depth;            /* sum of its queues' average in-flight I/Os */
+	double closed_depth;         /* queues closed during this window */
+	uint64_t pub_depth_ns[LB_IO_DEPTH_BUCKETS], closed_depth_ns[LB_IO_DEPTH_BUCKETS];
+	uint32_t pub_window;
+	int finished;
+	struct lb_fio_stat *next;
+};
+
+/* Process CPU and device counters at one moment. */
+struct moment {
+	int64_t t_ns;                /* CLOCK_MONOTONIC */
+	double user_s, sys_s;
+	bool have_dev;
+	uint64_t dev[LB_IO_DEV_NFIELDS];
+};
+
+static pthread_mutex_t reg_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct lb_fio_stat *registry;
+static bool have_watch;
+static struct lb_io_dev watch;
+static uint32_t start_window = UINT32_MAX; /* window of `start_m` */
+static struct moment start_m, end_m;
+static int nfinished;
+
+static void take_moment(struct moment *m)
+{
+	struct rusage ru;
+
+	m->t_ns = lb_now_ns();
+	getrusage(RUSAGE_SELF, &ru);
+	m->user_s = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6;
+	m->sys_s = (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
+	m->have_dev = have_watch && lb_io_dev_read(&watch, NULL, m->dev) == 0;
+}
+
+LB_FFI int lb_fio_watch(const char *path, char *err, uint32_t errlen)
+{
+	struct lb_io_dev d;
+	int r = lb_io_dev_of_path(path, NULL, &d, err, errlen);
+
+	pthread_mutex_lock(&reg_lock);
+	have_watch = r == 0;
+	if (r == 0)
+		watch = d;
+	pthread_mutex_unlock(&reg_lock);
+	return r;
+}
+
+LB_FFI void lb_fio_setup(void)
+{
+	/* A write past the file size limit (ulimit -f) then fails with EFBIG, which the I/O layer
+	 * reports in one line, instead of killing the process with SIGXFSZ. */
+	signal(SIGXFSZ, SIG_IGN);
+}
+
+LB_FFI struct lb_fio_stat *lb_fio_stat_new(struct lb_worker *w)
+{
+	struct lb_fio_stat *s = lb_xzalloc(sizeof(*s));
+
+	s->w = w;
+	s->worker = w->role == LB_ROLE_WORKER;
+	s->window = UINT32_MAX;
+	s->sec_cur = UINT32_MAX;
+	for (int d = 0; d < DIR_N; d++)
+		for (int p = 0; p < PART_N; p++)
+			lb_hist_init(&s->part[d][p].h);
+	pthread_mutex_init(&s->pub_lock, NULL);
+	/* Kept until the process exits: the report reads it after the worker's state is gone. */
+	pthread_mutex_lock(&reg_lock);
+	s->next = registry;
+	registry = s;
+	pthread_mutex_unlock(&reg_lock);
+	return s;
+}
+
+/* ---- achieved depth ------------------------------------------------------------------- */
+
+static void publish(struct lb_fio_stat *s)
+{
+	double d = 0;
+	uint64_t ns[LB_IO_DEPTH_BUCKETS] = { 0 }, h[LB_IO_DEPTH_BUCKETS];
+
+	for (uint32_t i = 0; i < s->nctx; i++) {
+		d += lb_io_avg_depth(s->ctx[i]);
+		lb_io_depth_hist(s->ctx[i], h, LB_IO_DEPTH_BUCKETS);
+		for (int k = 0; k < LB_IO_DEPTH_BUCKETS; k++)
+			ns[k] += h[k];
+	}
+	pthread_mutex_lock(&s->pub_lock);
+	s->pub_depth = d + s->closed_depth;
+	for (int k = 0; k < LB_IO_DEPTH_BUCKETS; k++)
+		s->pub_depth_ns[k] = ns[k] + s->closed_depth_ns[k];
+	s->pub_window = s->window;
+	pthread_mutex_unlock(&s->pub_lock);
+}
+
+LB_FFI void lb_fio_track(struct lb_fio_stat *s, struct lb_io_ctx *ctx)
+{
+	if (s->nctx < MAX_CTX)
+		s->ctx[s->nctx++] = ctx;
+}
+
+LB_FFI void lb_fio_untrack(struct lb_fio_stat *s, struct lb_io_ctx *ctx)
+{
+	for (uint32_t i = 0; i < s->nctx; i++) {
+		if (s->ctx[i] != ctx)
+			continue;
+		uint64_t h[LB_IO_DEPTH_BUCKETS];
+
+		s->closed_depth += lb_io_avg_depth(ctx);
+		lb_io_depth_hist(ctx, h, LB_IO_DEPTH_BUCKETS);
+		for (int k = 0; k < LB_IO_DEPTH_BUCKETS; k++)
+			s->closed_depth_ns[k] += h[k];
+		s->ctx[i] = s->ctx[--s->nctx];
+		publish(s);
+		return;
+	}
+}
+
+/* ---- windows ---------------------------------------------------------------------------- */
+
+static void new_window(struct lb_fio_stat *s, uint32_t win)
+{
+	for (int d = 0; d < DIR_N; d++)
+		for (int p = 0; p < PART_N; p++) {
+			struct part *pt = &s->part[d][p];
+
+			/* Readers only look at stats whose window is current; clear before moving. */
+			lb_hist_clear(&pt->h);
+			pt->n = pt->sum_ns = 0;
+		}
+	for (uint32_t i = 0; i < s->nctx; i++)
+		lb_io_depth_reset(s->ctx[i]);
+	s->closed_depth = 0;
+	memset(s->closed_depth_ns, 0, sizeof(s->closed_depth_ns));
+	__atomic_store_n(&s->window, win, __ATOMIC_RELEASE);
+	publish(s);
+	/* The first worker into a window takes its starting CPU and device reading. */
+	pthread_mutex_lock(&reg_lock);
+	if (start_window == UINT32_MAX || start_window < win) {
+		take_moment(&start_m);
+		start_window = win;
+	}
+	pthread_mutex_unlock(&reg_lock);
+}
+
+static inline void check_window(struct lb_fio_stat *s)
+{
+	uint32_t win = __atomic_load_n(&s->w->eng->window, __ATOMIC_RELAXED);
+
+	if (LB_UNLIKELY(win != s->window))
+		new_window(s, win);
+}
+
+/* ---- submit and reap -------------------------------------------------------------------- */
+
+LB_FFI int32_t lb_fio_submit(struct lb_fio_stat *s, struct lb_io_ctx *ctx, uint32_t op,
+			     struct lb_io_file *f, void *buf, uint64_t len, uint64_t off,
+			     uint64_t tag, int32_t type_id, uint32_t flags)
+{
+	struct lb_io *io;
+	uint64_t t = tag & TAG_USER_MASK;
+	int r;
+
+	if (s->worker)
+		check_window(s);
+	io = lb_io_get(ctx);
+	if (!io)
+		return LB_IO_E_FULL;
+	if (type_id >= 0 && type_id < LB_MAX_TYPES)
+		t |= (uint64_t)(type_id + 1) << TAG_TYPE_SHIFT;
+	if (flags & LB_FIO_EVENT)
+		t |= TAG_EVENT;
+	if (flags & LB_FIO_PARTS)
+		t |= TAG_PARTS;
+	lb_io_prep(io, op, f, buf, len, off, t);
+	r = lb_io_submit(ctx, io, (flags & LB_FIO_BATCH) ? 0 : LB_IO_SUBMIT_COMMIT);
+	if (r < 0)
+		lb_io_put(ctx, io);
+	return r;
+}
+
+static struct sec_chunk *sec_chunk(struct lb_fio_stat *s, uint32_t c)
+{
+	struct sec_chunk *k = s->sec[c];
+
+	if (LB_UNLIKELY(!k)) {
+		k = lb_xzalloc(sizeof(*k));
+		__atomic_store_n(&s->sec[c], k, __ATOMIC_RELEASE);
+	}
+	return k;
+}
+
+static void record(struct lb_fio_stat *s, struct lb_io *io)
+{
+	struct lb_worker *w = s->w;
+	uint64_t lat = io->complete_ns > io->start_ns ? io->complete_ns - io->start_ns : 0;
+	int dir = io->op == LB_IO_READ ? DIR_READ : io->op == LB_IO_WRITE ? DIR_WRITE : DIR_SYNC;
+	bool failed = io->error != 0 || (dir != DIR_SYNC && (uint64_t)io->result_bytes != io->length_bytes);
+	int type = (int)((io->tag >> TAG_TYPE_SHIFT) & 0xff) - 1;
+
+	if (type >= 0)
+		lb_stats_type(&w->stats, type, lat, failed ? LB_OUTCOME_ERROR : LB_OUTCOME_OK);
+	if (failed) {
+		lb_stats_add(&w->stats, LB_CNT_ERROR, 1);
+		return;
+	}
+	if (dir == DIR_READ) {
+		lb_stats_add(&w->stats, LB_CNT_READ, 1);
+		lb_stats_add(&w->stats, LB_CNT_BYTES_READ, (uint64_t)io->result_bytes);
+	} else if (dir == DIR_WRITE) {
+		lb_stats_add(&w->stats, LB_CNT_WRITE, 1);
+		lb_stats_add(&w->stats, LB_CNT_BYTES_WRITTEN, (uint64_t)io->result_bytes);
+	} else {
+		lb_stats_add(&w->stats, LB_CNT_OTHER, 1);
+	}
+	if (!s->worker)
+		return;
+	check_window(s);
+	if (io->tag & TAG_EVENT)
+		lb_stats_event(&w->stats, lat, s->window);
+	if (io->tag & TAG_PARTS) {
+		uint64_t sub = io->issue_ns > io->start_ns ? io->issue_ns - io->start_ns : 0;
+		struct part *ps = &s->part[dir][PART_SUBMIT], *pc = &s->part[dir][PART_COMPLETE];
+
+		lb_hist_record(&ps->h, sub);
+		__atomic_store_n(&ps->n, ps->n + 1, __ATOMIC_RELAXED);
+		__atomic_store_n(&ps->sum_ns, ps->sum_ns + sub, __ATOMIC_RELAXED);
+		lb_hist_record(&pc->h, lat - sub);
+		__atomic_store_n(&pc->n, pc->n + 1, __ATOMIC_RELAXED);
+		__atomic_store_n(&pc->sum_ns, pc->sum_ns + (lat - sub), __ATOMIC_RELAXED);
+	}
+	int64_t rel = (int64_t)io->complete_ns - w->eng->epoch_ns;
+	uint32_t sec = rel > 0 ? (uint32_t)(rel / LB_NS_PER_S) : 0;
+	if (sec < SEC_CHUNK * SEC_CHUNKS) {
+		struct sec_chunk *k = sec_chunk(s, sec / SEC_CHUNK);
+		uint32_t *c = &k->n[sec % SEC_CHUNK][dir];
+
+		__atomic_store_n(c, *c + 1, __ATOMIC_RELAXED);
+	}
+	if (LB_UNLIKELY(sec != s->sec_cur)) {
+		s->sec_cur = sec;
+		publish(s);
+	}
+}
+
+LB_FFI int32_t lb_fio_reap(struct lb_fio_stat *s, struct lb_io_ctx *ctx, uint32_t min,
+			   uint32_t max, struct lb_io **out, int64_t timeout_ns)
+{
+	int n = lb_io_reap(ctx, min, max, out, timeout_ns);
+
+	for (int i = 0; i < n; i++) {
+		record(s, out[i]);
+		lb_io_put(ctx, out[i]);
+	}
+	return n;
+}
+
+LB_FFI int64_t lb_fio_sync(struct lb_fio_stat *s, struct lb_io_ctx *ctx, uint32_t op,
+			   struct lb_io_file *f, void *buf, uint64_t len, uint64_t off,
+			   int32_t type_id, uint32_t flags)
+{
+	struct lb_io *io;
+	int r;
+
+	if (lb_io_inflight(ctx))
+		return LB_IO_E_STATE;
+	r = lb_fio_submit(s, ctx, op, f, buf, len, off, 0, type_id, flags);
+	if (r < 0)
+		return r;
+	do
+		r = lb_fio_reap(s, ctx, 1, 1, &io, -1);
+	while (r == 0);
+	if (r < 0)
+		return r;
+	return io->error ? io->error : io->result_bytes;
+}
+
+LB_FFI void lb_fio_flush(struct lb_fio_stat *s, int32_t final)
+{
+	publish(s);
+	if (!final || !s->worker || s->finished)
+		return;
+	s->finished = 1;
+	pthread_mutex_lock(&reg_lock);
+	nfinished++;
+	take_moment(&end_m);
+	pthread_mutex_unlock(&reg_lock);
+}
+
+/* ---- report ------------------------------------------------------------------------------ */
+
+struct lb_fio_report {
+	struct lb_engine *e;
+	struct lb_snap cur, delta;
+	uint32_t window;
+	struct lb_fio_window win;
+	uint32_t first_sec, nsec;
+	double *series[DIR_N + 1];
+	struct lb_hist part[DIR_N][PART_N];
+	uint64_t part_sum[DIR_N][PART_N];
+};
+
+static void hist_figures(const struct lb_hist *h, uint64_t sum_ns, uint64_t n, const double *pcts,
+			 int32_t npct, struct lb_fio_lat *out)
+{
+	int lo = h->lo, hi = h->hi;
+	double var = 0;
+
+	while (lo <= hi && !h->counts[lo])
+		lo++;
+	while (hi >= lo && !h->counts[hi])
+		hi--;
+	out->count = n;
+	out->overflow = h->overflow;
+	out->sum_ns = (double)sum_ns;
+	if (!n || hi < lo)
+		return;
+	out->min_ns = (double)lb_hist_value_at(lo);
+	out->max_ns = (double)(lb_hist_value_at(hi) + lb_hist_width_at(hi) - 1);
+	out->mean_ns = (double)sum_ns / (double)n;
+	for (int i = lo; i <= hi; i++) {
+		uint64_t c = h->counts[i];
+
+		if (!c)
+			continue;
+		double mid = (double)lb_hist_value_at(i) + (double)(lb_hist_width_at(i) - 1) / 2;
+		var += (double)c * (mid - out->mean_ns) * (mid - out->mean_ns);
+		uint64_t ms = lb_hist_value_at(i) / (uint64_t)LB_NS_PER_MS;
+		out->ms[ms < 24 ? ms : 24] += c;
+	}
+	out->ms[24] += h->overflow;
+	out->stddev_ns = sqrt(var / (double)n);
+	if (npct > 32)
+		npct = 32;
+	for (int i = 0; i < npct; i++)
+		out->pct_ns[i] = (double)lb_hist_percentile(h, pcts[i], (uint64_t)out->min_ns,
+							    (uint64_t)out->max_ns);
+}
+
+static void window_figures(struct lb_fio_report *r)
+{
+	struct lb_engine *e = r->e;
+	struct lb_fio_window *wf = &r->win;
+	int nworkers = 0, finished = 0;
+	double depth_ns[LB_IO_DEPTH_BUCKETS] = { 0 }, depth_total = 0;
+	int64_t end = lb_now_ns() - e->epoch_ns;
+
+	for (int i = 0; i < e->nworkers; i++) {
+		nworkers++;
+		finished += __atomic_load_n(&e->workers[i]->finished, __ATOMIC_ACQUIRE) != 0;
+	}
+	wf->finished = nworkers && finished == nworkers;
+	if (wf->finished) {
+		end = 0;
+		for (int i = 0; i < e->nworkers; i++)
+			if (e->workers[i]->end_ns > end)
+				end = e->workers[i]->end_ns;
+	}
+	wf->start_s = (double)e->window_start_ns / 1e9;
+	wf->end_s = (double)end / 1e9;
+	wf->elapsed_s = wf->end_s - wf->start_s;
+
+	/* Whole seconds inside the window. */
+	uint32_t first = (uint32_t)ceil(wf->start_s), last = end > 0 ? (uint32_t)(end / LB_NS_PER_S) : 0;
+	r->first_sec = first;
+	r->nsec = last > first ? last - first : 0;
+	if (r->nsec > SEC_CHUNK * SEC_CHUNKS - first)
+		r->nsec = 0;
+	for (int d = 0; d <= DIR_N; d++)
+		r->series[d] = lb_xcalloc(r->nsec ? r->nsec : 1, sizeof(double));
+
+	pthread_mutex_lock(&reg_lock);
+	for (struct lb_fio_stat *s = registry; s; s = s->next) {
+		if (!s->worker || s->w->eng != e)
+			continue;
+		for (uint32_t k = 0; k < r->nsec; k++) {
+			uint32_t sec = first + k;
+			struct sec_chunk *c = __atomic_load_n(&s->sec[sec / SEC_CHUNK], __ATOMIC_ACQUIRE);
+
+			if (!c)
+				continue;
+			for (int d = 0; d < DIR_N; d++) {
+				double v = __atomic_load_n(&c->n[sec % SEC_CHUNK][d], __ATOMIC_RELAXED);
+
+				r->series[d][k] += v;
+				r->series[DIR_N][k] += v;
+			}
+		}
+		if (__atomic_load_n(&s->window, __ATOMIC_ACQUIRE) != r->window)
+			continue;
+		for (int d = 0; d < DIR_N; d++)
+			for (int p = 0; p < PART_N; p++) {
+				lb_hist_add(&r->part[d][p], &s->part[d][p].h);
+				r->part_sum[d][p] += __atomic_load_n(&s->part[d][p].sum_ns, __ATOMIC_RELAXED);
+			}
+		pthread_mutex_lock(&s->pub_lock);
+		if (s->pub_window == r->window && (s->pub_depth > 0 || s->nctx)) {
+			wf->depth_threads++;
+			depth_total += s->pub_depth;
+			for (int k = 0; k < LB_IO_DEPTH_BUCKETS; k++)
+				depth_ns[k] += (double)s->pub_depth_ns[k];
+		}
+		pthread_mutex_unlock(&s->pub_lock);
+	}
+	/* CPU and device counters: the run's system metrics over this window when they are on
+	 * (they start exactly at the window); else our own readings, from the window's first I/O
+	 * to the last worker's end. */
+	struct lb_sys_sample ss;
+	if (lb_sysmon_window(e->sysmon, lb_now_ns(), &ss)) {
+		wf->have_cpu = ss.interval_s > 0;
+		wf->cpu_wall_s = ss.interval_s;
+		wf->cpu_user_s = ss.proc_user_pct / 100 * ss.interval_s;
+		wf->cpu_sys_s = ss.proc_system_pct / 100 * ss.interval_s;
+		for (int i = 0; have_watch && i < ss.ndisks; i++) {
+			const struct lb_sys_disk *d = &ss.disks[i];
+			double ms = ss.interval_s * 1e3;
+
+			if (strcmp(d->name, watch.name) != 0)
+				continue;
+			wf->have_dev = 1;
+			wf->dev_source = 1;
+			wf->dev[LB_IO_DEV_READS] = d->reads;
+			wf->dev[LB_IO_DEV_WRITES] = d->writes;
+			wf->dev[LB_IO_DEV_FLUSHES] = d->flushes;
+			wf->dev[LB_IO_DEV_READ_SECTORS] = (uint64_t)llround(d->read_mib_per_s * ss.interval_s * 2048);
+			wf->dev[LB_IO_DEV_WRITE_SECTORS] = (uint64_t)llround(d->write_mib_per_s * ss.interval_s * 2048);
+			wf->dev[LB_IO_DEV_READ_MS] = (uint64_t)llround(d->read_await_ms * (double)d->reads);
+			wf->dev[LB_IO_DEV_WRITE_MS] = (uint64_t)llround(d->write_await_ms * (double)d->writes);
+			wf->dev[LB_IO_DEV_BUSY_MS] = (uint64_t)llround(d->util_pct / 100 * ms);
+			wf->dev[LB_IO_DEV_QUEUE_MS] = (uint64_t)llround(d->avg_queue * ms);
+		}
+		lb_sys_sample_fini(&ss);
+	} else if (start_window == r->window) {
+		struct moment now, *b = &end_m;
+
+		if (!wf->finished || nfinished == 0) {
+			take_moment(&now);
+			b = &now;
+		}
+		wf->have_cpu = 1;
+		wf->cpu_user_s = b->user_s - start_m.user_s;
+		wf->cpu_sys_s = b->sys_s - start_m.sys_s;
+		wf->cpu_wall_s = (double)(b->t_ns - start_m.t_ns) / 1e9;
+		if (start_m.have_dev && b->have_dev) {
+			wf->have_dev = 1;
+			wf->dev_source = 2;
+			for (int i = 0; i < LB_IO_DEV_NFIELDS && i < 17; i++)
+				wf->dev[i] = i == LB_IO_DEV_IN_FLIGHT ? b->dev[i]
+					: b->dev[i] >= start_m.dev[i] ? b->dev[i] - start_m.dev[i] : 0;
+		}
+	}
+	if (wf->have_dev) {
+		snprintf(wf->dev_name, sizeof(wf->dev_name), "%s", watch.name);
+		wf->dev_major = watch.major;
+		wf->dev_minor = watch.minor;
+	}
+	pthread_mutex_unlock(&reg_lock);
+
+	wf->seconds = r->nsec;
+	for (int d = 0; d <= DIR_N; d++) {
+		double sum = 0, sq = 0, mn = INFINITY, mx = 0;
+
+		for (uint32_t k = 0; k < r->nsec; k++) {
+			double v = r->series[d][k];
+
+			sum += v;
+			mn = v < mn ? v : mn;
+			mx = v > mx ? v : mx;
+		}
+		if (!r->nsec)
+			continue;
+		double mean = sum / r->nsec;
+		for (uint32_t k = 0; k < r->nsec; k++)
+			sq += (r->series[d][k] - mean) * (r->series[d][k] - mean);
+		wf->iops_mean[d] = mean;
+		wf->iops_stddev[d] = sqrt(sq / r->nsec);
+		wf->iops_min[d] = mn;
+		wf->iops_max[d] = mx;
+	}
+	wf->depth_sum = depth_total;
+	double tot = 0;
+	for (int k = 0; k < LB_IO_DEPTH_BUCKETS; k++)
+		tot += depth_ns[k];
+	for (int k = 0; k < LB_IO_DEPTH_BUCKETS; k++)
+		wf->depth_pct[k] = tot > 0 ? 100 * depth_ns[k] / tot : 0;
+}
+
+LB_FFI struct lb_fio_report *lb_fio_report_new(struct lb_worker *w)
+{
+	struct lb_fio_report *r = lb_xzalloc(sizeof(*r));
+
+	r->e = w->eng;
+	lb_snap_init(&r->cur);
+	lb_snap_init(&r->delta);
+	for (int d = 0; d < DIR_N; d++)
+		for (int p = 0; p < PART_N; p++)
+			lb_hist_init(&r->part[d][p]);
+	if (r->e->workers) {
+		r->window = __atomic_load_n(&r->e->window, __ATOMIC_ACQUIRE);
+		lb_engine_collect(r->e, &r->cur);
+		lb_snap_diff(&r->delta, &r->cur, &r->e->window_base);
+		window_figures(r);
+	}
+	return r;
+}
+
+LB_FFI void lb_fio_report_free(struct lb_fio_report *r)
+{
+	if (!r)
+		return;
+	lb_snap_fini(&r->cur);
+	lb_snap_fini(&r->delta);
+	for (int d = 0; d < DIR_N; d++)
+		for (int p = 0; p < PART_N; p++)
+			lb_hist_fini(&r->part[d][p]);
+	for (int d = 0; d <= DIR_N; d++)
+		free(r->series[d]);
+	free(r);
+}
+
+LB_FFI int32_t lb_fio_report_type(struct lb_fio_report *r, int32_t type_id, const double *pcts,
+				  int32_t npct, struct lb_fio_lat *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (type_id < 0 || type_id >= LB_MAX_TYPES || !r->delta.types[type_id])
+		return 0;
+	const struct lb_type_stats *t = r->delta.types[type_id];
+	hist_figures(&t->lat, t->sum_ns, t->cnt[LB_TCNT_DONE], pcts, npct, out);
+	out->errors = t->cnt[LB_TCNT_ERROR];
+	return 1;
+}
+
+LB_FFI int32_t lb_fio_report_part(struct lb_fio_report *r, uint32_t dir, uint32_t part,
+				  const double *pcts, int32_t npct, struct lb_fio_lat *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (dir >= DIR_N || part >= PART_N)
+		return 0;
+	uint64_t n = lb_hist_total(&r->part[dir][part]);
+	if (!n)
+		return 0;
+	hist_figures(&r->part[dir][part], r->part_sum[dir][part], n, pcts, npct, out);
+	return 1;
+}
+
+LB_FFI void lb_fio_report_window(struct lb_fio_report *r, struct lb_fio_window *out)
+{
+	*out = r->win;
+}
+
+LB_FFI uint32_t lb_fio_report_series(struct lb_fio_report *r, uint32_t dir, double *out,
+				     uint32_t max)
+{
+	if (dir > DIR_N)
+		return 0;
+	uint32_t n = r->nsec < max ? r->nsec : max;
+	if (out)
+		memcpy(out, r->series[dir], n * sizeof(double));
+	return r->nsec;
+}
+
+/* ---- helpers shared by threads ---------------------------------------------------------- */
+
+LB_FFI uint64_t lb_fio_ticket(uint64_t *counter, uint64_t n)
+{
+	return __atomic_fetch_add(counter, n, __ATOMIC_RELAXED);
+}
+
+LB_FFI uint64_t lb_fio_seq_next(uint64_t *cursor, uint64_t want, uint64_t file_size,
+				uint64_t total, uint64_t *len_out)
+{
+	uint64_t cur = __atomic_load_n(cursor, __ATOMIC_RELAXED), len, next;
+
+	do {
+		if (cur >= total)
+			cur = 0;
+		uint64_t in_file = cur % file_size;
+		len = file_size - in_file < want ? file_size - in_file : want;
+		next = cur + len >= total ? 0 : cur + len;
+	} while (!__atomic_compare_exchange_n(cursor, &cur, next, true, __ATOMIC_RELAXED,
+					      __ATOMIC_RELAXED));
+	*len_out = len;
+	return cur;
+}
+
+/* A keyed 4-round Feistel network on 2h bits, walked until it lands below n: a pseudo-random
+ * permutation of [0, n) that needs no memory (fio keeps a bitmap for the same purpose). */
+static uint64_t round_fn(uint64_t x, uint64_t key, int round)
+{
+	x ^= key + (uint64_t)round * UINT64_C(0x9e3779b97f4a7c15);
+	x *= UINT64_C(0xbf58476d1ce4e5b9);
+	x ^= x >> 31;
+	x *= UINT64_C(0x94d049bb133111eb);
+	x ^= x >> 29;
+	return x;
+}
+
+LB_FFI uint64_t lb_fio_perm(uint64_t i, uint64_t n, uint64_t key)
+{
+	if (n <= 1)
+		return 0;
+	int bits = 64 - __builtin_clzll(n - 1);
+	int h = (bits + 1) / 2;
+	uint64_t mask = (UINT64_C(1) << h) - 1, x = i % n;
+
+	do {
+		uint64_t l = x >> h, r = x & mask;
+		for (int k = 0; k < 4; k++) {
+			uint64_t t = l ^ (round_fn(r, key, k) & mask);
+			l = r;
+			r = t;
+		}
+		x = (l << h) | r;
+	} while (x >= n);
+	return x;
+}
+
+/* Busy ranges: an array of slots under a spin lock. Only --validate uses it, where two I/Os
+ * on the same bytes at once would make a correct device look torn. */
+struct lb_fio_busy {
+	uint32_t lock, n;
+	struct {
+		uint32_t used, file;
+		uint64_t off, len;
+	} slot[];
+};
+
+LB_FFI struct lb_fio_busy *lb_fio_busy_get(const char *name, uint32_t slots)
+{
+	uint64_t size = sizeof(struct lb_fio_busy) + (uint64_t)slots * sizeof(((struct lb_fio_busy *)0)->slot[0]);
+	struct lb_fio_busy *b = lb_shared_bytes(name, size);
+
+	if (b)
+		__atomic_store_n(&b->n, slots, __ATOMIC_RELEASE);
+	return b;
+}
+
+LB_FFI int32_t lb_fio_busy_claim(struct lb_fio_busy *b, uint32_t file, uint64_t off, uint64_t len)
+{
+	int32_t got = -1, free_slot = -1;
+
+	while (__atomic_exchange_n(&b->lock, 1, __ATOMIC_ACQUIRE))
+		;
+	for (uint32_t i = 0; i < b->n; i++) {
+		if (!b->slot[i].used) {
+			if (free_slot < 0)
+				free_slot = (int32_t)i;
+			continue;
+		}
+		if (b->slot[i].file == file && b->slot[i].off < off + len && off < b->slot[i].off + b->slot[i].len)
+			goto out;
+	}
+	if (free_slot >= 0) {
+		b->slot[free_slot].used = 1;
+		b->slot[free_slot].file = file;
+		b->slot[free_slot].off = off;
+		b->slot[free_slot].len = len;
+		got = free_slot;
+	}
+out:
+	__atomic_store_n(&b->lock, 0, __ATOMIC_RELEASE);
+	return got;
+}
+
+LB_FFI void lb_fio_busy_release(struct lb_fio_busy *b, int32_t slot)
+{
+	if (slot >= 0 && (uint32_t)slot < b->n) {
+		while (__atomic_exchange_n(&b->lock, 1, __ATOMIC_ACQUIRE))
+			;
+		b->slot[slot].used = 0;
+		__atomic_store_n(&b->lock, 0, __ATOMIC_RELEASE);
+	}
+}
+
+LB_FFI int32_t lb_fio_create(const char *path, uint64_t size_bytes, char *err, uint32_t errlen)
+{
+	int fd = open(path, O_CREAT | O_TRUNC | O_WRONLY | O_CLOEXEC, 0644);
+	int e;
+
+	if (fd < 0) {
+		e = errno;
+		snprintf(err, errlen, "cannot create %s: %s", path, strerror(e));
+		return -e;
+	}
+	if (size_bytes && ftruncate(fd, (off_t)size_bytes) < 0) {
+		e = errno;
+		close(fd);
+		snprintf(err, errlen, "cannot size %s to %llu bytes: %s", path,
+			 (unsigned long long)size_bytes, strerror(e));
+		return -e;
+	}
+	close(fd);
+	return 0;
+}

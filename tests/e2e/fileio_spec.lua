@@ -1,0 +1,453 @@
+-- fileio and luabench.io: real files in a temporary directory (O_DIRECT where the filesystem
+-- takes it). Written bytes are checked on disk afterwards with self-checking blocks; counts in
+-- the reports are checked against what the options imply; bad input must give one clear line.
+local h = require("helpers")
+local lio = luabench.io
+
+local dir = h.tmpdir() .. "/fileio"
+os.execute("mkdir -p " .. h.q(dir))
+
+local function sh(cmd)
+  local p = io.popen(cmd .. " 2>&1")
+  local out = p:read("*a")
+  p:close()
+  return out
+end
+
+local function fileio(args, opts)
+  return h.run("fileio --file-dir=" .. h.q(dir) .. " " .. args, opts)
+end
+
+local function ok_run(args)
+  local out, err, rc = fileio(args)
+  assert.are.equal(0, rc, err .. out)
+  return out, err
+end
+
+local function json_run(args)
+  local out, err, rc = fileio(args .. " --format=json run")
+  assert.are.equal(0, rc, err)
+  return h.json(out), err
+end
+
+local function size_of(path)
+  local f = io.open(path, "rb")
+  if not f then return nil end
+  local n = f:seek("end")
+  f:close()
+  return n
+end
+
+-- Checks every `block`-byte block of path (up to `len` bytes) with block_verify; returns the
+-- number of blocks and a table of the seq numbers found.
+local function verify_file(path, block, len)
+  local f = lio.open(path)
+  len = len or f.size
+  local buf = lio.buffer(block)
+  local seqs, n = {}, 0
+  for off = 0, len - block, block do
+    assert.are.equal(block, f:pread(buf, block, off, false))
+    local ok, seq, kind = lio.block_verify(buf, block, off)
+    assert.is_true(ok, string.format("%s block at %d: %s (%s)", path, off, tostring(seq), tostring(kind)))
+    seqs[#seqs + 1] = tonumber(seq)
+    n = n + 1
+  end
+  f:close()
+  return n, seqs
+end
+
+-- One FATAL line on stderr (warnings aside), no report on stdout.
+local function one_error(out, err, rc, pattern)
+  assert.are.equal(1, rc, out .. err)
+  local lines = {}
+  for l in err:gmatch("[^\n]+") do
+    if not l:match("^WARNING") then lines[#lines + 1] = l end
+  end
+  assert.are.equal(1, #lines, "one line expected, got:\n" .. err)
+  assert.is_truthy(lines[1]:find(pattern, 1, true), "expected '" .. pattern .. "' in: " .. lines[1])
+  assert.is_falsy(out:find("General statistics", 1, true))
+end
+
+-- sysbench 1.0.20's request sequence (src/tests/fileio/sb_fileio.c semantics, one thread):
+-- returns reads, writes and fsyncs for `events` requests.
+local function sysbench_sequence(mode, events, nfiles, freq, ratio)
+  local reads, writes, fsyncs, performed, dirty, f = 0, 0, 0, 0, false, 0
+  for _ = 1, events do
+    local write
+    if mode == "rndrw" then write = (reads + 1) / (writes + 1) >= ratio
+    else write = mode == "rndwr" or mode == "seqwr" or mode == "seqrewr" end
+    if freq > 0 and dirty and performed % freq == 0 then
+      fsyncs = fsyncs + 1
+      f = f + 1
+      if f == nfiles then f, dirty = 0, false end
+    else
+      performed = performed + 1
+      if write then writes, dirty = writes + 1, true else reads = reads + 1 end
+    end
+  end
+  return reads, writes, fsyncs
+end
+
+local ENGINES = { "sync", "async", "io_uring", "mmap" }
+local SMALL = "--file-num=2 --file-total-size=512K --file-block-size=4K"
+
+describe("fileio", function()
+  before_each(function() os.execute("rm -f " .. h.q(dir) .. "/test_file.*") end)
+
+  it("prepare creates files with real writes, reuses and extends them; cleanup removes them", function()
+    local out = ok_run(SMALL .. " --validate prepare")
+    assert.is_truthy(out:find("2 files, 256Kb each, 0Mb total\nCreating files for the test...\nExtra file open flags: (none)\nCreating file test_file.0\nCreating file test_file.1\n", 1, true), out)
+    assert.is_truthy(out:match("524288 bytes written in [%d.]+ seconds %([%d.]+ MiB/sec, [%d.]+ MB/sec%)%."), out)
+    for i = 0, 1 do
+      local n, seqs = verify_file(dir .. "/test_file." .. i, 4096)
+      assert.are.equal(64, n)
+      assert.are.equal(0, seqs[1])
+    end
+    out = ok_run(SMALL .. " --validate prepare")
+    assert.is_truthy(out:find("Reusing existing file test_file.0\nReusing existing file test_file.1\nNo bytes written.", 1, true), out)
+    sh("truncate -s 100000 " .. h.q(dir .. "/test_file.1"))
+    out = ok_run(SMALL .. " --validate prepare")
+    assert.is_truthy(out:find("Extending existing file test_file.1", 1, true), out)
+    assert.are.equal(262144, size_of(dir .. "/test_file.1"))
+    out = ok_run(SMALL .. " cleanup")
+    assert.is_truthy(out:find("Removing test files...", 1, true))
+    assert.is_nil(size_of(dir .. "/test_file.0"))
+  end)
+
+  for _, eng in ipairs(ENGINES) do
+    local flags = eng == "mmap" and "" or " --file-extra-flags=direct"
+    local base = SMALL .. " --file-io-mode=" .. eng .. " --iodepth=8 --file-fsync-freq=0 --validate" .. flags
+
+    it(eng .. ": seqwr writes exactly the blocks it reports, where it says", function()
+      local j = json_run(base .. " --file-test-mode=seqwr --events=100 --time=0")
+      local w = j.workload_stats
+      assert.are.equal(100, w.write.total_ios)
+      assert.are.equal(409600, w.write.io_bytes)
+      assert.are.equal(100, j.counters.events)
+      -- creation test: file 0 full (64 blocks), file 1 holds the other 36
+      local n0, s0 = verify_file(dir .. "/test_file.0", 4096)
+      local n1 = verify_file(dir .. "/test_file.1", 4096, 36 * 4096)
+      assert.are.equal(64, n0)
+      assert.are.equal(36, n1)
+      if eng ~= "mmap" then assert.are.equal(36 * 4096, size_of(dir .. "/test_file.1")) end
+      for _, s in ipairs(s0) do assert.is_true(s > 0, "every block of file 0 was rewritten") end
+    end)
+
+    it(eng .. ": random writes land where claimed; reads verify every block", function()
+      ok_run(SMALL .. " cleanup") -- the creation test left holes in file 1 (mmap sizes it first)
+      ok_run(SMALL .. " --validate prepare")
+      local j = json_run(base .. " --file-test-mode=rndwr --events=200 --time=0")
+      assert.are.equal(200, j.workload_stats.write.total_ios)
+      assert.are.equal(200 * 4096, j.workload_stats.write.io_bytes)
+      local rewritten = 0
+      for i = 0, 1 do
+        local n, seqs = verify_file(dir .. "/test_file." .. i, 4096)
+        assert.are.equal(64, n)
+        for _, s in ipairs(seqs) do if s > 0 then rewritten = rewritten + 1 end end
+      end
+      assert.is_true(rewritten > 0 and rewritten <= 200, "blocks rewritten: " .. rewritten)
+      for _, m in ipairs({ "seqrd", "rndrd", "rndrw" }) do
+        j = json_run(base .. " --file-test-mode=" .. m .. " --events=300 --time=0")
+        local r = j.workload_stats.read
+        assert.is_truthy(r, m)
+        local expect_reads = sysbench_sequence(m, 300, 2, 0, 1.5)
+        assert.are.equal(expect_reads, r.total_ios, m)
+        assert.are.equal(expect_reads * 4096, r.io_bytes, m)
+      end
+    end)
+  end
+
+  it("--validate catches a torn block and a misplaced one", function()
+    ok_run(SMALL .. " --validate prepare")
+    local f = assert(io.open(dir .. "/test_file.1", "r+b"))
+    f:seek("set", 5 * 4096 + 1000)
+    f:write("corrupted on purpose")
+    f:close()
+    local out, err, rc = fileio(SMALL .. " --validate --file-test-mode=seqrd --events=200 --time=0 run")
+    one_error(out, err, rc, "Validation failed on " .. dir .. "/test_file.1: block at offset 20480")
+    assert.is_truthy(err:find("torn or corrupted", 1, true), err)
+    -- a block copied over another: intact, but written for another offset
+    ok_run(SMALL .. " --validate prepare") -- reuses: the files keep the corruption
+    ok_run(SMALL .. " cleanup")
+    ok_run(SMALL .. " --validate prepare")
+    sh(string.format("dd if=%s of=%s bs=4096 skip=3 seek=7 count=1 conv=notrunc", h.q(dir .. "/test_file.0"),
+      h.q(dir .. "/test_file.0")))
+    out, err, rc = fileio(SMALL .. " --validate --file-test-mode=seqrd --file-io-mode=io_uring --iodepth=4 --events=200 --time=0 run")
+    one_error(out, err, rc, "block at offset 28672 holds the intact block written for offset 12288")
+    ok_run(SMALL .. " cleanup")
+  end)
+
+  it("--iodepth=N keeps N I/Os in flight on a direct file", function()
+    ok_run("--file-num=1 --file-total-size=64M --file-extra-flags=direct prepare")
+    for _, eng in ipairs({ "async", "io_uring" }) do
+      local j = json_run("--file-num=1 --file-total-size=64M --file-extra-flags=direct --file-block-size=4K " ..
+        "--file-test-mode=rndrd --file-io-mode=" .. eng .. " --iodepth=16 --time=2")
+      local d = j.workload_stats.depth
+      assert.are.equal(16, d.requested)
+      assert.is_true(d.avg_per_thread > 14 and d.avg_per_thread <= 16.001, eng .. ": achieved " .. d.avg_per_thread)
+      assert.is_true(d.time_pct["16-31"] > 80, eng)
+      assert.is_truthy(j.workload_stats.read.submit_ns, "asynchronous engines report the submit part")
+      assert.is_truthy(j.workload_stats.read.completion_ns)
+    end
+    -- psync completes each I/O before the next: depth 1 at most, and the option says so
+    local out, err = ok_run("--file-num=1 --file-total-size=64M --file-extra-flags=direct --file-block-size=4K " ..
+      "--file-test-mode=rndrd --iodepth=16 --time=1 run")
+    assert.is_truthy(err:find("WARNING: --iodepth=16 has no effect with the psync engine", 1, true), err)
+    local avg = tonumber(out:match("Achieved queue depth: ([%d.]+) I/Os in flight per thread"))
+    assert.is_true(avg > 0.2 and avg <= 1.0001, out)
+    ok_run("--file-num=1 --file-total-size=64M cleanup")
+  end)
+
+  it("counts in the report are those the options imply (sysbench's request sequence)", function()
+    ok_run(SMALL .. " prepare")
+    -- every 10 requests one fsync per file; 2 more at the end: 21 writes, 4 + 2 fsyncs
+    local out = ok_run(SMALL .. " --file-test-mode=rndwr --file-fsync-freq=10 --events=25 --time=0 run")
+    assert.is_truthy(out:match("total number of events:%s+25\n"), out)
+    assert.is_truthy(out:match("\n    write +[%d.]+ +[%d.]+ +[%d.]+ +21 +86016 +0\n"), out)
+    assert.is_truthy(out:match("\n    fsync +[%d.]+ +0%.00 +0%.00 +6 +0 +0\n"), out)
+    local secs = tonumber(out:match("total time:%s+([%d.]+)s"))
+    local wps = tonumber(out:match("    writes/s:%s+([%d.]+)\n"))
+    assert.is_true(math.abs(wps * secs - 21) < 0.5, "writes/s x time = 21")
+    -- rndrw: reads while (reads + 1) / (writes + 1) < ratio; fsyncs on every 7th request
+    for _, eng in ipairs({ "sync", "io_uring" }) do
+      local j = json_run(SMALL .. " --file-test-mode=rndrw --file-rw-ratio=2 --file-fsync-freq=7 --events=1000 --time=0 --file-io-mode=" .. eng)
+      local r, wr, fs = sysbench_sequence("rndrw", 1000, 2, 7, 2)
+      local w = j.workload_stats
+      assert.are.equal(r, w.read.total_ios, eng)
+      assert.are.equal(wr, w.write.total_ios, eng)
+      assert.are.equal(fs + 2, w.sync.total_ios, eng)
+      assert.are.equal(1000, j.counters.events, eng)
+      assert.are.equal(r * 4096, j.counters.bytes_read, eng)
+      assert.are.equal(wr * 4096, j.counters.bytes_written, eng)
+    end
+    -- merged sequential requests stop at each file's end: 3 files of 100 KiB, 32 KiB requests
+    local j = json_run("--file-num=3 --file-total-size=300K --file-block-size=16K --file-merged-requests=2 " ..
+      "--file-test-mode=seqwr --file-fsync-freq=0 --events=12 --time=0")
+    assert.are.equal(12, j.workload_stats.write.total_ios)
+    assert.are.equal(307200, j.workload_stats.write.io_bytes)
+    for i = 0, 2 do assert.are.equal(102400, size_of(dir .. "/test_file." .. i)) end
+    ok_run("--file-num=3 cleanup")
+  end)
+
+  it("keeps sysbench's report layout and adds its own blocks", function()
+    ok_run(SMALL .. " prepare")
+    local out = ok_run(SMALL .. " --file-test-mode=rndrw --file-io-mode=io_uring --iodepth=4 --time=2 --report-interval=1 run")
+    assert.is_truthy(out:find("Extra file open flags: (none)\n2 files, 256KiB each\n512KiB total file size\nBlock size 4KiB\nNumber of IO requests: 0\nRead/Write ratio for combined random IO test: 1.50\nPeriodic FSYNC enabled, calling fsync() each 100 requests.\nCalling fsync() at the end of test, Enabled.\nUsing asynchronous (io_uring) I/O mode\nDoing random r/w test\n", 1, true), out)
+    assert.is_truthy(out:match("%[ 1s %] reads: [%d.]+ MiB/s writes: [%d.]+ MiB/s fsyncs: [%d.]+/s latency %(ms,95%%%): [%d.]+\n"), out)
+    assert.is_truthy(out:match("\n\nFile operations:\n    reads/s:                      [%d.]+\n    writes/s:                     [%d.]+\n    fsyncs/s:                     [%d.]+\n\nThroughput:\n    read, MiB/s:                  [%d.]+\n    written, MiB/s:               [%d.]+\n\nGeneral statistics:"), out)
+    for _, s in ipairs({ "Throughput by direction (MiB = 2^20 bytes, MB = 10^6 bytes):",
+      "Latency by direction, submit to reap (ms):", "read submit", "write completion",
+      "Latency histogram, SQLIO style", "IOPS over 2 whole 1 s intervals:", "Achieved queue depth:",
+      "Process CPU:", "buffered (page cache)" }) do
+      assert.is_truthy(out:find(s, 1, true), s)
+    end
+    local j = json_run(SMALL .. " --file-test-mode=rndrw --file-io-mode=async --iodepth=4 --time=2 --percentile=99.9")
+    local w = j.workload_stats
+    for _, d in ipairs({ "read", "write", "sync" }) do
+      local l = w[d].lat_ns
+      local sum = 0
+      for _, v in ipairs(l.sqlio_ms_counts) do sum = sum + v end
+      assert.are.equal(l.N, sum, d .. ": the SQLIO histogram holds every I/O")
+      assert.is_true(l.min <= l.percentile["50"] and l.percentile["50"] <= l.percentile["99.99"] and l.percentile["99.99"] <= l.max, d)
+      assert.is_truthy(l.percentile["99.9"], d)
+    end
+    assert.is_true(w.buffered)
+    assert.are.equal("libaio", w.engine)
+    assert.is_true(w.cpu.us_per_io > 0)
+    assert.are.equal(w.read.total_ios + w.write.total_ios + w.sync.total_ios - 2, j.counters.events)
+    if w.device then
+      assert.is_true(w.device.reads + w.device.writes >= 0 and w.device.name ~= "")
+    end
+    ok_run(SMALL .. " cleanup")
+  end)
+
+  it("excludes the warm-up", function()
+    ok_run(SMALL .. " prepare")
+    local j, err = json_run(SMALL .. " --file-test-mode=rndrd --file-io-mode=io_uring --iodepth=2 --warmup-time=1 --time=1")
+    local w = j.workload_stats
+    -- the engine takes its window baseline of events and of types one after the other, so
+    -- I/Os completing meanwhile may count in one and not the other
+    local diff = math.abs(j.counters.events - w.read.total_ios)
+    assert.is_true(diff <= math.max(64, j.counters.events / 1000), "events " .. j.counters.events .. ", reads " .. w.read.total_ios)
+    assert.are.equal(1, j.warmup_s)
+    assert.is_true(w.runtime_s < 1.5, "the window is the measured second only")
+    assert.is_true(w.iops_samples <= 1)
+    ok_run(SMALL .. " cleanup")
+  end)
+
+  it("block-size mixes, random without repeats and per-thread sequential positions", function()
+    ok_run("--file-num=1 --file-total-size=4M --file-block-size=8K --validate prepare")
+    local j = json_run("--file-num=1 --file-total-size=4M --file-block-size=8K:60,64K:30,512K:10 " ..
+      "--file-test-mode=rndrd --events=2000 --time=0 --validate --threads=2 --file-io-mode=io_uring --iodepth=4")
+    local b = j.workload_stats.read.io_bytes
+    assert.are.equal(2000, j.workload_stats.read.total_ios)
+    assert.is_true(b > 2000 * 8192 and b < 2000 * 524288)
+    assert.is_true(b % 8192 == 0)
+    -- without repeats: the offsets are a permutation of the blocks (checked below on the
+    -- permutation itself); here the run's counts
+    j = json_run("--file-num=1 --file-total-size=4M --file-block-size=8K --file-random-map " ..
+      "--file-test-mode=rndrd --events=512 --time=0 --validate")
+    assert.are.equal(512, j.workload_stats.read.total_ios)
+    j = json_run("--file-num=1 --file-total-size=4M --file-block-size=8K --file-seq-shared=off " ..
+      "--file-test-mode=seqrd --events=100 --threads=2 --time=0 --validate")
+    assert.are.equal(100, j.workload_stats.read.total_ios)
+    ok_run("--file-num=1 cleanup")
+    for _, n in ipairs({ 1, 2, 3, 7, 100, 4096, 100003 }) do
+      local seen, key = {}, n * 7 + 1
+      for i = 0, n - 1 do
+        local v = tonumber(ffi.C.lb_fio_perm(i, n, key))
+        assert.is_true(v >= 0 and v < n and not seen[v], "permutation of " .. n)
+        seen[v] = true
+      end
+    end
+  end)
+
+  describe("bad input gives one clear line", function()
+    it("missing directory", function()
+      local out, err, rc = h.run("fileio --file-dir=/nonexistent/lb " .. SMALL .. " prepare")
+      one_error(out, err, rc, "directory /nonexistent/lb does not exist")
+      out, err, rc = h.run("fileio --file-dir=/nonexistent/lb " .. SMALL .. " --file-test-mode=rndrd run")
+      one_error(out, err, rc, "directory /nonexistent/lb does not exist")
+    end)
+
+    it("missing files and a missing test mode", function()
+      local out, err, rc = fileio(SMALL .. " --file-test-mode=rndrd run")
+      one_error(out, err, rc, "Did you forget to run the prepare step?")
+      out, err, rc = fileio(SMALL .. " run")
+      one_error(out, err, rc, "Missing required argument: --file-test-mode")
+    end)
+
+    it("O_DIRECT with an unaligned block size", function()
+      ok_run("--file-num=1 --file-total-size=1M prepare")
+      local out, err, rc = fileio("--file-num=1 --file-total-size=1M --file-block-size=1000 --file-extra-flags=direct --file-test-mode=rndrd run")
+      one_error(out, err, rc, "--file-block-size=1000 is not a multiple of 512 bytes: O_DIRECT on")
+      ok_run("--file-num=1 cleanup")
+    end)
+
+    it("no space left (a full tmpfs when we may mount one, and a file size limit)", function()
+      local mnt = h.tmpdir() .. "/tiny"
+      os.execute("mkdir -p " .. h.q(mnt))
+      local mounted = os.execute("mount -t tmpfs -o size=1m lbtiny " .. h.q(mnt) .. " 2>/dev/null") == 0
+      if mounted then
+        local out, err, rc = h.run("fileio --file-dir=" .. mnt .. " --file-num=2 --file-total-size=4M prepare")
+        one_error(out, err, rc, "no space left on device")
+        out, err, rc = h.run("fileio --file-dir=" .. mnt .. " --file-num=1 --file-total-size=4M --file-block-size=64K --file-test-mode=seqwr --time=5 run")
+        one_error(out, err, rc, "No space left on device (the disk is full)")
+        os.execute("umount " .. h.q(mnt))
+        os.execute("mount -t tmpfs -o size=1m,ro lbro " .. h.q(mnt))
+        out, err, rc = h.run("fileio --file-dir=" .. mnt .. " --file-num=1 --file-total-size=64K prepare")
+        one_error(out, err, rc, "read-only file system")
+        out, err, rc = h.run("fileio --file-dir=" .. mnt .. " --file-num=1 --file-total-size=64K --file-test-mode=seqwr run")
+        one_error(out, err, rc, "Read-only file system")
+        os.execute("umount " .. h.q(mnt))
+      end
+      -- ulimit -f is in KiB blocks in bash/dash: 1024 = 1 MiB
+      local out, err, rc = h.run("fileio --file-dir=" .. h.q(dir) .. " --file-num=1 --file-total-size=4M prepare",
+        { env = "ulimit -f 1024; " })
+      one_error(out, err, rc, "file too large")
+      assert.is_nil(size_of(dir .. "/test_file.0"), "the partial file is removed")
+    end)
+  end)
+end)
+
+describe("luabench.io", function()
+  it("opens with flags, does aligned blocking I/O and queued I/O with tags", function()
+    local path = dir .. "/api.dat"
+    lio.prepare(path, 1048576, { direct = true })
+    local f = lio.open(path, "direct,dsync")
+    assert.is_true(f.direct)
+    assert.are.equal(1048576, f.size)
+    assert.is_true(f.align >= 1 and f.mem_align >= 1)
+    local buf = lio.buffer(65536, f.mem_align)
+    lio.block_fill(buf, 4096, 8192, 7)
+    assert.are.equal(4096, f:pwrite(buf, 4096, 8192, "api write"))
+    assert.are.equal(4096, f:pread(buf + 4096, 4096, 8192, "api read"))
+    assert.is_true((lio.block_verify(buf + 4096, 4096, 8192)))
+    f:fdatasync()
+    assert.is_truthy(f:check_align(buf + 1, 4096, 0))
+    local q = lio.queue { engine = "io_uring", depth = 4 }
+    assert.is_truthy(({ io_uring = 1, libaio = 1, psync = 1 })[q.engine])
+    for i = 0, 3 do q:read(f, buf + i * 4096, 4096, i * 4096, "api qread", 100 + i) end
+    local tags, got = {}, 0
+    while got < 4 do
+      local n = q:reap(1)
+      for i = 0, n - 1 do
+        tags[q:tag(i)] = true
+        assert.are.equal(4096, tonumber(q.done[i].result_bytes))
+      end
+      got = got + n
+    end
+    for i = 0, 3 do assert.is_true(tags[100 + i]) end
+    assert.has_error(function()
+      for _ = 0, 4 do q:read(f, buf, 4096, 0) end
+    end, "queue full: 4 I/Os in flight at depth 4 (reap first)")
+    q:drain()
+    q:close()
+    local ok, err = pcall(lio.open, path, "direct,bogus")
+    assert.is_false(ok)
+    assert.is_truthy(tostring(err):find("unknown file open flag 'bogus'", 1, true))
+    local okr, errr = pcall(function() f:pread(buf + 1, 4096, 0) end)
+    assert.is_false(okr)
+    assert.is_truthy(tostring(errr):find("read of 4096 bytes at offset 0 of " .. path, 1, true), tostring(errr))
+    f:close()
+    os.remove(path)
+  end)
+
+  it("runs the log-and-pages example with each operation under its own name", function()
+    local ex = h.root .. "/examples/log_and_pages.lua"
+    local args = ex .. " --dir=" .. h.q(dir) .. " --data-size=16M --log-size=4M"
+    local out, err, rc = h.run(args .. " prepare")
+    assert.are.equal(0, rc, err)
+    out, err, rc = h.run(args .. " --threads=2 --depth=4 --time=2 --format=json run")
+    assert.are.equal(0, rc, err)
+    local j = h.json(out)
+    local tw, tr = j.types["log write"], j.types["page read"]
+    assert.is_truthy(tw and tr, out)
+    assert.is_true(tw.count > 0 and tr.count > 0)
+    -- the log holds the appended records, each a valid block at its offset, in order
+    local nrec = math.min(tw.count, 512)
+    local _, seqs = verify_file(dir .. "/log.dat", 8192, nrec * 8192)
+    if tw.count <= 512 then
+      for i = 1, nrec do assert.are.equal(i, seqs[i]) end
+    end
+    h.run(args .. " cleanup")
+    assert.is_nil(size_of(dir .. "/log.dat"))
+  end)
+end)
+
+describe("tools/io-matrix", function()
+  local tool = h.root .. "/tools/io-matrix"
+  it("prints the plan with --dry-run", function()
+    local out = sh(tool .. " --targets=/a,/b --size=1G --time=10 --warmup=2 --pause=3 --dry-run")
+    -- calibrate 2 targets x 2 points x 2 modes + scale 2 x 2 x 2 + grid 2 modes x 4 bs x 3 t x 7 qd
+    assert.is_truthy(out:find("# io-matrix plan: 2 target(s), 184 runs, about 46 min 0 s", 1, true), out)
+    assert.is_truthy(out:find("fileio --file-num=1 --file-total-size=1G --file-io-mode=io_uring --file-fsync-freq=0 --file-extra-flags=direct --file-dir=/a prepare", 1, true), out)
+    assert.is_truthy(out:find("# run 9/184: scale, targets: /a, rndrd, bs 8K, depth 8, threads 1", 1, true), out)
+    assert.is_truthy(out:find("# run 13/184: scale, targets: /a,/b, rndrd, bs 8K, depth 8, threads 1", 1, true), out)
+    assert.is_truthy(out:find("--file-dir=/b --file-test-mode=rndwr --file-block-size=512K --iodepth=64 --threads=4 --time=10 --warmup-time=2 run &", 1, true), out)
+    assert.are.equal(184, h.count(out, "\nwait; sleep 3"))
+  end)
+
+  it("runs a tiny matrix and writes the CSV and the table", function()
+    local t1, t2, res = dir .. "/m1", dir .. "/m2", dir .. "/mout"
+    os.execute("mkdir -p " .. h.q(t1) .. " " .. h.q(t2))
+    local out = sh(string.format("LUABENCH=%s %s --targets=%s,%s --size=4M --time=1 --warmup=0 --pause=0 " ..
+      "--block-sizes=8K --depths=1,4 --threads=1 --points=8K:2:1 --modes=rndrd --out=%s", h.q(h.bin), tool, t1, t2, res))
+    local csv = h.read(res .. "/matrix.csv")
+    assert.is_truthy(csv, out)
+    -- calibrate: 2 runs x (1 target + all); scale: 2 runs (1 + all, 2 + all); grid: 2 runs x (2 + all)
+    assert.are.equal(1 + 4 + 5 + 6, h.count(csv, "\n"), csv)
+    assert.is_truthy(csv:find("\ngrid,6,2,all,rndrd,8K,4,1,", 1, true), csv)
+    for line in csv:gmatch("[^\n]+") do
+      if not line:find("^phase") then
+        local iops = tonumber(line:match("^[^,]*,[^,]*,[^,]*,[^,]*,[^,]*,[^,]*,[^,]*,[^,]*,([%d.]+),"))
+        assert.is_true(iops and iops > 0, line)
+        assert.is_truthy(line:find(",ok$"), line)
+      end
+    end
+    local tab = h.read(res .. "/table.txt")
+    assert.is_truthy(tab:find("grid: rndrd, MB/s", 1, true), tab)
+    assert.is_truthy(tab:match("\n +8K +4 +[%d.]+\n +8K +avg +[%d.]+\n"), tab)
+    assert.is_truthy(tab:find("added target:", 1, true), tab)
+  end)
+end)
