@@ -31,6 +31,7 @@ M.options = {
   wait = { "Spec keying and think times (negative-exponential think, capped at 10x the mean); needs --threads = 10 x warehouses (one thread per terminal)", false },
   ["wait-factor"] = { "Multiply keying and think times by this factor (1 = the spec; anything else is not TPC-C timing)", 1.0 },
   isolation = { "Transaction isolation level: default (the server's), RC, RR or SER", "default" },
+  procedures = { "Run each transaction as one stored procedure call (PL/pgSQL function, MySQL procedure); off: one client-side statement per step", true },
   ["use-fk"] = { "prepare: create the foreign keys of the schema", false },
   ["new-order-remote-pct"] = { "Percentage of NewOrder lines supplied by another warehouse (when there are 2 or more)", 1 },
   ["payment-remote-pct"] = { "Percentage of Payments for a customer of another warehouse (when there are 2 or more)", 15 },
@@ -89,6 +90,7 @@ function M.settings()
   end
   s.isolation = iso
   s.use_fk = opt.use_fk
+  s.procedures = opt.procedures
   s.remote_line_pct = pct("new_order_remote_pct", opt.new_order_remote_pct)
   s.remote_payment_pct = pct("payment_remote_pct", opt.payment_remote_pct)
   s.rollback_pct = pct("rollback_pct", opt.rollback_pct)

@@ -146,7 +146,7 @@ local FOREIGN_KEYS = {
 -- The column list of a table, for INSERT statements.
 function M.columns(name)
   local cols = {}
-  for c in COLUMNS[name]:gmatch("\n  ([%w_]+) ") do cols[#cols + 1] = c end
+  for c in ("\n" .. COLUMNS[name]):gmatch("\n  ([%w_]+) ") do cols[#cols + 1] = c end
   return table.concat(cols, ", ")
 end
 

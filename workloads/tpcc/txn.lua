@@ -1,0 +1,420 @@
+-- tpcc.txn: the five transactions (clause 2.4-2.8) on prepared statements. Each transaction has
+-- an input generator (the terminal's "keyed" screen) and a body that runs the SQL for those
+-- inputs; a body may run again with the same inputs after a deadlock or serialization failure.
+-- Bodies return true for an intentional rollback (NewOrder with an unused item number).
+local common = require("tpcc.common")
+
+local M = {}
+
+local uniform = common.uniform
+local nurand = common.nurand
+local LAST = common.LAST
+local floor = math.floor
+local fmt = string.format
+local sort = table.sort
+
+local ITEMS = common.ITEMS
+local UNUSED_ITEM = ITEMS + 1  -- sorts after every real item: the last line processed
+
+local function cents(text)
+  return floor(tonumber(text) * 100 + 0.5)
+end
+
+-- A function that runs prepared statement `st` with parameters `ps`: f(a1, a2, ...) sets the
+-- parameters in order and executes. Generated per arity, so the hot path has no varargs.
+local binders = {}
+function M.binder(n)
+  local f = binders[n]
+  if f then return f end
+  local args, sets = {}, {}
+  for i = 1, n do
+    args[i] = "a" .. i
+    sets[i] = string.format("p[%d]:set(a%d)", i, i)
+  end
+  local src = string.format("local st, p = ...\nreturn function(%s) %s return st:execute() end",
+    table.concat(args, ", "), table.concat(sets, " "))
+  f = assert(loadstring(src, "=tpcc.txn(binder)"))
+  binders[n] = f
+  return f
+end
+
+local function line_order(a, b)
+  if a.item ~= b.item then return a.item < b.item end
+  return a.supply < b.supply
+end
+
+-- The input generators: what a terminal keys in for each transaction (clause 2.4.1, 2.5.1,
+-- 2.6.1, 2.7.1, 2.8.1). Each returns a table that it reuses (the body may run it again).
+-- ctx: w (home warehouse), sl_d (the terminal's district for Stock-Level), warehouses_all (how
+-- many the database holds: remote lines and payments go to any of them), c_id / ol_i_id /
+-- c_last (this run's NURand C constants), s (settings).
+function M.generators(ctx)
+  local s = ctx.s
+  local W, home = ctx.warehouses_all, ctx.w
+  local C_ID, C_OL, C_LAST = ctx.c_id, ctx.ol_i_id, ctx.c_last
+  local tx = {}
+
+  -- True with probability pct percent (hundredths of a percent resolution).
+  local function chance(pct)
+    return uniform(1, 10000) <= pct * 100
+  end
+
+  -- Another warehouse of the database, uniformly (clause 2.4.1.5, 2.5.1.2).
+  local function other_warehouse()
+    local r = uniform(1, W - 1)
+    return r >= home and r + 1 or r
+  end
+
+  local function pick_customer(inp)
+    if chance(s.by_name_pct) then
+      inp.c_id = nil
+      inp.c_last = LAST[nurand(255, 0, 999, C_LAST)]
+    else
+      inp.c_id = nurand(1023, 1, common.CUSTOMERS, C_ID)
+      inp.c_last = nil
+    end
+  end
+
+  -- New-Order --------------------------------------------------------------------------------
+
+  local NO = { lines = {}, order = {} }
+  for i = 1, 15 do NO.lines[i] = {} end
+
+  function tx.gen_new_order()
+    local inp = NO
+    inp.d = uniform(1, common.DISTRICTS)
+    inp.c = nurand(1023, 1, common.CUSTOMERS, C_ID)
+    local n = uniform(5, 15)
+    inp.n = n
+    local rollback = chance(s.rollback_pct)
+    local all_local = 1
+    for i = 1, n do
+      local l = inp.lines[i]
+      l.number = i
+      l.item = nurand(8191, 1, ITEMS, C_OL)
+      if W > 1 and chance(s.remote_line_pct) then
+        l.supply = other_warehouse()
+        all_local = 0
+      else
+        l.supply = home
+      end
+      l.qty = uniform(1, 10)
+    end
+    if rollback then inp.lines[n].item = UNUSED_ITEM end
+    inp.all_local = all_local
+    -- Lines are processed in (item, supplying warehouse) order, so that concurrent NewOrders
+    -- lock stock rows in one global order and cannot deadlock each other. Each keeps its
+    -- ol_number; the unused item number sorts last, so the rollback still happens on the last
+    -- line.
+    local order = inp.order
+    for i = 1, 15 do order[i] = nil end
+    for i = 1, n do order[i] = inp.lines[i] end
+    sort(order, line_order)
+    return inp
+  end
+
+  -- Payment -----------------------------------------------------------------------------------
+
+  local PAY = {}
+
+  function tx.gen_payment()
+    local inp = PAY
+    inp.d = uniform(1, common.DISTRICTS)
+    if W > 1 and chance(s.remote_payment_pct) then
+      inp.c_w = other_warehouse()
+      inp.c_d = uniform(1, common.DISTRICTS)
+    else
+      inp.c_w = home
+      inp.c_d = inp.d
+    end
+    pick_customer(inp)
+    inp.amount = uniform(100, 500000) -- cents: 1.00 .. 5000.00
+    return inp
+  end
+
+  -- Order-Status ------------------------------------------------------------------------------
+
+  local OS = {}
+
+  function tx.gen_order_status()
+    local inp = OS
+    inp.d = uniform(1, common.DISTRICTS)
+    pick_customer(inp)
+    return inp
+  end
+
+  -- Delivery ----------------------------------------------------------------------------------
+
+  local DL = { skipped = 0 }
+
+  function tx.gen_delivery()
+    DL.carrier = uniform(1, 10)
+    return DL
+  end
+
+  -- Stock-Level -------------------------------------------------------------------------------
+
+  local SL = {}
+
+  function tx.gen_stock_level()
+    SL.threshold = uniform(10, 20)
+    return SL
+  end
+
+  return tx
+end
+
+-- The bodies: the SQL of each transaction for given inputs, one statement per step of the
+-- specification. ctx: as for M.generators, plus con.
+function M.bodies(ctx)
+  local con = ctx.con
+  local s = ctx.s
+  local t = s.t
+  local pg = common.is_pg()
+  local home = ctx.w
+  local INT, VARCHAR = sysbench.sql.type.INT, sysbench.sql.type.VARCHAR
+  local tx = {}
+
+  -- A prepared statement with parameters of the given types; st(a, b, ...) runs it.
+  local function prep(sql, ...)
+    sql = sql:gsub("{([%w_]+)}", t)
+    local st = con:prepare(sql)
+    local types = { ... }
+    local ps = {}
+    for i = 1, #types do ps[i] = st:bind_create(types[i], types[i] == VARCHAR and 500 or nil) end
+    if #ps > 0 then st:bind_param(unpack(ps)) end
+    return M.binder(#ps)(st, ps)
+  end
+
+  local function q(sql) return con:query(sql) end
+
+  -- Statements ----------------------------------------------------------------------------------
+
+  local no_cust = prep([[SELECT c_discount, c_last, c_credit, w_tax FROM {customer}, {warehouse}
+    WHERE w_id = ? AND c_w_id = w_id AND c_d_id = ? AND c_id = ?]], INT, INT, INT)
+  local no_dist = prep([[SELECT d_next_o_id, d_tax FROM {district} WHERE d_w_id = ? AND d_id = ? FOR UPDATE]], INT, INT)
+  local no_dist_upd = prep([[UPDATE {district} SET d_next_o_id = ? WHERE d_w_id = ? AND d_id = ?]], INT, INT, INT)
+  local no_order = prep([[INSERT INTO {orders} (o_id, o_d_id, o_w_id, o_c_id, o_entry_d, o_carrier_id, o_ol_cnt, o_all_local)
+    VALUES (?, ?, ?, ?, CURRENT_TIMESTAMP, NULL, ?, ?)]], INT, INT, INT, INT, INT, INT)
+  local no_new = prep([[INSERT INTO {new_order} (no_o_id, no_d_id, no_w_id) VALUES (?, ?, ?)]], INT, INT, INT)
+  local no_item = prep([[SELECT i_price, i_name, i_data FROM {item} WHERE i_id = ?]], INT)
+  local no_stock = {}
+  for d = 1, common.DISTRICTS do
+    no_stock[d] = prep(fmt([[SELECT s_quantity, s_data, s_dist_%02d FROM {stock} WHERE s_i_id = ? AND s_w_id = ? FOR UPDATE]], d), INT, INT)
+  end
+  local no_stock_upd = prep([[UPDATE {stock} SET s_quantity = ?, s_ytd = s_ytd + ?, s_order_cnt = s_order_cnt + 1,
+    s_remote_cnt = s_remote_cnt + ? WHERE s_i_id = ? AND s_w_id = ?]], INT, INT, INT, INT, INT)
+  local no_line = prep([[INSERT INTO {order_line} (ol_o_id, ol_d_id, ol_w_id, ol_number, ol_i_id, ol_supply_w_id,
+    ol_delivery_d, ol_quantity, ol_amount, ol_dist_info) VALUES (?, ?, ?, ?, ?, ?, NULL, ?, ? / 100.0, ?)]],
+    INT, INT, INT, INT, INT, INT, INT, INT, VARCHAR)
+
+  local pay_w_upd = prep([[UPDATE {warehouse} SET w_ytd = w_ytd + ? / 100.0 WHERE w_id = ?]], INT, INT)
+  local pay_w = prep([[SELECT w_name, w_street_1, w_street_2, w_city, w_state, w_zip FROM {warehouse} WHERE w_id = ?]], INT)
+  local pay_d_upd = prep([[UPDATE {district} SET d_ytd = d_ytd + ? / 100.0 WHERE d_w_id = ? AND d_id = ?]], INT, INT, INT)
+  local pay_d = prep([[SELECT d_name, d_street_1, d_street_2, d_city, d_state, d_zip FROM {district}
+    WHERE d_w_id = ? AND d_id = ?]], INT, INT)
+  local by_name = prep([[SELECT c_id FROM {customer} WHERE c_w_id = ? AND c_d_id = ? AND c_last = ? ORDER BY c_first]],
+    INT, INT, VARCHAR)
+  local pay_c = prep([[SELECT c_first, c_middle, c_last, c_street_1, c_street_2, c_city, c_state, c_zip, c_phone,
+    c_since, c_credit, c_credit_lim, c_discount, c_balance FROM {customer}
+    WHERE c_w_id = ? AND c_d_id = ? AND c_id = ? FOR UPDATE]], INT, INT, INT)
+  local pay_c_data = prep([[SELECT c_data FROM {customer} WHERE c_w_id = ? AND c_d_id = ? AND c_id = ?]], INT, INT, INT)
+  local pay_c_upd = prep([[UPDATE {customer} SET c_balance = c_balance - ? / 100.0,
+    c_ytd_payment = c_ytd_payment + ? / 100.0, c_payment_cnt = c_payment_cnt + 1
+    WHERE c_w_id = ? AND c_d_id = ? AND c_id = ?]], INT, INT, INT, INT, INT)
+  local pay_c_upd_bc = prep([[UPDATE {customer} SET c_balance = c_balance - ? / 100.0,
+    c_ytd_payment = c_ytd_payment + ? / 100.0, c_payment_cnt = c_payment_cnt + 1, c_data = ?
+    WHERE c_w_id = ? AND c_d_id = ? AND c_id = ?]], INT, INT, VARCHAR, INT, INT, INT)
+  local pay_h = prep([[INSERT INTO {history} (h_c_id, h_c_d_id, h_c_w_id, h_d_id, h_w_id, h_date, h_amount, h_data)
+    VALUES (?, ?, ?, ?, ?, CURRENT_TIMESTAMP, ? / 100.0, ?)]], INT, INT, INT, INT, INT, INT, VARCHAR)
+
+  local os_c = prep([[SELECT c_balance, c_first, c_middle, c_last FROM {customer}
+    WHERE c_w_id = ? AND c_d_id = ? AND c_id = ?]], INT, INT, INT)
+  local os_o = prep([[SELECT o_id, o_entry_d, o_carrier_id FROM {orders}
+    WHERE o_w_id = ? AND o_d_id = ? AND o_c_id = ? ORDER BY o_id DESC LIMIT 1]], INT, INT, INT)
+  local os_ol = prep([[SELECT ol_i_id, ol_supply_w_id, ol_quantity, ol_amount, ol_delivery_d FROM {order_line}
+    WHERE ol_w_id = ? AND ol_d_id = ? AND ol_o_id = ?]], INT, INT, INT)
+
+  local dl_no = prep([[SELECT no_o_id FROM {new_order} WHERE no_w_id = ? AND no_d_id = ?
+    ORDER BY no_o_id LIMIT 1 FOR UPDATE]], INT, INT)
+  local dl_no_peek = prep([[SELECT no_o_id FROM {new_order} WHERE no_w_id = ? AND no_d_id = ?
+    ORDER BY no_o_id LIMIT 1]], INT, INT)
+  local dl_del = prep([[DELETE FROM {new_order} WHERE no_w_id = ? AND no_d_id = ? AND no_o_id = ?]], INT, INT, INT)
+  local dl_o = prep([[SELECT o_c_id FROM {orders} WHERE o_w_id = ? AND o_d_id = ? AND o_id = ?]], INT, INT, INT)
+  local dl_o_upd = prep([[UPDATE {orders} SET o_carrier_id = ? WHERE o_w_id = ? AND o_d_id = ? AND o_id = ?]],
+    INT, INT, INT, INT)
+  local dl_ol_upd = prep([[UPDATE {order_line} SET ol_delivery_d = CURRENT_TIMESTAMP
+    WHERE ol_w_id = ? AND ol_d_id = ? AND ol_o_id = ?]], INT, INT, INT)
+  local dl_ol_sum = prep([[SELECT SUM(ol_amount) FROM {order_line} WHERE ol_w_id = ? AND ol_d_id = ? AND ol_o_id = ?]],
+    INT, INT, INT)
+  local dl_c_upd = prep([[UPDATE {customer} SET c_balance = c_balance + ? / 100.0, c_delivery_cnt = c_delivery_cnt + 1
+    WHERE c_w_id = ? AND c_d_id = ? AND c_id = ?]], INT, INT, INT, INT)
+
+  local sl_d = prep([[SELECT d_next_o_id FROM {district} WHERE d_w_id = ? AND d_id = ?]], INT, INT)
+  local sl_count = prep([[SELECT COUNT(DISTINCT s_i_id) FROM {order_line}, {stock}
+    WHERE ol_w_id = ? AND ol_d_id = ? AND ol_o_id < ? AND ol_o_id >= ?
+      AND s_w_id = ? AND s_i_id = ol_i_id AND s_quantity < ?]], INT, INT, INT, INT, INT, INT)
+
+  -- The customer of a by-name selection: the one at position ceil(n/2) of those with that last
+  -- name, ordered by first name (clause 2.5.2.2).
+  local function customer_by_name(w, d, last)
+    local rs = by_name(w, d, last)
+    local n = rs.nrows
+    if n == 0 then return nil end
+    local pick = floor((n + 1) / 2)
+    local row
+    for _ = 1, pick do row = rs:fetch_row() end
+    return tonumber(row[1])
+  end
+
+  -- New-Order (clause 2.4) ---------------------------------------------------------------------
+
+  function tx.new_order(inp)
+    local d = inp.d
+    q("BEGIN")
+    local rs = no_cust(home, d, inp.c)
+    local row = rs:fetch_row()
+    local discount, w_tax = tonumber(row[1]), tonumber(row[4])
+    rs = no_dist(home, d)
+    row = rs:fetch_row()
+    local o_id, d_tax = tonumber(row[1]), tonumber(row[2])
+    no_dist_upd(o_id + 1, home, d)
+    no_order(o_id, d, home, inp.c, inp.n, inp.all_local)
+    no_new(o_id, d, home)
+    local stock = no_stock[d]
+    local total = 0
+    local order = inp.order
+    for k = 1, inp.n do
+      local l = order[k]
+      rs = no_item(l.item)
+      row = rs:fetch_row()
+      if not row then
+        -- "Item number is not valid": the whole transaction rolls back (clause 2.4.2.3).
+        q("ROLLBACK")
+        return true
+      end
+      local price, i_data = cents(row[1]), row[3]
+      rs = stock(l.item, l.supply)
+      row = rs:fetch_row()
+      local qty = l.qty
+      local s_quantity = tonumber(row[1])
+      if s_quantity >= qty + 10 then
+        s_quantity = s_quantity - qty
+      else
+        s_quantity = s_quantity - qty + 91
+      end
+      local s_data, dist = row[2], row[3]
+      no_stock_upd(s_quantity, qty, l.supply ~= home and 1 or 0, l.item, l.supply)
+      local amount = qty * price
+      total = total + amount
+      -- Brand/generic indicator, shown on the terminal only.
+      l.bg = (i_data:find("ORIGINAL", 1, true) and s_data:find("ORIGINAL", 1, true)) and "B" or "G"
+      no_line(o_id, d, home, l.number, l.item, l.supply, qty, amount, dist)
+    end
+    q("COMMIT")
+    inp.total = total * (1 - discount) * (1 + w_tax + d_tax) / 100
+    return false
+  end
+
+  -- Payment (clause 2.5) -----------------------------------------------------------------------
+
+  function tx.payment(inp)
+    local d, amount = inp.d, inp.amount
+    q("BEGIN")
+    pay_w_upd(amount, home)
+    local w_name = pay_w(home):fetch_row()[1]
+    pay_d_upd(amount, home, d)
+    local d_name = pay_d(home, d):fetch_row()[1]
+    local c_w, c_d = inp.c_w, inp.c_d
+    local c_id = inp.c_id or customer_by_name(c_w, c_d, inp.c_last)
+    if not c_id then
+      error(fmt("no customer with last name %s in warehouse %d district %d", inp.c_last, c_w, c_d), 0)
+    end
+    local row = pay_c(c_w, c_d, c_id):fetch_row()
+    if row[11] == "BC" then
+      local c_data = pay_c_data(c_w, c_d, c_id):fetch_row()[1] or ""
+      c_data = fmt("%d %d %d %d %d %d.%02d|", c_id, c_d, c_w, d, home, floor(amount / 100), amount % 100) .. c_data
+      if #c_data > 500 then c_data = c_data:sub(1, 500) end
+      pay_c_upd_bc(amount, amount, c_data, c_w, c_d, c_id)
+    else
+      pay_c_upd(amount, amount, c_w, c_d, c_id)
+    end
+    pay_h(c_id, c_d, c_w, d, home, amount, w_name .. "    " .. d_name)
+    q("COMMIT")
+    return false
+  end
+
+  -- Order-Status (clause 2.6) ------------------------------------------------------------------
+
+  function tx.order_status(inp)
+    local d = inp.d
+    q("BEGIN")
+    local c_id = inp.c_id or customer_by_name(home, d, inp.c_last)
+    if not c_id then
+      error(fmt("no customer with last name %s in warehouse %d district %d", inp.c_last, home, d), 0)
+    end
+    os_c(home, d, c_id):fetch_row()
+    local row = os_o(home, d, c_id):fetch_row()
+    if row then
+      local rs = os_ol(home, d, tonumber(row[1]))
+      while rs:fetch_row() do end
+    end
+    q("COMMIT")
+    return false
+  end
+
+  -- Delivery (clause 2.7), run by the terminal itself, all ten districts in one transaction -----
+
+  -- The oldest undelivered order of a district, locked; nil if there is none.
+  local function oldest_new_order(d)
+    for _ = 1, 100 do
+      local row = dl_no(home, d):fetch_row()
+      if row then
+        local o_id = tonumber(row[1])
+        dl_del(home, d, o_id)
+        if con.rs.nrows == 1 then return o_id end
+        -- Delivered by a concurrent Delivery between our read and our delete: take the next.
+      elseif not pg or not dl_no_peek(home, d):fetch_row() then
+        return nil
+      end
+      -- PostgreSQL, READ COMMITTED: the row we waited for was deleted by the Delivery that
+      -- held it, and FOR UPDATE with LIMIT then returns nothing; look again.
+    end
+    return nil
+  end
+
+  function tx.delivery(inp)
+    q("BEGIN")
+    local skipped = 0
+    for d = 1, common.DISTRICTS do
+      local o_id = oldest_new_order(d)
+      if o_id then
+        local c_id = tonumber(dl_o(home, d, o_id):fetch_row()[1])
+        dl_o_upd(inp.carrier, home, d, o_id)
+        dl_ol_upd(home, d, o_id)
+        local sum = dl_ol_sum(home, d, o_id):fetch_row()[1]
+        dl_c_upd(sum and cents(sum) or 0, home, d, c_id)
+      else
+        skipped = skipped + 1
+      end
+    end
+    q("COMMIT")
+    inp.skipped = inp.skipped + skipped
+    return false
+  end
+
+  -- Stock-Level (clause 2.8) -------------------------------------------------------------------
+
+  function tx.stock_level(inp)
+    local d = ctx.sl_d
+    q("BEGIN")
+    local next_o = tonumber(sl_d(home, d):fetch_row()[1])
+    sl_count(home, d, next_o, next_o - 20, home, inp.threshold):fetch_row()
+    q("COMMIT")
+    return false
+  end
+
+  return tx
+end
+
+return M
