@@ -13,6 +13,7 @@
 /* The figures a report hook sees (sysbench's `stat` table), for an interval or a window. */
 struct lb_report_stat {
 	bool cumulative;
+	bool final;          /* the end-of-run report (false for intervals and checkpoints) */
 	int threads_running;
 	double time_interval_s, time_total_s;
 	uint64_t cnt[LB_CNT_MAX];

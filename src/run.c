@@ -260,6 +260,10 @@ static void new_window(struct lb_engine *e, int64_t now)
 	}
 	e->window_start_ns = now;
 	lb_sysmon_new_window(e->sysmon, e->epoch_ns + now);
+	/* Lets a workload snapshot its own counters (e.g. NOPM) where the measurement starts. */
+	char err[ERRLEN];
+	if (lb_vm_call(e->control, "luabench.hooks.window_start", false, err, sizeof(err)) < 0)
+		lb_alert("luabench.hooks.window_start failed: %s", err);
 }
 
 struct monitor {
@@ -368,9 +372,10 @@ static void window_final(struct lb_engine *e, struct lb_snap *cur, struct lb_sna
 }
 
 /* Prints (or hands to the Lua hook) a cumulative report; writes the result file if final. */
-static void emit_final(struct lb_engine *e, const struct lb_final *f, bool final, const char *status)
+static void emit_final(struct lb_engine *e, struct lb_final *f, bool final, const char *status)
 {
 	char err[ERRLEN];
+	f->st.final = final;
 	bool hook = lb_vm_has_hook(e->control, "report_cumulative");
 	char *workload_json = final ? lb_vm_report_json(e->control, &f->st) : NULL;
 	FILE *out = e->cfg.format == LB_FORMAT_TEXT ? stdout : lb_log_info_stream();

@@ -404,6 +404,8 @@ static void push_stat(lua_State *L, const struct lb_report_stat *st)
 	lua_setfield(L, -2, "latency_percentiles");
 	if (st->snap)
 		push_types(L, st);
+	lua_pushboolean(L, st->final);
+	lua_setfield(L, -2, "final");
 	if (st->cumulative) {
 		set_num(L, "latency_min", st->lat_min_s);
 		set_num(L, "latency_max", st->lat_max_s);
