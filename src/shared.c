@@ -82,6 +82,22 @@ LB_FFI struct lb_mutexes *lb_shared_mutexes(const char *name, uint32_t n)
 	return get_or_create(name, size, init_mutexes, n);
 }
 
+LB_FFI uint64_t lb_atomic_add(uint64_t *p, uint64_t v)
+{
+	return __atomic_fetch_add(p, v, __ATOMIC_SEQ_CST);
+}
+
+LB_FFI uint64_t lb_atomic_load(uint64_t *p)
+{
+	return __atomic_load_n(p, __ATOMIC_SEQ_CST);
+}
+
+LB_FFI uint64_t lb_atomic_cas(uint64_t *p, uint64_t expected, uint64_t desired)
+{
+	__atomic_compare_exchange_n(p, &expected, desired, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+	return expected;
+}
+
 /* Used by kernels.c, which knows the layout. */
 pthread_mutex_t *lb_mutexes_at(struct lb_mutexes *m, uint32_t i);
 uint64_t *lb_mutexes_counter(struct lb_mutexes *m);

@@ -77,6 +77,12 @@ function sb.shared(name, ctype, count)
   return ffi.cast(ffi.typeof("$ *", ffi.typeof(ctype)), p)
 end
 
+-- Atomic operations on luabench.shared("name", "uint64_t", n) memory; each returns the value
+-- before the operation: luabench.atomic_add(p + i, 1) hands out tickets across threads.
+sb.atomic_add = C.lb_atomic_add
+sb.atomic_load = C.lb_atomic_load
+sb.atomic_cas = C.lb_atomic_cas
+
 function sb.counter_add(counter, n)
   C.lb_counter_add(worker, counter, n or 1)
 end

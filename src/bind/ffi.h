@@ -118,6 +118,10 @@ LB_FFI double lb_uhist_percentile(struct lb_uhist *h, double pct);
 LB_FFI void *lb_shared_bytes(const char *name, uint64_t size);
 /* An array of n mutexes named `name`, created on first use. */
 LB_FFI struct lb_mutexes *lb_shared_mutexes(const char *name, uint32_t n);
+/* Atomic operations on shared memory (counters, tickets, flags): return the previous value. */
+LB_FFI uint64_t lb_atomic_add(uint64_t *p, uint64_t v);
+LB_FFI uint64_t lb_atomic_load(uint64_t *p);
+LB_FFI uint64_t lb_atomic_cas(uint64_t *p, uint64_t expected, uint64_t desired);
 
 /* ---- built-in workload kernels (kernels.c) ------------------------------------------------ */
 /* cpu: trial-divides every number in [3, max_prime]; returns the number of primes found. */
