@@ -6,4 +6,9 @@ for a in (os.getenv("LB_BUSTED_ARGS") or ""):gmatch("%S+") do args[#args + 1] = 
 arg = { [0] = "busted" }
 for i, a in ipairs(args) do arg[i] = a end
 package.path = (os.getenv("LB_SOURCE_ROOT") or ".") .. "/tests/?.lua;" .. package.path
-require("busted.runner")({ standalone = false })
+-- On failures busted ends Lua 5.1 interpreters with error() (a nil error): exit 1 quietly.
+local ok, err = pcall(require("busted.runner"), { standalone = false })
+if not ok then
+  if err ~= nil then io.stderr:write(tostring(err), "\n") end
+  os.exit(1)
+end
