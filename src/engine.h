@@ -20,6 +20,9 @@ struct lb_vm;
 struct lb_script;
 
 #define LB_MAX_PERCENTILES 32
+/* Statements (and users' events) still running this long after the time limit are abandoned, so
+ * a hung server can't keep a run alive; --forced-shutdown can cut it shorter. */
+#define LB_STOP_GRACE_NS (5 * 1000000000LL)
 #define LB_MAX_CHECKPOINTS 256
 
 enum lb_format { LB_FORMAT_TEXT, LB_FORMAT_JSON, LB_FORMAT_CSV };

@@ -15,9 +15,6 @@
 #include "util.h"
 #include "worker.h"
 
-/* Statements still running this long after the time limit are abandoned (their connection is
- * dropped), so a hung server can't keep a run alive; --forced-shutdown can cut it shorter. */
-#define STOP_GRACE_NS (5 * LB_NS_PER_S)
 #define POLL_SLICE_MS 100
 
 /* One configuration per driver for the whole process: every connection of every thread shares
@@ -75,7 +72,7 @@ static int64_t hard_stop_ns(const struct lb_engine *e)
 		return 0;
 	if (!e->started || e->deadline_ns == INT64_MAX)
 		return INT64_MAX;
-	return e->epoch_ns + e->deadline_ns + STOP_GRACE_NS;
+	return e->epoch_ns + e->deadline_ns + LB_STOP_GRACE_NS;
 }
 
 static int32_t wait_done(struct lb_worker *w, struct lb_db_conn *c, struct lb_db_result *out)

@@ -20,7 +20,7 @@
 #define MAX_EVENTS 64
 #define SLICE_NS (100 * LB_NS_PER_MS) /* re-check the stop flag at least this often */
 
-enum wait_kind { WAIT_NONE, WAIT_TIMER, WAIT_DB, WAIT_PARK };
+enum wait_kind { WAIT_NONE, WAIT_TIMER, WAIT_DB, WAIT_PARK, WAIT_READY, WAIT_KINDS };
 
 struct timer {
 	int64_t wake_ns; /* ns since the run started */
@@ -30,8 +30,10 @@ struct timer {
 
 struct user_slot {
 	uint32_t seq;
-	uint8_t kind;   /* enum wait_kind */
-	int32_t fd;     /* the socket of the current (or last) WAIT_DB, -1 if none */
+	uint8_t kind;      /* enum wait_kind */
+	int32_t fd;        /* the socket of the current (or last) WAIT_DB, -1 if none */
+	uint32_t bits;     /* WAIT_READY: what to tell the user when it resumes */
+	int64_t wake_ns;   /* WAIT_READY after a timer: when it was due (for the lateness) */
 };
 
 struct lb_usched {
@@ -41,8 +43,9 @@ struct lb_usched {
 	struct user_slot *users;
 	struct timer *heap;
 	int nheap, capheap;
-	int32_t *ready; /* ring of nusers entries */
+	int32_t *ready; /* ring of nusers entries, FIFO: users are resumed in the order they became runnable */
 	int rhead, rcount;
+	int nkind[WAIT_KINDS]; /* users in each state */
 	/* Sockets known to epoll. Pooled connections pass from user to user, so registrations
 	 * belong to sockets, not users: a wait re-arms the socket's ONESHOT entry for its user. */
 	uint8_t *fd_known;
@@ -61,6 +64,7 @@ LB_FFI struct lb_usched *lb_usched_new(struct lb_worker *w, int nusers)
 	for (int i = 0; i < nusers; i++)
 		s->users[i].fd = -1;
 	s->ready = lb_xcalloc((size_t)nusers, sizeof(int32_t));
+	s->nkind[WAIT_NONE] = nusers;
 	s->capheap = nusers + 16;
 	s->heap = lb_xcalloc((size_t)s->capheap, sizeof(struct timer));
 	if (s->epfd < 0) {
@@ -122,12 +126,29 @@ static struct timer heap_pop(struct lb_usched *s)
 
 /* ---- parking ---------------------------------------------------------------------------------- */
 
+static void set_kind(struct lb_usched *s, struct user_slot *u, enum wait_kind kind)
+{
+	s->nkind[u->kind]--;
+	s->nkind[kind]++;
+	u->kind = (uint8_t)kind;
+}
+
 static struct user_slot *begin_wait(struct lb_usched *s, int user, enum wait_kind kind)
 {
 	struct user_slot *u = &s->users[user];
 	u->seq++;
-	u->kind = (uint8_t)kind;
+	set_kind(s, u, kind);
 	return u;
+}
+
+/* Queues a user to be resumed with `bits`; wake_ns > 0 when it was a timer due then. */
+static void make_ready(struct lb_usched *s, int user, uint32_t bits, int64_t wake_ns)
+{
+	struct user_slot *u = &s->users[user];
+	set_kind(s, u, WAIT_READY);
+	u->bits = bits;
+	u->wake_ns = wake_ns;
+	s->ready[(s->rhead + s->rcount++) % s->nusers] = user;
 }
 
 LB_FFI void lb_usched_sleep(struct lb_usched *s, int user, double wake_ns)
@@ -143,21 +164,13 @@ LB_FFI void lb_usched_park(struct lb_usched *s, int user)
 
 LB_FFI void lb_usched_ready(struct lb_usched *s, int user)
 {
-	struct user_slot *u = begin_wait(s, user, WAIT_NONE);
-	(void)u;
-	s->ready[(s->rhead + s->rcount++) % s->nusers] = user;
+	s->users[user].seq++;
+	make_ready(s, user, 0, 0);
 }
 
 LB_FFI int lb_usched_waiting(struct lb_usched *s, int user)
 {
-	struct user_slot *u = &s->users[user];
-	if (u->kind != WAIT_NONE)
-		return 1;
-	/* Runnable users count as parked on the ready queue. */
-	for (int i = 0; i < s->rcount; i++)
-		if (s->ready[(s->rhead + i) % s->nusers] == user)
-			return 1;
-	return 0;
+	return s->users[user].kind != WAIT_NONE;
 }
 
 static bool fd_known(struct lb_usched *s, int fd)
@@ -201,8 +214,7 @@ LB_FFI int lb_usched_wait_db(struct lb_usched *s, int user, struct lb_db_conn *c
 			  ((wi.events & LB_DB_WAIT_WRITE) ? EPOLLOUT : 0u);
 	if (arm_fd(s, wi.fd, events, user) < 0) {
 		/* Unpollable (should not happen with sockets): let the caller step at once. */
-		u->kind = WAIT_NONE;
-		s->ready[(s->rhead + s->rcount++) % s->nusers] = user;
+		make_ready(s, user, LB_DB_WAIT_READ | LB_DB_WAIT_WRITE, 0);
 		return 0;
 	}
 	u->fd = wi.fd;
@@ -223,43 +235,49 @@ static uint32_t readiness(uint32_t ev)
 	return bits;
 }
 
-/* A buffered epoll event for a user still waiting on its socket, or -1. */
-static int take_event(struct lb_usched *s, uint32_t *bits)
+/* Makes runnable every user whose socket is ready (buffered epoll events). */
+static void promote_events(struct lb_usched *s)
 {
-	while (s->iev < s->nev) {
-		struct epoll_event *ev = &s->evs[s->iev++];
+	for (; s->iev < s->nev; s->iev++) {
+		struct epoll_event *ev = &s->evs[s->iev];
 		int user = (int)ev->data.u32;
 		if (user < 0 || user >= s->nusers || s->users[user].kind != WAIT_DB)
 			continue;
-		s->users[user].kind = WAIT_NONE;
-		*bits = readiness(ev->events);
-		return user;
+		make_ready(s, user, readiness(ev->events), 0);
 	}
-	return -1;
 }
 
-/* A user whose timer is due (think time over, or its statement deadline passed), or -1. */
-static int take_timer(struct lb_usched *s, int64_t now, uint32_t *bits)
+/* Makes runnable every user whose timer is due: think time over, or a statement's deadline
+ * passed. While draining (the run is over) think timers are left alone: those users are between
+ * interactions and stop there. */
+static void promote_timers(struct lb_usched *s, int64_t now, bool draining)
 {
 	while (s->nheap && s->heap[0].wake_ns <= now) {
 		struct timer t = heap_pop(s);
 		struct user_slot *u = &s->users[t.user];
 		if (t.seq != u->seq)
 			continue; /* stale: the user was woken another way since */
-		if (u->kind == WAIT_TIMER) {
-			u->kind = WAIT_NONE;
-			lb_hist_record(&s->w->stats.wake, (uint64_t)(now - t.wake_ns));
-			*bits = 0;
-			return t.user;
-		}
-		if (u->kind == WAIT_DB) {
-			u->kind = WAIT_NONE;
+		if (u->kind == WAIT_TIMER && !draining) {
+			make_ready(s, t.user, 0, t.wake_ns);
+		} else if (u->kind == WAIT_DB) {
 			arm_fd(s, u->fd, 0, t.user); /* disarm: the statement is abandoned */
-			*bits = LB_DB_WAIT_TIMEOUT;
-			return t.user;
+			make_ready(s, t.user, LB_DB_WAIT_TIMEOUT, 0);
 		}
 	}
-	return -1;
+}
+
+static int pop_ready(struct lb_usched *s, int64_t now, uint32_t *bits)
+{
+	int user = s->ready[s->rhead];
+	s->rhead = (s->rhead + 1) % s->nusers;
+	s->rcount--;
+	struct user_slot *u = &s->users[user];
+	set_kind(s, u, WAIT_NONE);
+	*bits = u->bits;
+	/* Lateness is measured when the user really runs, queueing behind others included. */
+	if (u->wake_ns)
+		lb_hist_record(&s->w->stats.wake, (uint64_t)(now > u->wake_ns ? now - u->wake_ns : 0));
+	return user;
 }
 
 static void wait_events(struct lb_usched *s, int64_t now, int64_t until)
@@ -278,25 +296,26 @@ static void wait_events(struct lb_usched *s, int64_t now, int64_t until)
 	s->iev = 0;
 }
 
+/* After the time limit the worker drains: users in the middle of a statement (or waiting for a
+ * pool connection) are resumed until their event ends, so work the server committed is counted,
+ * as a thread's last event is in sysbench mode; no new event starts (lb_user_event_next), and
+ * nothing waits longer than LB_STOP_GRACE_NS. A shutdown (signal, fatal error) stops at once. */
 LB_FFI int lb_usched_next(struct lb_usched *s, uint32_t *bits)
 {
 	struct lb_engine *e = s->w->eng;
 	for (;;) {
 		int64_t now = lb_now_ns() - e->epoch_ns;
-		if (__atomic_load_n(&e->stop, __ATOMIC_RELAXED) || now >= e->deadline_ns)
+		if (__atomic_load_n(&e->stop, __ATOMIC_RELAXED))
 			return -1;
-		if (s->rcount) {
-			int user = s->ready[s->rhead];
-			s->rhead = (s->rhead + 1) % s->nusers;
-			s->rcount--;
-			*bits = 0;
-			return user;
-		}
-		int user = take_event(s, bits);
-		if (user < 0)
-			user = take_timer(s, now, bits);
-		if (user >= 0)
-			return user;
-		wait_events(s, now, e->deadline_ns);
+		bool draining = now >= e->deadline_ns;
+		if (draining && now >= e->deadline_ns + LB_STOP_GRACE_NS)
+			return -1;
+		promote_timers(s, now, draining);
+		promote_events(s);
+		if (s->rcount)
+			return pop_ready(s, now, bits);
+		if (draining && !s->nkind[WAIT_DB] && !s->nkind[WAIT_PARK])
+			return -1;
+		wait_events(s, now, draining ? e->deadline_ns + LB_STOP_GRACE_NS : e->deadline_ns);
 	}
 }

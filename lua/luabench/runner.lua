@@ -64,6 +64,7 @@ local function user_main(U, i, tid, event)
   local t = C.lb_user_event_next(w, -1, 0)
   while t >= 0 do
     U.excluded[i] = 0
+    U.counted_error = false
     local ok, ret = pcall(event, tid)
     if ok and ret then
       C.lb_event_abandon(w)
@@ -75,6 +76,7 @@ local function user_main(U, i, tid, event)
     elseif is_restart(ret) then
       if C.lb_worker_stopping(w) ~= 0 then
         C.lb_event_abandon(w)
+        for _, release in ipairs(U.release) do release(i, true) end
         break
       end
       local h = hooks.before_restart_event
@@ -82,8 +84,9 @@ local function user_main(U, i, tid, event)
     else
       -- A failed interaction is counted and the user carries on (a failing thread would
       -- stop the whole run: users are independent customers).
-      for _, release in ipairs(U.release) do release(i) end
-      C.lb_counter_add(w, sb.counters.ERROR, 1)
+      for _, release in ipairs(U.release) do release(i, true) end
+      if not U.counted_error then C.lb_counter_add(w, sb.counters.ERROR, 1) end
+      U.counted_error = false
       if not U.reported then
         U.reported = true
         io.stderr:write(string.format("ALERT: user %d: %s (further user errors are only counted)\n",

@@ -128,6 +128,10 @@ function Connection:check_error(rc, query)
     desc.errcode = RESTART_EVENT
     error(desc, 3)
   end
+  -- The statement was counted as an error already; an emulated user's loop must not count the
+  -- failed interaction again.
+  local U = user_context()
+  if U then U.counted_error = true end
   error(string.format("SQL error, errno = %d, state = '%s': %s (query: %s)", self.sql_errno,
     self.sql_state, self.sql_errmsg, short(query)), 3)
 end
@@ -355,9 +359,14 @@ local function pool_for(drv)
   pool = { driver = drv, size = C.lb_users_pool_size(worker), opened = 0, all = {}, free = {},
     held = {}, waiters = {}, whead = 1, wtail = 0 }
   local U = sb._users
-  U.release[#U.release + 1] = function(i)
+  U.release[#U.release + 1] = function(i, failed)
     local c = pool.held[i]
     if not c or c.bulk then return end
+    if failed then
+      -- An event that failed may have left a transaction open; the next user must not write
+      -- into it (its work would be lost with the eventual rollback).
+      pcall(c.query, c, "ROLLBACK")
+    end
     pool.held[i] = nil
     if pool.whead <= pool.wtail then
       local nexti = pool.waiters[pool.whead]
@@ -451,19 +460,43 @@ function PooledStatement:bind_param(...)
   end
 end
 
+local PARAM_SIZE = ffi.sizeof("struct lb_db_param")
+
+-- The parameter objects belong to the worker's Lua state, shared by all its users: another user
+-- may set them while this one waits (for a pool connection, or for the server while the driver
+-- still needs the values). So a user executes with a private copy of the values it had set.
+local function private_params(arr, n)
+  local priv = ffi.new("struct lb_db_param[?]", n)
+  ffi.copy(priv, arr, PARAM_SIZE * n)
+  local keep = {}
+  for i = 0, n - 1 do
+    local p = priv[i]
+    if p.str ~= nil and p.is_null == 0 then
+      keep[i] = ffi.string(p.str, p.len)
+      p.str = keep[i]
+    end
+  end
+  return priv, keep
+end
+
 function PooledStatement:execute()
+  local U = user_context()
+  local priv, keep
+  if U and self.params then priv, keep = private_params(self.params, self.nparams) end
   local c = on(self.con)
   local st = self.per[c]
   if not st then
     st = c:prepare(self.sql)
-    if self.params then
-      local rc = C.lb_db_stmt_bind(st.stmt, self.params, self.nparams)
-      if rc ~= OK then return c:check_error(rc, self.sql) end
-    end
     self.per[c] = st
+  end
+  if self.params then
+    -- priv and keep stay referenced until the statement is done: the driver may read them late
+    local rc = C.lb_db_stmt_bind(st.stmt, priv or self.params, self.nparams)
+    if rc ~= OK then return c:check_error(rc, self.sql) end
   end
   local rs = c.rs
   local rc = run_execute(rs, st.stmt)
+  priv, keep = nil, nil
   if rc ~= OK then return c:check_error(rc, self.sql) end
   if rs.r.kind == KIND_READ then return rs end
   return NULL_RESULT
