@@ -329,6 +329,14 @@ LB_FFI int32_t lb_fio_reap(struct lb_fio_stat *s, struct lb_io_ctx *ctx, uint32_
 	return n;
 }
 
+LB_FFI void lb_fio_event(struct lb_fio_stat *s, double lat_ns)
+{
+	if (!s->worker)
+		return;
+	check_window(s);
+	lb_stats_event(&s->w->stats, lat_ns > 0 ? (uint64_t)lat_ns : 0, s->window);
+}
+
 LB_FFI int64_t lb_fio_sync(struct lb_fio_stat *s, struct lb_io_ctx *ctx, uint32_t op,
 			   struct lb_io_file *f, void *buf, uint64_t len, uint64_t off,
 			   int32_t type_id, uint32_t flags)

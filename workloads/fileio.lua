@@ -550,14 +550,20 @@ function thread_run(tid)
   end
 
   local OPNAME = { [READ] = "read", [WRITE] = "write", [SYNC] = c.fsync_mode }
-  local held_op, held_fi, held_off, held_len
+  local held_op, held_fi, held_off, held_len, held_t
   local extra, nextra = {}, 0     -- files to fsync after a write (--file-fsync-all)
   local writes_inflight = 0
   local stopping = false
   local fsync_all = c.fsync_all
   local reap_max = math.min(c.reap_batch, depth)
+  -- --rate: an I/O's event latency counts from its intended start (queueing included), and
+  -- nothing is left in flight while the thread waits for the next arrival (a sleeping thread
+  -- would see its completions late): one I/O in flight per thread.
+  local rate_mode = (tonumber(sb.opt.rate) or 0) > 0
+  local intended, clock_ns = {}, C.lb_clock_ns
+  if rate_mode then ev_flags = plain_flags end
 
-  local function issue(op, fi, off, len, flags)
+  local function issue(op, fi, off, len, flags, t)
     local b = free[nfree]
     nfree = nfree - 1
     local ptr = bufs + b * max_req
@@ -584,6 +590,7 @@ function thread_run(tid)
         ffi.string(C.lb_io_ctx_errmsg(ctx))), 0)
     end
     if op == WRITE then writes_inflight = writes_inflight + 1 end
+    intended[b] = t
     return true
   end
 
@@ -594,22 +601,25 @@ function thread_run(tid)
         issue(SYNC, extra[nextra], 0, 0, plain_flags)
         nextra = nextra - 1
       else
-        local op, fi, off, len
+        local op, fi, off, len, t
         if held_op then
-          op, fi, off, len = held_op, held_fi, held_off, held_len
+          op, fi, off, len, t = held_op, held_fi, held_off, held_len, held_t
         else
-          if stopping or next_event(w, -1) < 0 then
+          if rate_mode and inflight(ctx) > 0 then break end
+          t = stopping and -1 or next_event(w, -1)
+          if t < 0 then
             stopping = true
             break
           end
           op, fi, off, len = gen()
         end
+        held_t = t
         -- An fsync covers the writes that completed before it: let those in flight finish.
         if op == SYNC and writes_inflight > 0 then
           held_op, held_fi, held_off, held_len = op, fi, off, len
           break
         end
-        if not issue(op, fi, off, len, ev_flags) then
+        if not issue(op, fi, off, len, ev_flags, rate_mode and t or nil) then
           -- --validate: another I/O is on these bytes; a random request draws again, a
           -- sequential one waits for it.
           held_op, held_fi, held_off, held_len = op, fi, off, len
@@ -657,6 +667,10 @@ function thread_run(tid)
             end
           end
           C.lb_fio_busy_release(busy, slot_of[b])
+        end
+        if rate_mode and intended[b] then
+          C.lb_fio_event(st, clock_ns(w) - intended[b])
+          intended[b] = nil
         end
         nfree = nfree + 1
         free[nfree] = b

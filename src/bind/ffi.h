@@ -252,6 +252,9 @@ LB_FFI int32_t lb_fio_submit(struct lb_fio_stat *s, struct lb_io_ctx *ctx, uint3
  * (error, result_bytes, offset, tag & 0xffffffffffff ...) until the next submit. */
 LB_FFI int32_t lb_fio_reap(struct lb_fio_stat *s, struct lb_io_ctx *ctx, uint32_t min,
 			   uint32_t max, struct lb_io **out, int64_t timeout_ns);
+/* Records one engine event of latency lat_ns (for I/Os submitted without LB_FIO_EVENT whose
+ * event latency the caller measures itself, e.g. from an intended start in --rate mode). */
+LB_FFI void lb_fio_event(struct lb_fio_stat *s, double lat_ns);
 /* One blocking I/O on an idle context, recorded: bytes, or a negative code. */
 LB_FFI int64_t lb_fio_sync(struct lb_fio_stat *s, struct lb_io_ctx *ctx, uint32_t op,
 			   struct lb_io_file *f, void *buf, uint64_t len, uint64_t off,

@@ -275,6 +275,15 @@ describe("fileio", function()
     ok_run(SMALL .. " cleanup")
   end)
 
+  it("--rate: requests arrive at the rate, one I/O in flight per thread while waiting", function()
+    ok_run(SMALL .. " prepare")
+    local j = json_run(SMALL .. " --file-test-mode=rndrd --file-io-mode=io_uring --iodepth=8 --rate=500 --time=2")
+    local n = j.workload_stats.read.total_ios
+    assert.is_true(n > 700 and n < 1300, "about 1000 requests: " .. n)
+    assert.is_true(j.workload_stats.depth.avg_per_thread <= 1.001)
+    ok_run(SMALL .. " cleanup")
+  end)
+
   it("block-size mixes, random without repeats and per-thread sequential positions", function()
     ok_run("--file-num=1 --file-total-size=4M --file-block-size=8K --validate prepare")
     local j = json_run("--file-num=1 --file-total-size=4M --file-block-size=8K:60,64K:30,512K:10 " ..
