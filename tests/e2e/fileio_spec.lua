@@ -426,6 +426,8 @@ end)
 
 describe("tools/io-matrix", function()
   local tool = h.root .. "/tools/io-matrix"
+  -- the last block: remove this spec's files (up to 64 MiB) with it
+  teardown(function() os.execute("rm -rf " .. h.q(dir)) end)
   it("prints the plan with --dry-run", function()
     local out = sh(tool .. " --targets=/a,/b --size=1G --time=10 --warmup=2 --pause=3 --dry-run")
     -- calibrate 2 targets x 2 points x 2 modes + scale 2 x 2 x 2 + grid 2 modes x 4 bs x 3 t x 7 qd
