@@ -29,7 +29,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-#include "bind/ffi.h"
+#include "bind/ffi_io.h"
 #include "clock.h"
 #include "engine.h"
 #include "hist.h"

@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "bind/ffi.h"
+#include "bind/ffi_sql.h"
 #include "clock.h"
 #include "dbopts.h"
 #include "engine.h"

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "bind/ffi.h"
+#include "db/driver.h"
 #include "clock.h"
 #include "engine.h"
 #include "util.h"

@@ -13,6 +13,7 @@
 -- "write", "fsync" or "fdatasync". Bytes go into the bytes_read/bytes_written counters, and
 -- reads, writes and syncs into the read/write/other counters. Calls block the worker thread.
 local ffi = require("ffi")
+ffi.cdef(require("luabench.cdef_io"))
 local C = ffi.C
 local sb = sysbench
 local worker = sb.worker

@@ -1,0 +1,53 @@
+/* Part of the FFI surface (see ffi.h): the SQL layer. Parsed only by the Lua states that load sysbench.sql. */
+#ifndef LB_BIND_FFI_SQL_H
+#define LB_BIND_FFI_SQL_H
+
+#ifndef LB_CDEF
+#include "bind/ffi.h"
+#else
+#define LB_FFI
+struct lb_worker;
+#endif
+
+#include "db/driver.h"
+
+/* ---- SQL (bind/sql.c): the driver layer plus accounting, waiting and --db-* options --------- */
+
+/* The result object of a connection (one live result set per connection, as in sysbench). The
+ * first fields are what sysbench scripts read: rs.nrows (rows, or affected rows for DML),
+ * rs.nfields. */
+struct lb_sql_result {
+	uint32_t nrows;
+	uint32_t nfields;
+	int32_t counter;             /* how the statement was counted (sb_counter_type) */
+	int32_t freed;               /* rs:free() was called for this result set */
+	struct lb_db_result r;
+	struct lb_db_row row;
+	struct lb_db_conn *conn;
+};
+
+/* The process-wide configuration of driver `name` (NULL = --db-driver) built from the --db-*,
+ * --mysql-* and --pgsql-* options; created once and kept until exit. NULL with a message in err
+ * when the driver is unknown or the options are invalid. */
+LB_FFI struct lb_db_config *lb_sql_config(struct lb_worker *w, const char *name, char *err,
+					  uint32_t errlen);
+LB_FFI const char *lb_sql_driver_name(struct lb_db_config *cfg);
+/* Blocking calls that count the statement in the worker's read/write/other/error counters
+ * (lost connections are not errors: the reconnect is counted) and fill rs. Waiting is bounded
+ * by the statement's read timeout and by the end of the run. */
+LB_FFI int32_t lb_sql_connect(struct lb_worker *w, struct lb_db_conn *c);
+LB_FFI int32_t lb_sql_query(struct lb_worker *w, struct lb_sql_result *rs, const char *sql, uint64_t len);
+LB_FFI int32_t lb_sql_execute(struct lb_worker *w, struct lb_sql_result *rs, struct lb_db_stmt *s);
+LB_FFI int32_t lb_sql_bulk_next(struct lb_worker *w, struct lb_sql_result *rs, const char *row, uint64_t len);
+LB_FFI int32_t lb_sql_bulk_done(struct lb_worker *w, struct lb_sql_result *rs);
+/* Non-blocking twins for emulated users: start returns LB_DB_PENDING or the final code (then
+ * counted like the blocking calls); after PENDING, park on the connection (lb_usched_wait_db)
+ * and call lb_sql_step with the readiness bits until it returns something else. */
+LB_FFI int32_t lb_sql_query_start(struct lb_worker *w, struct lb_sql_result *rs, const char *sql, uint64_t len);
+LB_FFI int32_t lb_sql_execute_start(struct lb_worker *w, struct lb_sql_result *rs, struct lb_db_stmt *s);
+LB_FFI int32_t lb_sql_step(struct lb_worker *w, struct lb_sql_result *rs, uint32_t ready);
+/* Reconnects with backoff until --db-reconnect-timeout or the end of the run; counts a
+ * reconnect on success. */
+LB_FFI int32_t lb_sql_reconnect(struct lb_worker *w, struct lb_db_conn *c);
+
+#endif
