@@ -680,6 +680,7 @@ int lb_engine_run(struct lb_engine *e)
 	struct monitor m;
 	monitor_init(e, &m);
 	bool completed = monitor_loop(e, &m);
+	lb_sysmon_stop(e->sysmon, lb_now_ns());
 	monitor_fini(&m);
 	if (completed)
 		join_threads(e);

@@ -55,6 +55,10 @@ struct lb_sysmon {
 	char names[MAX_DISKS][LB_SYS_NAME_BYTES];
 	bool physical[MAX_DISKS];
 	struct raw base, prev, cur;
+	/* End of the run, read as soon as the workers leave their loops (before their connections
+	 * close and their server processes exit, taking their CPU time with them). */
+	struct raw end;
+	bool stopped;
 	/* run-queue gauge over the readings of the current window */
 	double rq_sum;
 	unsigned rq_n, rq_max;
@@ -475,6 +479,7 @@ struct lb_sysmon *lb_sysmon_new(const struct lb_sys_conf *conf)
 	raw_init(m, &m->base);
 	raw_init(m, &m->prev);
 	raw_init(m, &m->cur);
+	raw_init(m, &m->end);
 	/* A first scan now: warnings about missing servers come before the run starts. */
 	account_procs(m, &m->cur);
 	if (m->conf.npids || m->conf.nnames)
@@ -498,6 +503,7 @@ void lb_sysmon_free(struct lb_sysmon *m)
 	free(m->samples);
 	free(m->base.disk);
 	free(m->prev.disk);
+	free(m->end.disk);
 	free(m->cur.disk);
 	free(m->procs);
 	free(m->seen);
@@ -642,16 +648,27 @@ const struct lb_sys_sample *lb_sysmon_at(const struct lb_sysmon *m, int index)
 	return m && index >= 0 && index < m->nsamples ? &m->samples[index] : NULL;
 }
 
+void lb_sysmon_stop(struct lb_sysmon *m, int64_t now_ns)
+{
+	if (!m)
+		return;
+	take_reading(m, &m->end, now_ns);
+	m->stopped = true;
+}
+
 bool lb_sysmon_window(struct lb_sysmon *m, int64_t now_ns, struct lb_sys_sample *out)
 {
 	if (!m)
 		return false;
-	struct raw end;
-	raw_init(m, &end);
-	take_reading(m, &end, now_ns);
-	unsigned rq = run_queue(&end);
+	struct raw now;
+	raw_init(m, &now);
+	if (m->stopped)
+		raw_copy(m, &now, &m->end);
+	else
+		take_reading(m, &now, now_ns);
+	unsigned rq = run_queue(&now);
 	double avg = (m->rq_sum + rq) / (m->rq_n + 1);
-	diff(m, &m->base, &end, avg, rq > m->rq_max ? rq : m->rq_max, out);
-	free(end.disk);
+	diff(m, &m->base, &now, avg, rq > m->rq_max ? rq : m->rq_max, out);
+	free(now.disk);
 	return true;
 }

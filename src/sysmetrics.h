@@ -88,7 +88,9 @@ int lb_sysmon_sample(struct lb_sysmon *m, int64_t now_ns);
 const struct lb_sys_sample *lb_sysmon_at(const struct lb_sysmon *m, int index);
 /* A new statistics window starts now (end of warm-up, checkpoint). */
 void lb_sysmon_new_window(struct lb_sysmon *m, int64_t now_ns);
-/* Fills `out` with the current window up to now; false (and nothing to free) without a monitor. */
+/* The run is over: later windows end at this reading. */
+void lb_sysmon_stop(struct lb_sysmon *m, int64_t now_ns);
+/* Fills `out` with the current window up to now (or the stop); false (and nothing to free) without a monitor. */
 bool lb_sysmon_window(struct lb_sysmon *m, int64_t now_ns, struct lb_sys_sample *out);
 void lb_sys_sample_fini(struct lb_sys_sample *s);
 
