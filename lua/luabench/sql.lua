@@ -175,6 +175,30 @@ function Connection:bulk_insert_done()
   if rc ~= OK then return self:check_error(rc, "(bulk insert)") end
 end
 
+-- luabench: COPY ... FROM STDIN (PostgreSQL), fed like a bulk insert with one row per call in
+-- the statement's format; each full buffer is sent as one COPY.
+function Connection:copy_init(sql)
+  local rc = C.lb_db_copy_init(self.conn, sql, #sql)
+  if rc ~= OK then return self:check_error(rc, sql) end
+  self.bulk = true
+end
+
+function Connection:copy_next(row)
+  if not self.bulk then
+    io.stderr:write("ALERT: attempt to call copy_next() before copy_init()\n")
+    error("copy_next() failed", 2)
+  end
+  local rc = C.lb_sql_bulk_next(worker, self.rs, row, #row)
+  if rc ~= OK then return self:check_error(rc, "(copy)") end
+end
+
+function Connection:copy_done()
+  if not self.bulk then return end
+  self.bulk = false
+  local rc = C.lb_sql_bulk_done(worker, self.rs)
+  if rc ~= OK then return self:check_error(rc, "(copy)") end
+end
+
 function Connection:reconnect()
   local rc = C.lb_sql_reconnect(worker, self.conn)
   if rc ~= OK then
@@ -441,6 +465,9 @@ function Pooled:query_row(q) return on(self):query_row(q) end
 function Pooled:bulk_insert_init(p) return on(self):bulk_insert_init(p) end
 function Pooled:bulk_insert_next(r) return on(self):bulk_insert_next(r) end
 function Pooled:bulk_insert_done() return on(self):bulk_insert_done() end
+function Pooled:copy_init(q) return on(self):copy_init(q) end
+function Pooled:copy_next(r) return on(self):copy_next(r) end
+function Pooled:copy_done() return on(self):copy_done() end
 function Pooled:reconnect() return on(self):reconnect() end
 function Pooled:disconnect() end
 function Pooled:check_error(rc, q) return on(self):check_error(rc, q) end

@@ -88,6 +88,7 @@ struct lb_db_conn {
 	uint64_t bulk_rows;
 	size_t bulk_limit;                   /* 0 until known for this session */
 	bool bulk_active;
+	char *copy_sql;                      /* set: the bulk buffer holds COPY rows for this */
 	uint64_t reconnects;
 	uint32_t next_stmt_id;
 };
@@ -172,5 +173,7 @@ int lb_db_begin_op(struct lb_db_conn *c, int op, struct lb_db_stmt *s);
 int lb_db_end_op(struct lb_db_conn *c, int rc, struct lb_db_result *out);
 /* Applies an API misuse error to the descriptor and returns LB_DB_EINVAL. */
 int lb_db_misuse(struct lb_db_conn *c, const char *what);
+int32_t lb_db_copy(struct lb_db_conn *c, const char *sql, const char *data, size_t len,
+		   struct lb_db_result *out);
 
 #endif

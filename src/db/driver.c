@@ -168,6 +168,7 @@ void lb_db_conn_free(struct lb_db_conn *c)
 	free(c->row_lengths);
 	lb_db_buf_free(&c->text);
 	lb_db_buf_free(&c->bulk);
+	free(c->copy_sql);
 	free(c);
 }
 
@@ -454,8 +455,9 @@ static int dry_result(struct lb_db_conn *c, struct lb_db_result *out)
 	return lb_db_end_op(c, LB_DB_OK, out);
 }
 
-int32_t lb_db_query_start(struct lb_db_conn *c, const char *sql, uint64_t len,
-			  struct lb_db_result *out)
+/* The start of a text request: LB_DB_PENDING = go on and send it; anything else = it is already
+ * over (refused, or a dry run) with that answer. */
+static int begin_text(struct lb_db_conn *c, struct lb_db_result *out)
 {
 	int rc = lb_db_begin_op(c, LB_DB_OP_QUERY, NULL);
 
@@ -465,13 +467,33 @@ int32_t lb_db_query_start(struct lb_db_conn *c, const char *sql, uint64_t len,
 		fill_out(out, &c->res);
 		return rc;
 	}
-	if (dry_run(c))
-		return dry_result(c, out);
+	return dry_run(c) ? dry_result(c, out) : LB_DB_PENDING;
+}
+
+int32_t lb_db_query_start(struct lb_db_conn *c, const char *sql, uint64_t len,
+			  struct lb_db_result *out)
+{
+	int rc = begin_text(c, out);
+
+	if (rc != LB_DB_PENDING)
+		return rc;
 	if (!sql) {
 		c->state = LB_DB_STATE_IDLE;
 		return lb_db_misuse(c, "NULL query");
 	}
 	return lb_db_end_op(c, c->ops->query_start(c, sql, (size_t)len), out);
+}
+
+/* One COPY ... FROM STDIN with `data` as its input; blocking, as lb_db_query(). */
+int32_t lb_db_copy(struct lb_db_conn *c, const char *sql, const char *data, size_t len,
+		   struct lb_db_result *out)
+{
+	int rc = begin_text(c, out);
+
+	if (rc != LB_DB_PENDING)
+		return rc;
+	rc = lb_db_end_op(c, c->ops->copy_start(c, sql, data, len), out);
+	return rc == LB_DB_PENDING ? lb_db_wait(c, out) : rc;
 }
 
 int32_t lb_db_query(struct lb_db_conn *c, const char *sql, uint64_t len, struct lb_db_result *out)

@@ -301,6 +301,12 @@ int32_t lb_db_bulk_insert_next(struct lb_db_conn *c, const char *row, uint64_t l
 			       struct lb_db_result *out);
 int32_t lb_db_bulk_insert_done(struct lb_db_conn *c, struct lb_db_result *out);
 
+/* Bulk loading through COPY ... FROM STDIN, where the driver has it (pgsql): init with the COPY
+ * statement, then next() with one row each in that statement's format (text format: fields
+ * separated by tabs, \N for NULL, no newline), then done(). Rows go to the same buffer as a
+ * bulk insert's and each full buffer is sent as one COPY. LB_DB_ENOTSUP without COPY. */
+int32_t lb_db_copy_init(struct lb_db_conn *c, const char *sql, uint64_t len);
+
 /* ---- statements (non-blocking) ---------------------------------------------------------------
  * Each *_start() returns LB_DB_OK (done, *out filled), LB_DB_PENDING, or an error as its
  * blocking twin. After LB_DB_PENDING: read lb_db_conn_wait_info(), wait for those events or
@@ -369,6 +375,9 @@ struct lb_db_ops {
 	/* optional: escape `len` bytes for a '...' literal into dst (room for 2*len+1); returns
 	 * the bytes written or a negative code. NULL = double the single quotes. */
 	int64_t (*escape)(struct lb_db_conn *c, char *dst, const char *src, size_t len);
+	/* optional: run `sql` (a COPY ... FROM STDIN) with `data` as its whole input; answers like
+	 * query_start. `data` stays valid until the request ends. */
+	int (*copy_start)(struct lb_db_conn *c, const char *sql, const char *data, size_t len);
 };
 
 #endif

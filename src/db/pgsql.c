@@ -32,7 +32,7 @@ enum pg_format { PG_FORMAT_TEXT = 0, PG_FORMAT_BINARY = 1 };
 enum pg_phase { PH_IDLE, PH_CONNECT, PH_FLUSH, PH_RESULTS };
 
 /* What the results being collected answer. */
-enum pg_request { REQ_QUERY, REQ_PREPARE, REQ_PREPARE_THEN_EXEC, REQ_EXEC, REQ_ROLLBACK };
+enum pg_request { REQ_QUERY, REQ_PREPARE, REQ_PREPARE_THEN_EXEC, REQ_EXEC, REQ_ROLLBACK, REQ_COPY };
 
 struct pg_conn {
 	PGconn *pg;
@@ -43,6 +43,8 @@ struct pg_conn {
 	int request;            /* enum pg_request */
 	struct lb_db_stmt *stmt;  /* statement of the request in flight */
 	int64_t deadline_ns;
+	const char *copy_data;  /* input of the COPY in flight */
+	size_t copy_len;
 	bool broken;            /* a quiet DEALLOCATE timed out: the session is unusable */
 };
 
@@ -314,6 +316,19 @@ static int keep_result(struct lb_db_conn *c, PGresult *r)
 
 static int request_done(struct lb_db_conn *c, PGresult *r);
 
+/* The server is ready for our COPY's input: queue all of it and the end, then flush and collect
+ * the command's result as for any request. In non-blocking mode libpq grows its output buffer
+ * rather than refuse data, so a refusal means the session is gone. */
+static int copy_send(struct lb_db_conn *c)
+{
+	struct pg_conn *p = P(c);
+
+	if (PQputCopyData(p->pg, p->copy_data, (int)p->copy_len) != 1 || PQputCopyEnd(p->pg, NULL) != 1)
+		return lost_error(c, "pgsql: sending COPY data: ");
+	p->phase = PH_FLUSH;
+	return flush(c);
+}
+
 static int collect(struct lb_db_conn *c)
 {
 	struct pg_conn *p = P(c);
@@ -324,6 +339,10 @@ static int collect(struct lb_db_conn *c)
 			r = p->collected;
 			p->collected = NULL;
 			return request_done(c, r);
+		}
+		if (p->request == REQ_COPY && PQresultStatus(r) == PGRES_COPY_IN) {
+			PQclear(r);
+			return copy_send(c);
 		}
 		int rc = keep_result(c, r);
 		if (rc < 0)
@@ -362,6 +381,22 @@ static int pg_query_start(struct lb_db_conn *c, const char *sql, size_t len)
 {
 	int rc = start_request(c, REQ_QUERY, NULL);
 	return rc < 0 ? rc : sent(c, PQsendQuery(P(c)->pg, sql));
+}
+
+static int pg_copy_start(struct lb_db_conn *c, const char *sql, const char *data, size_t len)
+{
+	struct pg_conn *p = P(c);
+	int rc = start_request(c, REQ_COPY, NULL);
+
+	if (rc < 0)
+		return rc;
+	if (len > INT_MAX) {
+		lb_db_set_error(c, 0, "54000", false, "pgsql: %zu bytes of COPY data in one piece", len);
+		return LB_DB_ESQL;
+	}
+	p->copy_data = data;
+	p->copy_len = len;
+	return sent(c, PQsendQuery(p->pg, sql));
 }
 
 /* ---- results ------------------------------------------------------------------------------- */
@@ -725,4 +760,5 @@ const struct lb_db_ops lb_db_pgsql_ops = {
 	.stmt_release = pg_stmt_release,
 	.stmt_fini = pg_stmt_fini,
 	.escape = pg_escape,
+	.copy_start = pg_copy_start,
 };

@@ -345,7 +345,8 @@ static size_t bulk_limit(struct lb_db_conn *c)
 
 static int bulk_flush(struct lb_db_conn *c, struct lb_db_result *out)
 {
-	int rc = lb_db_query(c, c->bulk.data, c->bulk.len, out);
+	int rc = c->copy_sql ? lb_db_copy(c, c->copy_sql, c->bulk.data, c->bulk.len, out)
+			     : lb_db_query(c, c->bulk.data, c->bulk.len, out);
 
 	c->bulk.len = c->bulk_prefix_len;
 	c->bulk.data[c->bulk.len] = '\0';
@@ -365,6 +366,8 @@ int32_t lb_db_bulk_insert_init(struct lb_db_conn *c, const char *prefix, uint64_
 {
 	if (!prefix)
 		return lb_db_misuse(c, "bulk_insert_init() without a prefix");
+	free(c->copy_sql);
+	c->copy_sql = NULL;
 	c->bulk.len = 0;
 	/* Sized for a whole packet now, so that rows never trigger a reallocation. */
 	lb_db_buf_reserve(&c->bulk, c->cfg->bulk_packet_bytes + 1);
@@ -387,9 +390,11 @@ int32_t lb_db_bulk_insert_next(struct lb_db_conn *c, const char *row, uint64_t l
 		return lb_db_misuse(c, "bulk_insert_next() without a row");
 	if (c->bulk_rows && c->bulk.len + 1 + len > bulk_limit(c))
 		rc = bulk_flush(c, out);
-	if (c->bulk_rows)
+	if (c->bulk_rows && !c->copy_sql)
 		lb_db_buf_append(&c->bulk, ",", 1);
 	lb_db_buf_append(&c->bulk, row, (size_t)len);
+	if (c->copy_sql)
+		lb_db_buf_append(&c->bulk, "\n", 1);
 	c->bulk_rows++;
 	return rc;
 }
@@ -404,5 +409,19 @@ int32_t lb_db_bulk_insert_done(struct lb_db_conn *c, struct lb_db_result *out)
 	if (c->bulk_rows)
 		rc = bulk_flush(c, out);
 	c->bulk_active = false;
+	return rc;
+}
+
+int32_t lb_db_copy_init(struct lb_db_conn *c, const char *sql, uint64_t len)
+{
+	if (!sql)
+		return lb_db_misuse(c, "copy_init() without a COPY statement");
+	if (!c->ops->copy_start) {
+		lb_db_set_error(c, 0, "0A000", false, "%s: COPY FROM STDIN is PostgreSQL's; use bulk_insert_init()",
+				c->ops->name);
+		return LB_DB_ENOTSUP;
+	}
+	int rc = lb_db_bulk_insert_init(c, "", 0);
+	c->copy_sql = lb_db_xstrndup(sql, (size_t)len);
 	return rc;
 }

@@ -96,6 +96,41 @@ a:query("DROP TABLE lbt_bulk")
       assert.is_truthy(out:find("INTERLEAVED\t1\t19998\t2\t19999", 1, true))
     end)
 
+    it("loads rows through COPY on PostgreSQL, and says plainly that MySQL has no COPY", function()
+      local p = script([[
+local con = sysbench.sql.driver():connect()
+if sysbench.sql.driver():name() == "mysql" then
+  local ok, e = pcall(con.copy_init, con, "COPY t FROM STDIN")
+  print("MYSQL", ok, con.sql_errmsg)
+  return
+end
+con:query("DROP TABLE IF EXISTS lbt_copy")
+con:query("CREATE TABLE lbt_copy (id INT PRIMARY KEY, s TEXT, n INT)")
+con:copy_init("COPY lbt_copy (id, s, n) FROM STDIN")
+local pad = string.rep("x", 3000)
+for i = 1, 50000 do
+  con:copy_next(string.format("%d\trow %d %s\t%s", i, i, i % 1000 == 0 and pad or "", i % 2 == 0 and "\\N" or tostring(i)))
+end
+con:copy_done()
+print("ROWS", con:query_row("SELECT count(*), count(n), sum(id), max(length(s)) FROM lbt_copy"))
+-- a bad row fails the COPY it is in; the session stays usable, nothing of that COPY stays
+con:copy_init("COPY lbt_copy (id, s, n) FROM STDIN")
+con:copy_next("50001\tok\t1")
+con:copy_next("50002\tmissing a field")
+local ok = pcall(con.copy_done, con)
+print("BAD", ok, con.sql_state, con:query_row("SELECT count(*) FROM lbt_copy"))
+con:query("DROP TABLE lbt_copy")
+]])
+      local out, err, rc = h.run(h.q(p) .. " " .. db .. " --verbosity=1")
+      assert.are.equal(0, rc, err)
+      if driver == "mysql" then
+        assert.is_truthy(out:find("MYSQL\tfalse\tmysql: COPY FROM STDIN is PostgreSQL's; use bulk_insert_init()", 1, true), out)
+      else
+        assert.is_truthy(out:find("ROWS\t50000\t25000\t1250025000\t3010", 1, true), out)
+        assert.is_truthy(out:find("BAD\tfalse\t22P04\t50000", 1, true), out)
+      end
+    end)
+
     it("reports errors with their descriptor and applies the ignore lists", function()
       local p = script([[
 local con = sysbench.sql.driver():connect()

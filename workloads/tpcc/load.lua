@@ -8,7 +8,8 @@
 --   phase 2  threads claim the post-load work per table (primary keys on PostgreSQL, secondary
 --            indexes, statistics);
 --   phase 3  thread 0 adds the foreign keys (--use-fk) and marks the schema ready.
--- Thread 0 prints a progress line every 2 seconds. Rows go in as multi-row INSERTs.
+-- Thread 0 prints a progress line every 2 seconds. Rows go in through COPY on PostgreSQL and as
+-- multi-row INSERTs on MySQL.
 local ffi = require("ffi")
 local C = ffi.C
 local common = require("tpcc.common")
@@ -107,12 +108,28 @@ end
 
 -- Rows ------------------------------------------------------------------------------------------
 
+-- COPY's text format takes a fraction of the server time a multi-row INSERT does. The generated
+-- strings are alphanumeric, so a row pattern written for INSERT, "(%d,'%s',NULL)", converts
+-- by dropping the parentheses and quotes and putting tabs between the fields.
+local use_copy
+local NULL = "NULL"
+local copy_form = setmetatable({}, { __index = function(t, p)
+  local c = p:gsub("^%(", ""):gsub("%)$", ""):gsub("'", ""):gsub(",", "\t"):gsub("NULL", "\\N")
+  t[p] = c
+  return c
+end })
+local function P(pattern) return use_copy and copy_form[pattern] or pattern end
+
 local function insert_start(name)
-  con:bulk_insert_init(fmt("INSERT INTO %s (%s) VALUES", s.t[name], schema.columns(name)))
+  if use_copy then
+    con:copy_init(fmt("COPY %s (%s) FROM STDIN", s.t[name], schema.columns(name)))
+  else
+    con:bulk_insert_init(fmt("INSERT INTO %s (%s) VALUES", s.t[name], schema.columns(name)))
+  end
 end
 
 local function row(text)
-  con:bulk_insert_next(text)
+  if use_copy then con:copy_next(text) else con:bulk_insert_next(text) end
   rows_here = rows_here + 1
   if rows_here % 2000 == 0 then
     sh.rows[tid] = rows_here
@@ -121,7 +138,7 @@ local function row(text)
 end
 
 local function insert_done()
-  con:bulk_insert_done()
+  if use_copy then con:copy_done() else con:bulk_insert_done() end
   sh.rows[tid] = rows_here
 end
 
@@ -145,14 +162,14 @@ local function load_items(k, now)
   local original = every_tenth(first, ITEMS_PER_UNIT)
   insert_start("item")
   for i = first, first + ITEMS_PER_UNIT - 1 do
-    row(fmt("(%d,%d,'%s',%s,'%s')", i, uniform(1, 10000), astring(14, 24), money(uniform(100, 10000)),
+    row(fmt(P"(%d,%d,'%s',%s,'%s')", i, uniform(1, 10000), astring(14, 24), money(uniform(100, 10000)),
       data(original[i])))
   end
   insert_done()
 end
 
 local function address()
-  return fmt("'%s','%s','%s','%s','%s'", astring(10, 20), astring(10, 20), astring(10, 20),
+  return fmt(P"'%s','%s','%s','%s','%s'", astring(10, 20), astring(10, 20), astring(10, 20),
     astring(2, 2), zip())
 end
 
@@ -162,11 +179,11 @@ local function load_district(w, d, now)
   local nurand = common.nurand
   if d == 1 then
     insert_start("warehouse")
-    row(fmt("(%d,'%s',%s,%s,300000.00)", w, astring(6, 10), address(), rate4(uniform(0, 2000))))
+    row(fmt(P"(%d,'%s',%s,%s,300000.00)", w, astring(6, 10), address(), rate4(uniform(0, 2000))))
     insert_done()
   end
   insert_start("district")
-  row(fmt("(%d,%d,'%s',%s,%s,30000.00,%d)", d, w, astring(6, 10), address(), rate4(uniform(0, 2000)),
+  row(fmt(P"(%d,%d,'%s',%s,%s,30000.00,%d)", d, w, astring(6, 10), address(), rate4(uniform(0, 2000)),
     common.ORDERS + 1))
   insert_done()
 
@@ -175,7 +192,7 @@ local function load_district(w, d, now)
   local original = every_tenth(first, STOCK_PER_UNIT)
   insert_start("stock")
   for i = first, first + STOCK_PER_UNIT - 1 do
-    row(fmt("(%d,%d,%d,'%s','%s','%s','%s','%s','%s','%s','%s','%s','%s',0,0,0,'%s')", i, w,
+    row(fmt(P"(%d,%d,%d,'%s','%s','%s','%s','%s','%s','%s','%s','%s','%s',0,0,0,'%s')", i, w,
       uniform(10, 100), astring(24, 24), astring(24, 24), astring(24, 24), astring(24, 24),
       astring(24, 24), astring(24, 24), astring(24, 24), astring(24, 24), astring(24, 24),
       astring(24, 24), data(original[i])))
@@ -186,7 +203,7 @@ local function load_district(w, d, now)
   insert_start("customer")
   for c = 1, common.CUSTOMERS do
     local last = c <= 1000 and LAST[c - 1] or LAST[nurand(255, 0, 999, c_last_load)]
-    row(fmt("(%d,%d,%d,'%s','OE','%s',%s,'%s','%s','%s',50000.00,%s,-10.00,10.00,1,0,'%s')",
+    row(fmt(P"(%d,%d,%d,'%s','OE','%s',%s,'%s','%s','%s',50000.00,%s,-10.00,10.00,1,0,'%s')",
       c, d, w, astring(8, 16), last, address(), nstring(16), now, bad_credit[c] and "BC" or "GC",
       rate4(uniform(0, 5000)), astring(300, 500)))
   end
@@ -194,7 +211,7 @@ local function load_district(w, d, now)
 
   insert_start("history")
   for c = 1, common.CUSTOMERS do
-    row(fmt("(%d,%d,%d,%d,%d,'%s',10.00,'%s')", c, d, w, d, w, now, astring(12, 24)))
+    row(fmt(P"(%d,%d,%d,%d,%d,'%s',10.00,'%s')", c, d, w, d, w, now, astring(12, 24)))
   end
   insert_done()
 
@@ -211,8 +228,8 @@ local function load_district(w, d, now)
     local cnt = uniform(5, 15)
     ol_cnt[o] = cnt
     local delivered = o < common.FIRST_UNDELIVERED
-    row(fmt("(%d,%d,%d,%d,'%s',%s,%d,1)", o, d, w, perm[o], now,
-      delivered and tostring(uniform(1, 10)) or "NULL", cnt))
+    row(fmt(P"(%d,%d,%d,%d,'%s',%s,%d,1)", o, d, w, perm[o], now,
+      delivered and tostring(uniform(1, 10)) or NULL, cnt))
   end
   insert_done()
 
@@ -221,10 +238,10 @@ local function load_district(w, d, now)
     local delivered = o < common.FIRST_UNDELIVERED
     for n = 1, ol_cnt[o] do
       if delivered then
-        row(fmt("(%d,%d,%d,%d,%d,%d,'%s',5,0.00,'%s')", o, d, w, n, uniform(1, common.ITEMS), w, now,
+        row(fmt(P"(%d,%d,%d,%d,%d,%d,'%s',5,0.00,'%s')", o, d, w, n, uniform(1, common.ITEMS), w, now,
           astring(24, 24)))
       else
-        row(fmt("(%d,%d,%d,%d,%d,%d,NULL,5,%s,'%s')", o, d, w, n, uniform(1, common.ITEMS), w,
+        row(fmt(P"(%d,%d,%d,%d,%d,%d,NULL,5,%s,'%s')", o, d, w, n, uniform(1, common.ITEMS), w,
           money(uniform(1, 999999)), astring(24, 24)))
       end
     end
@@ -233,7 +250,7 @@ local function load_district(w, d, now)
 
   insert_start("new_order")
   for o = common.FIRST_UNDELIVERED, common.ORDERS do
-    row(fmt("(%d,%d,%d)", o, d, w))
+    row(fmt(P"(%d,%d,%d)", o, d, w))
   end
   insert_done()
 end
@@ -389,6 +406,8 @@ end
 function M.prepare()
   s = common.settings()
   tid, nthreads = sysbench.tid, s.threads
+  use_copy = common.is_pg()
+  NULL = use_copy and "\\N" or "NULL"
   shared_init()
   local ok, err = pcall(function()
     -- Loading and index builds, not the run: the session needs no isolation settings.
