@@ -108,6 +108,8 @@ struct my_stmt {
 	MYSQL_STMT *h;
 	MYSQL_BIND *params;
 	unsigned long *param_lens;
+	bool params_bound;      /* h holds params as they are now (see start_execute) */
+	bool cols_bound;        /* the stored result's columns are bound to our buffers */
 	uint32_t ncols_cap;
 	MYSQL_BIND *cols;
 	char **bufs;

@@ -19,6 +19,7 @@ static int begin_prepare(struct lb_db_conn *c, struct lb_db_stmt *s, bool then_e
 	my_bool on = 1;
 
 	ms->h = mysql_stmt_init(p->m);
+	ms->params_bound = false;
 	if (!ms->h)
 		return lb_mysql_conn_error(c);
 	/* Lets store_result record each column's longest value, which sizes our buffers. */
@@ -69,44 +70,52 @@ int lb_mysql_prepared(struct lb_db_conn *c, int status)
 	return p->then_execute ? start_execute(c, s) : LB_DB_OK;
 }
 
-/* The MYSQL_BIND points straight at the caller's value; the library reads it during execute.
- * (MYSQL_BIND.buffer is not const, but parameters are only read.) */
-static void bind_param(MYSQL_BIND *b, unsigned long *len, const struct lb_db_param *pp)
+/* The MYSQL_BIND points straight at the caller's value; the library reads it (and a string's
+ * length through b->length) during execute. Returns whether the binding itself changed: its type
+ * or where the value lives. (MYSQL_BIND.buffer is not const, but parameters are only read.) */
+static bool bind_param(MYSQL_BIND *b, unsigned long *len, const struct lb_db_param *pp)
 {
-	memset(b, 0, sizeof(*b));
+	enum enum_field_types type = MYSQL_TYPE_LONGLONG;
+	void *buf = (void *)(uintptr_t)&pp->i64;
+
 	if (pp->is_null || pp->type == LB_DB_TYPE_NONE) {
-		b->buffer_type = MYSQL_TYPE_NULL;
-		return;
-	}
-	switch (pp->type) {
-	case LB_DB_TYPE_FLOAT:
-	case LB_DB_TYPE_DOUBLE:
-		b->buffer_type = MYSQL_TYPE_DOUBLE;
-		b->buffer = (void *)(uintptr_t)&pp->f64;
-		break;
-	case LB_DB_TYPE_CHAR:
-	case LB_DB_TYPE_VARCHAR:
+		type = MYSQL_TYPE_NULL;
+		buf = NULL;
+	} else if (pp->type == LB_DB_TYPE_FLOAT || pp->type == LB_DB_TYPE_DOUBLE) {
+		type = MYSQL_TYPE_DOUBLE;
+		buf = (void *)(uintptr_t)&pp->f64;
+	} else if (pp->type == LB_DB_TYPE_CHAR || pp->type == LB_DB_TYPE_VARCHAR) {
 		*len = (unsigned long)pp->len;
-		b->buffer_type = MYSQL_TYPE_STRING;
-		b->buffer = (void *)(uintptr_t)(pp->str ? pp->str : "");
+		type = MYSQL_TYPE_STRING;
+		buf = (void *)(uintptr_t)(pp->str ? pp->str : "");
+	}
+	if (b->buffer_type == type && b->buffer == buf)
+		return false;
+	memset(b, 0, sizeof(*b));
+	b->buffer_type = type;
+	b->buffer = buf;
+	if (type == MYSQL_TYPE_STRING) {
 		b->buffer_length = *len;
 		b->length = len;
-		break;
-	default:
-		b->buffer_type = MYSQL_TYPE_LONGLONG;
-		b->buffer = (void *)(uintptr_t)&pp->i64;
 	}
+	return true;
 }
 
+/* mysql_stmt_bind_param() only when a binding changed: besides its own cost, it makes the next
+ * execute send every parameter's type to the server again. */
 static int start_execute(struct lb_db_conn *c, struct lb_db_stmt *s)
 {
 	struct my_conn *p = M(c);
 	struct my_stmt *ms = s->priv;
+	bool changed = !ms->params_bound;
 
 	for (uint32_t i = 0; i < s->nparams; i++)
-		bind_param(&ms->params[i], &ms->param_lens[i], &s->params[i]);
-	if (s->nparams && mysql_stmt_bind_param(ms->h, ms->params))
-		return lb_mysql_stmt_error(c, ms->h);
+		changed |= bind_param(&ms->params[i], &ms->param_lens[i], &s->params[i]);
+	if (s->nparams && changed) {
+		if (mysql_stmt_bind_param(ms->h, ms->params))
+			return lb_mysql_stmt_error(c, ms->h);
+		ms->params_bound = true;
+	}
 	p->phase = MY_EXECUTE;
 	return lb_mysql_executed(c, mysql_stmt_execute_start(&p->ret_int, ms->h));
 }
@@ -202,12 +211,8 @@ int lb_mysql_stmt_stored(struct lb_db_conn *c, int status)
 	p->phase = MY_IDLE;
 	if (p->ret_int)
 		return lb_mysql_stmt_error(c, ms->h);
-	bind_columns(ms, n);
-	if (mysql_stmt_bind_result(ms->h, ms->cols)) {
-		int rc = lb_mysql_stmt_error(c, ms->h);
-		mysql_stmt_free_result(ms->h);
-		return rc;
-	}
+	/* Columns are bound at the first fetch: most statements' rows are only counted. */
+	ms->cols_bound = false;
 	p->res_stmt = s;
 	c->res.kind = LB_DB_KIND_READ;
 	c->res.nrows = mysql_stmt_num_rows(ms->h);
@@ -229,6 +234,13 @@ static void refetch_column(struct my_stmt *ms, uint32_t i)
 int lb_mysql_fetch_stmt_row(struct lb_db_conn *c, const char **values, uint64_t *lengths)
 {
 	struct my_stmt *ms = M(c)->res_stmt->priv;
+
+	if (!ms->cols_bound) {
+		bind_columns(ms, c->res.nfields);
+		if (mysql_stmt_bind_result(ms->h, ms->cols))
+			return lb_mysql_stmt_error(c, ms->h);
+		ms->cols_bound = true;
+	}
 	int r = mysql_stmt_fetch(ms->h);   /* stored result: no I/O */
 
 	if (r == MYSQL_NO_DATA)
