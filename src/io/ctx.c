@@ -42,6 +42,7 @@ struct lb_io_ctx {
 
 	uint64_t n_submitted, n_reaped, n_commits, n_reaps;
 	struct lb_io sync_io;
+	struct lb_io_ctx *live_next; /* this thread's contexts (see lb_io_quiesce_thread) */
 	uint64_t last_lat_ns;
 	char errmsg[256];
 };
@@ -146,6 +147,32 @@ void lb_io_ctx_counters(const struct lb_io_ctx *ctx, uint64_t *out4)
 
 /* ---- life cycle ---------------------------------------------------------------------- */
 
+/* The contexts created by this thread and not freed yet. Touched at creation and free only. */
+static _Thread_local struct lb_io_ctx *live_ctxs;
+
+static void live_remove(struct lb_io_ctx *ctx)
+{
+	for (struct lb_io_ctx **p = &live_ctxs; *p; p = &(*p)->live_next)
+		if (*p == ctx) {
+			*p = ctx->live_next;
+			return;
+		}
+}
+
+void lb_io_quiesce_thread(void)
+{
+	struct lb_io *done[64];
+
+	for (struct lb_io_ctx *ctx = live_ctxs; ctx; ctx = ctx->live_next)
+		while (lb_io_inflight(ctx) > 0) {
+			int n = lb_io_reap(ctx, 1, 64, done, 5 * (int64_t)1000000000);
+			if (n <= 0)
+				break; /* the engine is broken or stuck: nothing more we can do */
+			for (int i = 0; i < n; i++)
+				lb_io_put(ctx, done[i]);
+		}
+}
+
 static void ctx_release(struct lb_io_ctx *ctx)
 {
 	free(ctx->priv);
@@ -204,6 +231,8 @@ int lb_io_ctx_new(const char *name, uint32_t depth, struct lb_io_ctx **out, char
 		ctx_release(ctx);
 		return r;
 	}
+	ctx->live_next = live_ctxs;
+	live_ctxs = ctx;
 	*out = ctx;
 	return 0;
 }
@@ -212,6 +241,7 @@ void lb_io_ctx_free(struct lb_io_ctx *ctx)
 {
 	if (!ctx)
 		return;
+	live_remove(ctx);
 	if (ctx->ops->cleanup)
 		ctx->ops->cleanup(ctx);
 	ctx_release(ctx);

@@ -245,5 +245,9 @@ void *lb_io_buf_alloc(uint64_t size_bytes, uint32_t align)
 
 void lb_io_buf_free(void *buf)
 {
+	/* The kernel may still be writing into it for an I/O of a context that has not been freed
+	 * yet: a Lua state closing after an error finalizes its cdata in no particular order. */
+	if (buf)
+		lb_io_quiesce_thread();
 	free(buf);
 }

@@ -162,6 +162,10 @@ LB_IO_API int lb_io_ctx_new(const char *name, uint32_t depth, struct lb_io_ctx *
  * including its pool of ios. NULL is a no-op. */
 LB_IO_API void lb_io_ctx_free(struct lb_io_ctx *ctx);
 
+/* Waits (up to 5 s per stuck context) until no context of the calling thread has an I/O in
+ * flight, discarding the completions. Called before a buffer is freed. */
+LB_IO_API void lb_io_quiesce_thread(void);
+
 /* The last error message of this context ("" if none). Owned by ctx; valid until the next call. */
 LB_IO_API const char *lb_io_ctx_errmsg(const struct lb_io_ctx *ctx);
 LB_IO_API const char *lb_io_ctx_engine(const struct lb_io_ctx *ctx);
