@@ -114,6 +114,29 @@ static bool worker_barrier(struct lb_worker *w, int init_rc)
 	return go;
 }
 
+/* The monitor reads the system's counters at the end of the run before the workers run
+ * thread_done and close their connections: a database server's backends exit with them and
+ * their CPU time would go uncounted. Bounded, so a stuck monitor can't hold the workers. */
+static void wait_end_read(struct lb_engine *e)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_sec += 10;
+	pthread_mutex_lock(&e->lock);
+	while (!e->end_read && pthread_cond_timedwait(&e->cond, &e->lock, &ts) == 0)
+		;
+	pthread_mutex_unlock(&e->lock);
+}
+
+static void end_read(struct lb_engine *e)
+{
+	lb_sysmon_stop(e->sysmon, lb_now_ns());
+	pthread_mutex_lock(&e->lock);
+	e->end_read = true;
+	pthread_cond_broadcast(&e->cond);
+	pthread_mutex_unlock(&e->lock);
+}
+
 static void *worker_thread(void *arg)
 {
 	struct lb_worker *w = arg;
@@ -139,6 +162,8 @@ static void *worker_thread(void *arg)
 	__atomic_store_n(&w->finished, 1, __ATOMIC_RELEASE);
 	__atomic_sub_fetch(&e->looping, 1, __ATOMIC_RELEASE);
 	sem_post(&e->wake);
+	if (go)
+		wait_end_read(e);
 	if (go && rc == 0 && lb_vm_call(w->vm, "thread_done", true, err, ERRLEN) < 0) {
 		char *msg = lb_xasprintf("`thread_done' function failed: %s", err);
 		lb_engine_fail(e, msg);
@@ -680,7 +705,7 @@ int lb_engine_run(struct lb_engine *e)
 	struct monitor m;
 	monitor_init(e, &m);
 	bool completed = monitor_loop(e, &m);
-	lb_sysmon_stop(e->sysmon, lb_now_ns());
+	end_read(e);
 	monitor_fini(&m);
 	if (completed)
 		join_threads(e);

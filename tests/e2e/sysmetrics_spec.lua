@@ -135,13 +135,13 @@ function event() con:query("SELECT 1") end
     assert.are.equal(0, rc, err)
     local s = h.json(h.read(json)).system.db_server
     assert.is_true(s.processes >= 3, "postmaster and the two backends at least: " .. s.processes)
-    assert.is_true(s.user_pct + s.system_pct > 0)
+    assert.is_true(s.user_pct + s.system_pct > 0, "no CPU for the server's processes: " .. out)
     assert.is_truthy(out:find("    db server cpu usr/sys %(%%%): +[%d.]+/[%d.]+ %(%d+ processes%)"))
     out, err, rc = h.run(base .. " --time=1 --db-server-name=postgres,no-such-server --output=" .. json .. " run")
     assert.are.equal(0, rc, err)
     assert.is_truthy(err:find("WARNING: no process named 'no-such-server' is running (--db-server-name)", 1, true))
     s = h.json(h.read(json)).system.db_server
-    assert.is_true(s.processes >= 3 and s.user_pct + s.system_pct > 0)
+    assert.is_true(s.processes >= 3 and s.user_pct + s.system_pct > 0, "by name: " .. out)
   end)
 
   it("can be turned off, and refuses bad options with one line", function()
