@@ -43,6 +43,7 @@ struct lb_io_ctx {
 	uint64_t n_submitted, n_reaped, n_commits, n_reaps;
 	struct lb_io sync_io;
 	struct lb_io_ctx *live_next; /* this thread's contexts (see lb_io_quiesce_thread) */
+	struct lb_io_ctx **live_head; /* the creating thread's list, even if freed elsewhere */
 	uint64_t last_lat_ns;
 	char errmsg[256];
 };
@@ -152,7 +153,7 @@ static _Thread_local struct lb_io_ctx *live_ctxs;
 
 static void live_remove(struct lb_io_ctx *ctx)
 {
-	for (struct lb_io_ctx **p = &live_ctxs; *p; p = &(*p)->live_next)
+	for (struct lb_io_ctx **p = ctx->live_head; *p; p = &(*p)->live_next)
 		if (*p == ctx) {
 			*p = ctx->live_next;
 			return;
@@ -231,6 +232,7 @@ int lb_io_ctx_new(const char *name, uint32_t depth, struct lb_io_ctx **out, char
 		ctx_release(ctx);
 		return r;
 	}
+	ctx->live_head = &live_ctxs;
 	ctx->live_next = live_ctxs;
 	live_ctxs = ctx;
 	*out = ctx;

@@ -163,6 +163,37 @@ static void test_engine(const char *engine, uint32_t depth, const char *path)
 	lb_io_ctx_free(ctx);
 }
 
+/* Freeing a buffer while reads into it are in flight (a Lua state closing after an error frees
+ * cdata in any order) first waits for this thread's I/Os: afterwards nothing is in flight. */
+static void test_free_in_flight(const char *engine, const char *path)
+{
+	struct lb_io_ctx *ctx;
+	struct lb_io_file *f;
+	char err[256];
+	uint32_t queued = 0;
+
+	if (lb_io_ctx_new(engine, DEPTH, &ctx, err, sizeof(err)) < 0) {
+		iot_skip("%s: %s", engine, err);
+		return;
+	}
+	if (lb_io_file_open(path, LB_IO_O_DIRECT | LB_IO_O_RDONLY, &f, err, sizeof(err)) < 0) {
+		iot_skip("%s: %s", engine, err);
+		lb_io_ctx_free(ctx);
+		return;
+	}
+	uint8_t *buf = lb_io_buf_alloc((uint64_t)DEPTH * BS, 4096);
+	for (uint32_t i = 0; i < DEPTH; i++) {
+		struct lb_io *io = lb_io_get(ctx);
+		lb_io_prep(io, LB_IO_READ, f, buf + (size_t)i * BS, BS, (uint64_t)i * 7919 * BS % FILE_BYTES, i);
+		queued += lb_io_submit(ctx, io, LB_IO_SUBMIT_COMMIT) == 0;
+	}
+	is_int(queued, DEPTH, "%s: %u reads submitted", engine, DEPTH);
+	lb_io_buf_free(buf);
+	is_int(lb_io_inflight(ctx), 0, "%s: freeing their buffer waited for all of them", engine);
+	lb_io_file_close(f);
+	lb_io_ctx_free(ctx);
+}
+
 static int make_file(const char *path)
 {
 	struct lb_io_prepare *p;
@@ -188,6 +219,8 @@ int main(void)
 		test_engine("libaio", DEPTH, path);
 		test_engine("io_uring", DEPTH, path);
 		test_engine("psync", 1, path);
+		test_free_in_flight("io_uring", path);
+		test_free_in_flight("libaio", path);
 	}
 	iot_cleanup();
 	return done_testing();
