@@ -2,6 +2,7 @@
  * the layer's own time-weighted accounting and, when the file sits on a block device, with
  * the kernel's view (/sys/dev/block/M:m/inflight). Every read returns its own block's bytes
  * and has ordered timestamps. */
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -117,24 +118,34 @@ static void run_loop(struct lb_io_ctx *ctx, struct lb_io_file *f, uint32_t depth
 	lb_io_buf_free(bufs);
 }
 
+/* A context of `engine` and the test file opened O_DIRECT; false (test skipped) if either fails. */
+static bool open_engine(const char *engine, uint32_t depth, const char *path, struct lb_io_ctx **ctx,
+			struct lb_io_file **f)
+{
+	char err[256];
+
+	if (lb_io_ctx_new(engine, depth, ctx, err, sizeof(err)) < 0) {
+		iot_skip("%s: %s", engine, err);
+		return false;
+	}
+	if (lb_io_file_open(path, LB_IO_O_DIRECT | LB_IO_O_RDONLY, f, err, sizeof(err)) < 0) {
+		iot_skip("%s: %s", engine, err);
+		lb_io_ctx_free(*ctx);
+		return false;
+	}
+	return true;
+}
+
 static void test_engine(const char *engine, uint32_t depth, const char *path)
 {
 	struct lb_io_ctx *ctx;
 	struct lb_io_file *f;
 	struct loop_result res;
 	uint64_t hist[LB_IO_DEPTH_BUCKETS], total = 0;
-	char err[256];
 	double avg;
 
-	if (lb_io_ctx_new(engine, depth, &ctx, err, sizeof(err)) < 0) {
-		iot_skip("%s: %s", engine, err);
+	if (!open_engine(engine, depth, path, &ctx, &f))
 		return;
-	}
-	if (lb_io_file_open(path, LB_IO_O_DIRECT | LB_IO_O_RDONLY, &f, err, sizeof(err)) < 0) {
-		iot_skip("%s: %s", engine, err);
-		lb_io_ctx_free(ctx);
-		return;
-	}
 	run_loop(ctx, f, depth, path, &res);
 	avg = lb_io_avg_depth(ctx);
 	lb_io_depth_hist(ctx, hist, LB_IO_DEPTH_BUCKETS);
@@ -169,18 +180,10 @@ static void test_free_in_flight(const char *engine, const char *path)
 {
 	struct lb_io_ctx *ctx;
 	struct lb_io_file *f;
-	char err[256];
 	uint32_t queued = 0;
 
-	if (lb_io_ctx_new(engine, DEPTH, &ctx, err, sizeof(err)) < 0) {
-		iot_skip("%s: %s", engine, err);
+	if (!open_engine(engine, DEPTH, path, &ctx, &f))
 		return;
-	}
-	if (lb_io_file_open(path, LB_IO_O_DIRECT | LB_IO_O_RDONLY, &f, err, sizeof(err)) < 0) {
-		iot_skip("%s: %s", engine, err);
-		lb_io_ctx_free(ctx);
-		return;
-	}
 	uint8_t *buf = lb_io_buf_alloc((uint64_t)DEPTH * BS, 4096);
 	for (uint32_t i = 0; i < DEPTH; i++) {
 		struct lb_io *io = lb_io_get(ctx);
