@@ -159,21 +159,26 @@ function Connection:bulk_insert_init(prefix)
   self.bulk = true
 end
 
-function Connection:bulk_insert_next(row)
+-- Rows of a bulk insert or a COPY go to the same buffer (lb_db_bulk_insert_next). The methods
+-- tail-call these, so error levels still name the script's line.
+local function bulk_next(self, row, init, what)
   if not self.bulk then
-    io.stderr:write("ALERT: attempt to call bulk_insert_next() before bulk_insert_init()\n")
-    error("db_bulk_insert_next() failed", 2)
+    io.stderr:write(string.format("ALERT: attempt to call %s_next() before %s_init()\n", init, init))
+    error((init == "bulk_insert" and "db_bulk_insert" or init) .. "_next() failed", 2)
   end
   local rc = C.lb_sql_bulk_next(worker, self.rs, row, #row)
-  if rc ~= OK then return self:check_error(rc, "(bulk insert)") end
+  if rc ~= OK then return self:check_error(rc, what) end
 end
 
-function Connection:bulk_insert_done()
+local function bulk_done(self, what)
   if not self.bulk then return end
   self.bulk = false
   local rc = C.lb_sql_bulk_done(worker, self.rs)
-  if rc ~= OK then return self:check_error(rc, "(bulk insert)") end
+  if rc ~= OK then return self:check_error(rc, what) end
 end
+
+function Connection:bulk_insert_next(row) return bulk_next(self, row, "bulk_insert", "(bulk insert)") end
+function Connection:bulk_insert_done() return bulk_done(self, "(bulk insert)") end
 
 -- luabench: COPY ... FROM STDIN (PostgreSQL), fed like a bulk insert with one row per call in
 -- the statement's format; each full buffer is sent as one COPY.
@@ -183,21 +188,8 @@ function Connection:copy_init(sql)
   self.bulk = true
 end
 
-function Connection:copy_next(row)
-  if not self.bulk then
-    io.stderr:write("ALERT: attempt to call copy_next() before copy_init()\n")
-    error("copy_next() failed", 2)
-  end
-  local rc = C.lb_sql_bulk_next(worker, self.rs, row, #row)
-  if rc ~= OK then return self:check_error(rc, "(copy)") end
-end
-
-function Connection:copy_done()
-  if not self.bulk then return end
-  self.bulk = false
-  local rc = C.lb_sql_bulk_done(worker, self.rs)
-  if rc ~= OK then return self:check_error(rc, "(copy)") end
-end
+function Connection:copy_next(row) return bulk_next(self, row, "copy", "(copy)") end
+function Connection:copy_done() return bulk_done(self, "(copy)") end
 
 function Connection:reconnect()
   local rc = C.lb_sql_reconnect(worker, self.conn)
