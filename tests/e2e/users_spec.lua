@@ -2,22 +2,6 @@
 local h = require("helpers")
 
 describe("emulated users", function()
-  it("1,000 users with a 50 ms think time on 2 threads run on schedule", function()
-    local p = h.write("think.lua", "function event() luabench.think(0.05) end\n")
-    local out, err, rc = h.run(h.q(p) .. " --users=1000 --threads=2 --time=4 --format=json run")
-    assert.are.equal(0, rc, err)
-    local doc = h.json(out)
-    -- every user completes one interaction per 50 ms
-    local expected = 1000 * doc.time_s / 0.05
-    assert.is_true(math.abs(doc.counters.events - expected) / expected < 0.05,
-      doc.counters.events .. " events, expected " .. expected)
-    local late = doc.users.wake_lateness_ms
-    assert.is_true(late.p99 < 20, "p99 wake-up lateness " .. late.p99 .. " ms")
-    assert.are.equal(1000, doc.users.users)
-    -- think time is not response time
-    assert.is_true(doc.latency_ms.avg < 5, "avg latency " .. doc.latency_ms.avg)
-  end)
-
   it("reports the users block in text", function()
     local p = h.write("think2.lua", "function event() luabench.think(0.01) end\n")
     local out, err, rc = h.run(h.q(p) .. " --users=10 --threads=2 --time=1 --ramp-up=0.5 run")
