@@ -91,37 +91,8 @@ CREATE TABLE sbtest%d(
 ) %s%s]], n, id_def, key_def, engine, opt.create_table_options)
 end
 
--- Progress of a parallel prepare: each thread writes its own slots; thread 0 prints the sum.
+-- Progress of a parallel prepare (luabench.prepare): thread 0 prints the rows of all threads.
 local progress
-
-local function progress_init(total_rows)
-  local threads = sysbench.opt.threads
-  progress = {
-    rows = luabench.shared("oltp.prepare.rows", "uint64_t", threads),
-    done = luabench.shared("oltp.prepare.done", "uint8_t", threads),
-    total = total_rows, t0 = luabench.time(), last = luabench.time(), threads = threads,
-  }
-end
-
-local function progress_sum()
-  local n, finished = 0, 0
-  for t = 0, progress.threads - 1 do
-    n = n + tonumber(progress.rows[t])
-    finished = finished + progress.done[t]
-  end
-  return n, finished
-end
-
-local function progress_print(force)
-  local now = luabench.time()
-  if sysbench.tid ~= 0 or (not force and now - progress.last < 2) then return end
-  progress.last = now
-  local n = progress_sum()
-  local rate = n / math.max(now - progress.t0, 1e-3)
-  local eta = rate > 0 and (progress.total - n) / rate or 0
-  print(string.format("Progress: %d/%d rows (%.0f%%), %.0f rows/s, ETA %.0fs", n, progress.total,
-    progress.total > 0 and 100 * n / progress.total or 100, rate, eta))
-end
 
 local function load_table(n, rows)
   print(string.format("Creating table 'sbtest%d'...", n))
@@ -133,7 +104,6 @@ local function load_table(n, rows)
   con:bulk_insert_init(string.format("INSERT INTO sbtest%d(%sk, c, pad) VALUES", n, id_col))
   local rand = sysbench.rand
   local size = opt.table_size
-  local base = tonumber(progress.rows[sysbench.tid])
   for i = 1, rows do
     local c, pad = rand.string(C_TEMPLATE), rand.string(PAD_TEMPLATE)
     if opt.auto_inc then
@@ -141,13 +111,10 @@ local function load_table(n, rows)
     else
       con:bulk_insert_next(string.format("(%d, %d, '%s', '%s')", i, rand.default(1, size), c, pad))
     end
-    if i % 1000 == 0 then
-      progress.rows[sysbench.tid] = base + i
-      progress_print(false)
-    end
+    if i % 1000 == 0 then progress:add(1000) end
   end
   con:bulk_insert_done()
-  progress.rows[sysbench.tid] = base + rows
+  progress:add(rows % 1000)
   if opt.secondary and drv:name() == "pgsql" then
     con:query(string.format("CREATE INDEX xid_%d ON sbtest%d(id)", n, n))
   end
@@ -163,22 +130,18 @@ function cmd_prepare()
   apply_variant()
   connect()
   local rows = prepare_rows and prepare_rows() or opt.table_size
-  progress_init(rows * opt.tables)
+  progress = require("luabench.prepare").new("oltp.prepare", rows * opt.tables)
   local ok, err = pcall(function()
     for n = sysbench.tid + 1, opt.tables, sysbench.opt.threads do
       load_table(n, rows)
     end
   end)
-  progress.done[sysbench.tid] = 1
-  if not ok then error(err, 0) end
-  -- Thread 0 keeps reporting until every thread has finished its tables.
-  if sysbench.tid == 0 and rows > 0 then
-    while select(2, progress_sum()) < progress.threads do
-      progress_print(false)
-      luabench.sleep(0.2)
-    end
-    progress_print(true)
+  if not ok then
+    progress:fail()
+    error(err, 0)
   end
+  -- Thread 0 keeps reporting until every thread has finished its tables.
+  if progress:barrier(1) and rows > 0 then progress:finish() end
 end
 
 -- `warmup` (alias `prewarm`): reads every table's rows and index into the buffer pool.

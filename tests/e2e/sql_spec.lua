@@ -131,6 +131,38 @@ con:query("DROP TABLE lbt_copy")
       end
     end)
 
+    it("examples/parallel_load.lua loads in parallel with progress, and one failing thread stops all", function()
+      local ex = h.q(h.root .. "/examples/parallel_load.lua") .. " " .. db
+      local ask = script([[
+local con = sysbench.sql.driver():connect()
+print("ROWS", con:query_row("SELECT count(*), count(DISTINCT k), min(k), max(k) FROM kv"))
+print("INDEX", con:query_row(sysbench.sql.driver():name() == "pgsql"
+  and "SELECT count(*) FROM pg_indexes WHERE tablename = 'kv' AND indexname = 'kv_k'"
+  or "SELECT count(*) FROM information_schema.statistics WHERE table_schema = DATABASE() AND table_name = 'kv' AND index_name = 'kv_k'"))
+]])
+      h.run(ex .. " cleanup")
+      local out, err, rc = h.run(ex .. " --rows=60000 --threads=3 prepare")
+      assert.are.equal(0, rc, err)
+      assert.is_truthy(out:find("Progress: 60000/60000 rows (100%)", 1, true), out)
+      assert.is_truthy(out:find("Loaded 60000 rows in", 1, true), out)
+      out = h.run(h.q(ask) .. " " .. db)
+      assert.is_truthy(out:find("ROWS\t60000\t60000\t1\t60000", 1, true), out)
+      assert.is_truthy(out:find("INDEX\t1", 1, true), out)
+      assert.are.equal(0, select(3, h.run(ex .. " cleanup")))
+      -- thread 1 loads k = 2, 5, 8, ...: a CHECK refuses them; threads 0 and 2 stop at the next phase
+      local pre = script([[
+sysbench.sql.driver():connect():query("CREATE TABLE kv (k INTEGER NOT NULL CHECK (MOD(k, 3) <> 2), v VARCHAR(32) NOT NULL)")
+]])
+      assert.are.equal(0, select(3, h.run(h.q(pre) .. " " .. db)))
+      out, err, rc = h.run(ex .. " --rows=3000 --threads=3 prepare")
+      assert.are.equal(1, rc, out .. err)
+      -- PostgreSQL: "violates check constraint"; MariaDB: "CONSTRAINT `kv.k` failed"
+      assert.is_truthy(err:lower():find("failed in thread 1: sql error.*constraint"), err)
+      assert.are.equal(2, h.count(err, "another loader thread failed"), err)
+      assert.is_falsy(out:find("Loaded", 1, true), out)
+      assert.are.equal(0, select(3, h.run(ex .. " cleanup")))
+    end)
+
     it("reports errors with their descriptor and applies the ignore lists", function()
       local p = script([[
 local con = sysbench.sql.driver():connect()

@@ -295,15 +295,7 @@ function M.rows(con, sql)
   return out
 end
 
-function M.table_exists(con, name)
-  local q
-  if M.is_pg() then
-    q = "SELECT 1 FROM information_schema.tables WHERE table_schema = current_schema() AND table_name = '" .. name .. "'"
-  else
-    q = "SELECT 1 FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name = '" .. name .. "'"
-  end
-  return con:query_row(q) ~= nil
-end
+M.table_exists = require("luabench.prepare").table_exists
 
 -- The configuration table: name -> integer (scale, loaded maxima, counters of committed work).
 function M.config_read(con)

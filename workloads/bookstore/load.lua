@@ -81,54 +81,14 @@ end
 
 -- Shared progress and phases -----------------------------------------------------------------
 
--- phase[0]: 0 = creating tables, 1 = tables ready, -1 = a thread failed
-local sh
+-- ld (luabench.prepare): rows and phases of all threads; phase 1 = tables created, 2 = data
+-- loaded, 3 = indexes built. lines: order lines loaded per thread.
+local ld, lines
 
-local function shared_init(threads)
-  sh = {
-    threads = threads,
-    phase = luabench.shared("bookstore.load.phase", "int32_t", 1),
-    rows = luabench.shared("bookstore.load.rows", "uint64_t", threads),
-    lines = luabench.shared("bookstore.load.lines", "uint64_t", threads),
-    loaded = luabench.shared("bookstore.load.loaded", "uint8_t", threads),
-    indexed = luabench.shared("bookstore.load.indexed", "uint8_t", threads),
-    t0 = luabench.time(), last = luabench.time(),
-  }
-end
-
-local function sum(arr)
+local function sum_lines()
   local n = 0
-  for t = 0, sh.threads - 1 do n = n + tonumber(arr[t]) end
+  for t = 0, ld.threads - 1 do n = n + tonumber(lines[t]) end
   return n
-end
-
-local function progress(force)
-  local now = luabench.time()
-  if sysbench.tid ~= 0 or (not force and now - sh.last < 2) then return end
-  sh.last = now
-  local n = sum(sh.rows)
-  local rate = n / math.max(now - sh.t0, 1e-3)
-  local total = math.max(sh.total, n)
-  print(fmt("Progress: %d/%d rows (%.0f%%), %.0f rows/s, ETA %.0fs", n, total, 100 * n / total, rate,
-    rate > 0 and (total - n) / rate or 0))
-end
-
--- Waits until cond() holds; fails if another thread failed.
-local function wait_for(cond)
-  while not cond() do
-    if sh.phase[0] < 0 then error("another loader thread failed", 0) end
-    progress(false)
-    luabench.sleep(0.05)
-  end
-end
-
-local function all(arr)
-  return function()
-    for t = 0, sh.threads - 1 do
-      if arr[t] == 0 then return false end
-    end
-    return true
-  end
 end
 
 -- The slice [lo, hi] of 1..n loaded by thread t.
@@ -140,12 +100,6 @@ end
 
 local con, s, sc
 
-local function count(n)
-  local t = sysbench.tid
-  sh.rows[t] = sh.rows[t] + n
-  progress(false)
-end
-
 local function bulk(table_name, columns, lo, hi, row)
   if hi < lo then return end
   con:bulk_insert_init(fmt("INSERT INTO %s (%s) VALUES", s.t[table_name], columns))
@@ -154,12 +108,12 @@ local function bulk(table_name, columns, lo, hi, row)
     con:bulk_insert_next(row(id))
     pending = pending + 1
     if pending == 500 then
-      count(500)
+      ld:add(500)
       pending = 0
     end
   end
   con:bulk_insert_done()
-  count(pending)
+  ld:add(pending)
 end
 
 local function load_countries()
@@ -168,7 +122,7 @@ local function load_countries()
     con:bulk_insert_next(fmt("(%d,'%s',%.6f,'%s')", i, c[1], c[3], c[2]))
   end
   con:bulk_insert_done()
-  count(#COUNTRIES)
+  ld:add(#COUNTRIES)
 end
 
 local function author_row(a_id)
@@ -259,8 +213,8 @@ local function load_orders(lo, hi)
     put("orders", "o_id, o_c_id, o_date, o_sub_total, o_tax, o_total, o_ship_type, o_ship_date, o_bill_addr_id, o_ship_addr_id, o_status", orows)
     put("order_line", "ol_id, ol_o_id, ol_i_id, ol_qty, ol_discount, ol_comments", lrows)
     put("cc_xacts", "cx_o_id, cx_type, cx_num, cx_name, cx_expiry, cx_auth_id, cx_xact_amt, cx_xact_date, cx_co_id", crows)
-    sh.lines[t] = sh.lines[t] + #lrows
-    count(#orows + #lrows + #crows)
+    lines[t] = lines[t] + #lrows
+    ld:add(#orows + #lrows + #crows)
   end
 end
 
@@ -287,8 +241,9 @@ function M.prepare()
   s = common.settings()
   sc = common.scale(s.items, s.ebs)
   local tid, threads = sysbench.tid, s.threads
-  shared_init(threads)
-  sh.total = sc.countries + sc.authors + sc.items + sc.customers + sc.addresses + 5 * sc.orders
+  ld = require("luabench.prepare").new("bookstore.load",
+    sc.countries + sc.authors + sc.items + sc.customers + sc.addresses + 5 * sc.orders)
+  lines = luabench.shared("bookstore.load.lines", "uint64_t", threads)
   con = common.driver():connect()
   local ok, err = pcall(function()
     if tid == 0 then
@@ -298,39 +253,35 @@ function M.prepare()
       common.config_set(con, "loaded", 0)
       common.config_set(con, "items", sc.items)
       common.config_set(con, "ebs", sc.ebs)
-      sh.phase[0] = 1
-    else
-      wait_for(function() return sh.phase[0] ~= 0 end)
     end
+    ld:phase(1)
     load_slice(tid, threads)
-    sh.loaded[tid] = 1
-    wait_for(all(sh.loaded))
+    ld:phase(2)
     if tid == 0 then
-      progress(true)
+      ld:finish()
       print("Creating secondary indexes...")
     end
     for k = tid + 1, #schema.INDEXES, threads do
       schema.create_index(con, k)
     end
-    sh.indexed[tid] = 1
+    ld:phase(3)
     if tid == 0 then
-      wait_for(all(sh.indexed))
       schema.restart_sequences(con)
       print("Analyzing the tables...")
       schema.analyze(con)
       local values = {
         customers = sc.customers, addresses = sc.addresses, orders = sc.orders,
-        order_lines = sum(sh.lines), authors = sc.authors, countries = sc.countries,
+        order_lines = sum_lines(), authors = sc.authors, countries = sc.countries,
         max_o_id = sc.orders, max_c_id = sc.customers, max_addr_id = sc.addresses,
         bc_committed = 0, new_customers = 0, runs = 0,
       }
       for k, v in pairs(values) do common.config_set(con, k, v) end
       common.config_set(con, "loaded", 1)
-      print(fmt("Loaded %d rows in %.1f s", sum(sh.rows), luabench.time() - sh.t0))
+      print(fmt("Loaded %d rows in %.1f s", ld:rows(), luabench.time() - ld.t0))
     end
   end)
   if not ok then
-    sh.phase[0] = -1
+    ld:fail()
     con:disconnect()
     error(err, 0)
   end

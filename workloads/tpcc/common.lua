@@ -152,15 +152,7 @@ function M.session(con)
 end
 
 -- Does table `name` exist in the connection's current schema / database?
-function M.table_exists(con, name)
-  local q
-  if M.is_pg() then
-    q = "SELECT 1 FROM information_schema.tables WHERE table_schema = current_schema() AND table_name = '" .. name .. "'"
-  else
-    q = "SELECT 1 FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name = '" .. name .. "'"
-  end
-  return con:query_row(q) ~= nil
-end
+M.table_exists = require("luabench.prepare").table_exists
 
 -- The configuration table: name/value pairs written by prepare (schema settings, the NURand C
 -- constants used at load, which load units and steps are done).

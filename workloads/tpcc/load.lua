@@ -32,20 +32,15 @@ local s         -- settings
 local con
 local tid, nthreads
 local sh = {}   -- shared state of the threads of this prepare
-local t_start
-local rows_here = 0
-local last_print = 0
+local ld        -- luabench.prepare: rows, phases and failure of all threads
+local rows_pending = 0 -- rows generated since the last ld:add()
 
 -- Shared state ----------------------------------------------------------------------------------
 
 local function shared_init()
-  sh.phase = luabench.shared("tpcc.load.phase", "uint32_t", nthreads)
-  sh.failed = luabench.shared("tpcc.load.failed", "uint32_t", 1)
-  sh.rows = luabench.shared("tpcc.load.rows", "uint64_t", nthreads)
   -- [0] warehouses (-1: nothing to do), [1] C for C_LAST at load, [2] use_fk, [3] units already
   -- loaded by an earlier, interrupted prepare
   sh.info = luabench.shared("tpcc.load.info", "int64_t", 4)
-  sh.t0 = luabench.shared("tpcc.load.t0", "double", 1)
 end
 
 local function nunits(w) return ITEM_UNITS + w * common.DISTRICTS end
@@ -60,28 +55,11 @@ local function units_shared(w)
   sh.done = luabench.shared("tpcc.load.done", "uint8_t", nunits(w))
 end
 
--- Waits until every thread has reached `phase`; false if another thread failed meanwhile.
-local function barrier(phase, on_wait)
-  sh.phase[tid] = phase
-  while true do
-    if sh.failed[0] ~= 0 then return false end
-    local all = true
-    for t = 0, nthreads - 1 do
-      if sh.phase[t] < phase then all = false break end
-    end
-    if all then return true end
-    if on_wait then on_wait() end
-    luabench.sleep(0.05)
-  end
-end
-
 -- Progress --------------------------------------------------------------------------------------
 
-local function progress(force)
-  if tid ~= 0 then return end
-  local now = luabench.time()
-  if not force and now - last_print < 2 then return end
-  last_print = now
+-- The progress line counts warehouses whose every district is loaded; the ETA comes from the
+-- rows of the units still to do.
+local function progress_line(_, rows, rate)
   local W = tonumber(sh.info[0])
   local wdone = 0
   for w = 1, W do
@@ -91,19 +69,14 @@ local function progress(force)
     end
     if all then wdone = wdone + 1 end
   end
-  local rows = 0
-  for t = 0, nthreads - 1 do rows = rows + tonumber(sh.rows[t]) end
   local todo = 0
   for i = 0, nunits(W) - 1 do
     if sh.done[i] == 0 then
       todo = todo + (i < ITEM_UNITS and ITEMS_PER_UNIT or ROWS_PER_DISTRICT_UNIT)
     end
   end
-  local elapsed = math.max(now - sh.t0[0], 1e-3)
-  local rate = rows / elapsed
-  local eta = rate > 0 and todo / rate or 0
-  print(fmt("[ %.0fs ] %d/%d warehouses loaded, %d rows, %.0f rows/s, ETA %.0fs", elapsed, wdone, W,
-    rows, rate, eta))
+  return fmt("[ %.0fs ] %d/%d warehouses loaded, %d rows, %.0f rows/s, ETA %.0fs", ld:elapsed(), wdone, W,
+    rows, rate, rate > 0 and todo / rate or 0)
 end
 
 -- Rows ------------------------------------------------------------------------------------------
@@ -130,16 +103,17 @@ end
 
 local function row(text)
   if use_copy then con:copy_next(text) else con:bulk_insert_next(text) end
-  rows_here = rows_here + 1
-  if rows_here % 2000 == 0 then
-    sh.rows[tid] = rows_here
-    progress(false)
+  rows_pending = rows_pending + 1
+  if rows_pending == 2000 then
+    ld:add(rows_pending)
+    rows_pending = 0
   end
 end
 
 local function insert_done()
   if use_copy then con:copy_done() else con:bulk_insert_done() end
-  sh.rows[tid] = rows_here
+  ld:add(rows_pending)
+  rows_pending = 0
 end
 
 local function money(cents)
@@ -334,13 +308,13 @@ end
 
 local function body()
   if tid == 0 then
-    sh.t0[0] = luabench.time()
+    ld.t0 = luabench.time()
     local go = setup()
     if not go then
       sh.info[0] = -1
     end
   end
-  if not barrier(1) then return end
+  if not ld:barrier(1) then return end
   local W = tonumber(sh.info[0])
   if W < 0 then return end
   if tid ~= 0 then units_shared(W) end
@@ -352,19 +326,19 @@ local function body()
   if loader then
     local n = nunits(W)
     while true do
-      if sh.failed[0] ~= 0 then return end
+      if ld:failed() then return end
       local i = tonumber(C.lb_kernel_ticket("tpcc.load.units"))
       if i >= n then break end
       if sh.done[i] == 0 then load_unit(i, now) end
     end
   end
-  if not barrier(2, function() progress(false) end) then return end
+  if not ld:barrier(2) then return end
   local t_data = luabench.time()
   if tid == 0 then
-    progress(true)
-    print(fmt("Data loaded in %.1fs; creating indexes and collecting statistics...", t_data - sh.t0[0]))
+    ld:finish()
+    print(fmt("Data loaded in %.1fs; creating indexes and collecting statistics...", t_data - ld.t0))
   end
-  if not barrier(3) then return end
+  if not ld:barrier(3) then return end
 
   -- Phase 2: keys, indexes and statistics, one table at a time per thread.
   local cfg = tid == 0 and common.config_read(con) or nil
@@ -372,7 +346,7 @@ local function body()
     local steps = schema.POST_LOAD_ORDER
     local cfg_here = common.config_read(con)
     while true do
-      if sh.failed[0] ~= 0 then return end
+      if ld:failed() then return end
       local i = tonumber(C.lb_kernel_ticket("tpcc.load.steps")) + 1
       if i > #steps then break end
       local name = steps[i]
@@ -384,7 +358,7 @@ local function body()
       end
     end
   end
-  if not barrier(4) then return end
+  if not ld:barrier(4) then return end
 
   -- Phase 3: foreign keys, then the schema is ready.
   if tid == 0 then
@@ -395,9 +369,9 @@ local function body()
       print(fmt("  foreign keys added in %.1fs", luabench.time() - t0))
     end
     common.config_set(con, "ready", 1)
-    local total = luabench.time() - sh.t0[0]
+    local total = luabench.time() - ld.t0
     local line = fmt("Prepared %d warehouse%s in %.1fs (data %.1fs, indexes %.1fs)", W, W > 1 and "s" or "",
-      total, t_data - sh.t0[0], total - (t_data - sh.t0[0]))
+      total, t_data - ld.t0, total - (t_data - ld.t0))
     if not resumed then line = line .. fmt(": %.1fs per warehouse", total / W) end
     print(line)
   end
@@ -409,13 +383,15 @@ function M.prepare()
   use_copy = common.is_pg()
   NULL = use_copy and "\\N" or "NULL"
   shared_init()
+  ld = require("luabench.prepare").new("tpcc.load", 0)
+  ld.line = progress_line
   local ok, err = pcall(function()
     -- Loading and index builds, not the run: the session needs no isolation settings.
     con = common.driver():connect()
     body()
   end)
   if not ok then
-    sh.failed[0] = 1
+    ld:fail()
     if con then
       pcall(con.query, con, "ROLLBACK")
       con:disconnect()
