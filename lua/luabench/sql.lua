@@ -438,12 +438,18 @@ local function acquire(pool)
 end
 
 local Pooled = {}
+local POOLED_DEFAULTS = { error = 0, sql_errno = 0 }
+
 Pooled.__index = function(t, k)
   local m = Pooled[k]
   if m ~= nil then return m end
-  -- sql_errno, sql_state, ... of the physical connection used last
-  local last = rawget(t, "last")
-  return last and last[k]
+  -- rs, sql_errno, sql_state, ...: of the physical connection the running user holds (other
+  -- users of this worker run statements while this one waits for the server), else of the one
+  -- used last
+  local U = user_context()
+  local c = U and t.pool.held[U.current] or rawget(t, "last")
+  if c then return c[k] end
+  return POOLED_DEFAULTS[k]
 end
 
 local function on(pc)
@@ -528,7 +534,7 @@ function PooledStatement:close()
 end
 
 pooled_connect = function(drv)
-  return setmetatable({ pool = pool_for(drv), driver = drv, error = 0, sql_errno = 0 }, Pooled)
+  return setmetatable({ pool = pool_for(drv), driver = drv }, Pooled)
 end
 
 local errbuf = ffi.new("char[512]")

@@ -67,6 +67,50 @@ end
         assert.is_true(doc.counters.reads > 9 * 3 / 0.03, "reads " .. doc.counters.reads)
       end)
 
+      it("a pooled connection's rs and error fields are those of the running user's statement", function()
+        -- Users of one worker interleave while the server works; each must read the row count
+        -- and error of its own statement, not those of the statement another user ran meanwhile.
+        local delay = driver == "pgsql" and "pg_sleep(0.0005) IS NOT NULL" or "SLEEP(0.0005) = 0"
+        local p = h.write("pooled_rs_" .. driver .. ".lua", [[
+local con, sel, p
+local wrong, errors = 0, 0
+function thread_init()
+  con = sysbench.sql.driver():connect()
+  sel = con:prepare("SELECT n FROM lbt_pooled_rs WHERE n <= ? AND ]] .. delay .. [[")
+  p = sel:bind_create(sysbench.sql.type.INT)
+  sel:bind_param(p)
+end
+function event()
+  local u = luabench.user
+  p:set(u % 8 + 1)
+  sel:execute()
+  if con.rs.nrows ~= u % 8 + 1 then wrong = wrong + 1 end
+  -- odd users run a failing statement naming themselves, even ones a good one that takes a while
+  local col = "no_such_column_" .. u
+  local ok = pcall(con.query, con, u % 2 == 1 and ("SELECT " .. col .. " FROM lbt_pooled_rs")
+    or "SELECT n FROM lbt_pooled_rs WHERE ]] .. delay .. [[")
+  if not ok then
+    errors = errors + 1
+    if not tostring(con.sql_errmsg):find(col .. "[^%d]") then wrong = wrong + 1 end
+  end
+end
+function thread_done() print("WRONG", wrong, "ERRORS", errors) end
+]])
+        local setup = h.write("pooled_rs_setup.lua", [[
+local con = sysbench.sql.driver():connect()
+con:query("DROP TABLE IF EXISTS lbt_pooled_rs")
+con:query("CREATE TABLE lbt_pooled_rs (n INT PRIMARY KEY)")
+for i = 1, 8 do con:query("INSERT INTO lbt_pooled_rs VALUES (" .. i .. ")") end
+]])
+        assert.are.equal(0, select(3, h.run(h.q(setup) .. " " .. db)))
+        local out, err, rc = h.run(h.q(p) .. " " .. db .. " --users=16 --connections=8 --threads=1 --events=400 run")
+        assert.are.equal(0, rc, err)
+        assert.are.equal("0", out:match("WRONG\t(%d+)"), out)
+        assert.is_true(tonumber(out:match("ERRORS\t(%d+)")) >= 150, out)
+        local drop = h.write("pooled_rs_drop.lua", 'sysbench.sql.driver():connect():query("DROP TABLE lbt_pooled_rs")')
+        assert.are.equal(0, select(3, h.run(h.q(drop) .. " " .. db)))
+      end)
+
       it("a pool smaller than the user count serializes access without deadlock", function()
         local p = h.write("pool_" .. driver .. ".lua", [[
 local con
