@@ -8,11 +8,21 @@
 #include "lb_config.h"
 #include "util.h"
 
+/* sysbench's default is mysql when it is compiled in. */
+#if LB_HAVE_MYSQL
+#define DEFAULT_DRIVER "mysql"
+#elif LB_HAVE_PGSQL
+#define DEFAULT_DRIVER "pgsql"
+#else
+#define DEFAULT_DRIVER "null"
+#endif
+
 static const struct lb_opt_def general[] = {
-	{ "db-driver", LB_OPT_STRING, NULL,
+	{ "db-driver", LB_OPT_STRING, DEFAULT_DRIVER,
 	  "specifies database driver to use ('help' to get list of available drivers)" },
 	{ "db-ps-mode", LB_OPT_STRING, "auto", "prepared statements usage mode {auto, disable}" },
-	{ "db-debug", LB_OPT_BOOL, "off", "print each SQL statement and its outcome (debug verbosity)" },
+	{ "db-debug", LB_OPT_BOOL, "off",
+	  "print each SQL statement with its outcome and time to stdout (shown at the default --verbosity)" },
 	{ "db-ignore-errors", LB_OPT_LIST, "",
 	  "errors to ignore (retry the event) for any driver: SQLSTATEs, MySQL error numbers, or 'all'" },
 	{ "db-connect-timeout", LB_OPT_DOUBLE, "10", "seconds to wait for a connection to be established" },
@@ -71,10 +81,7 @@ int lb_dbopts_register(struct lb_opts *opts, char *err, int errlen)
 const char *lb_dbopts_default_driver(const struct lb_opts *opts)
 {
 	const char *d = lb_opts_str(opts, "db-driver");
-	if (*d)
-		return d;
-	/* sysbench's default is mysql when it is compiled in. */
-	return LB_HAVE_MYSQL ? "mysql" : LB_HAVE_PGSQL ? "pgsql" : "null";
+	return *d ? d : DEFAULT_DRIVER; /* "--db-driver=" */
 }
 
 /* Value of an option, or NULL when it is empty (or not given and env_fallback is set). */

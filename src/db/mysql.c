@@ -3,9 +3,12 @@
  * continued from step() with the events that occurred until the library reports it finished.
  * Prepared statements are in mysql_stmt.c. */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <strings.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "mysql_int.h"
 
@@ -129,13 +132,37 @@ static int parse_ssl_mode(const char *s)
 	return MY_SSL_INVALID;
 }
 
+/* A TLS file the library would only report as "No such file or directory" once connecting. */
+static int check_file(const char *opt, const char *path, char *err, size_t errlen)
+{
+	struct stat st;
+	int fd = path ? open(path, O_RDONLY | O_CLOEXEC) : -1;
+	int e = fd < 0 ? errno : fstat(fd, &st) < 0 ? errno : S_ISDIR(st.st_mode) ? EISDIR : 0;
+
+	if (fd >= 0)
+		close(fd);
+	if (!path || !e)
+		return 0;
+	snprintf(err, errlen, "--%s: cannot read '%.200s': %s", opt, path, strerror(e));
+	return LB_DB_EINVAL;
+}
+
 static int my_check_options(const struct lb_db_options *o, char *err, size_t errlen)
 {
-	if (parse_ssl_mode(o->ssl_mode) != MY_SSL_INVALID)
-		return 0;
-	snprintf(err, errlen, "invalid ssl mode '%.40s' (want disabled, preferred, required, "
-		 "verify_ca or verify_identity)", o->ssl_mode);
-	return LB_DB_EINVAL;
+	int mode = parse_ssl_mode(o->ssl_mode);
+
+	if (mode == MY_SSL_INVALID) {
+		snprintf(err, errlen, "invalid ssl mode '%.40s' (want disabled, preferred, required, "
+			 "verify_ca or verify_identity)", o->ssl_mode);
+		return LB_DB_EINVAL;
+	}
+	if (mode == MY_SSL_DISABLED)
+		return 0; /* the files are not used */
+	if (check_file("mysql-ssl-ca", o->ssl_ca, err, errlen) ||
+	    check_file("mysql-ssl-cert", o->ssl_cert, err, errlen) ||
+	    check_file("mysql-ssl-key", o->ssl_key, err, errlen))
+		return LB_DB_EINVAL;
+	return 0;
 }
 
 static void set_tls(MYSQL *m, const struct lb_db_options *o)
@@ -143,14 +170,23 @@ static void set_tls(MYSQL *m, const struct lb_db_options *o)
 	int mode = parse_ssl_mode(o->ssl_mode);
 	bool files = o->ssl_ca || o->ssl_cert || o->ssl_key || o->ssl_cipher;
 
-	if (mode == MY_SSL_DISABLED || (mode == MY_SSL_DEFAULT && !files))
-		return; /* leave the library default */
 #ifdef LIBMARIADB
-	my_bool enforce = mode >= MY_SSL_REQUIRED, verify = mode >= MY_SSL_VERIFY_CA;
-	mysql_ssl_set(m, o->ssl_key, o->ssl_cert, o->ssl_ca, NULL, o->ssl_cipher);
-	mysql_optionsv(m, MYSQL_OPT_SSL_ENFORCE, &enforce);
+	/* Connector/C has no SSL mode. MYSQL_OPT_SSL_ENFORCE turns TLS on (mysql_ssl_set() alone
+	 * may or may not, depending on the version); without certificate verification the library
+	 * continues in plain text when the server offers no TLS, which is "preferred" ("required"
+	 * is checked after connecting: tls_missing()). With verification it refuses such a server. */
+	my_bool use = mode != MY_SSL_DISABLED, verify = mode >= MY_SSL_VERIFY_CA;
+
+	if (mode == MY_SSL_DEFAULT && !files)
+		return; /* leave the library default */
+	if (use)
+		mysql_ssl_set(m, o->ssl_key, o->ssl_cert, o->ssl_ca, NULL, o->ssl_cipher);
+	mysql_optionsv(m, MYSQL_OPT_SSL_ENFORCE, &use);
+	/* also for "disabled": Connector/C 3.4 verifies, and so turns TLS on, by default */
 	mysql_optionsv(m, MYSQL_OPT_SSL_VERIFY_SERVER_CERT, &verify);
 #else
+	if (mode == MY_SSL_DISABLED || (mode == MY_SSL_DEFAULT && !files))
+		return; /* leave the library default */
 	unsigned int ssl_mode = mode == MY_SSL_DEFAULT ? SSL_MODE_PREFERRED
 			      : (unsigned int)(SSL_MODE_DISABLED + (mode - MY_SSL_DISABLED));
 	mysql_options(m, MYSQL_OPT_SSL_MODE, &ssl_mode);
@@ -162,6 +198,26 @@ static void set_tls(MYSQL *m, const struct lb_db_options *o)
 		mysql_options(m, MYSQL_OPT_SSL_KEY, o->ssl_key);
 	if (o->ssl_cipher)
 		mysql_options(m, MYSQL_OPT_SSL_CIPHER, o->ssl_cipher);
+#endif
+}
+
+/* --mysql-ssl=required, yet Connector/C went on in plain text over TCP because the server
+ * offers no TLS (see set_tls). Oracle's library refuses such a server itself. */
+static bool tls_missing(struct lb_db_conn *c)
+{
+#ifdef LIBMARIADB
+	MYSQL *m = M(c)->m;
+	int mode = parse_ssl_mode(c->cfg->opts.ssl_mode);
+	unsigned int pvio = PVIO_TYPE_SOCKET;
+
+	if (mode < MY_SSL_REQUIRED || mode == MY_SSL_INVALID || mysql_get_ssl_cipher(m))
+		return false;
+	/* A Unix socket is a secure transport: newer libraries never use TLS on it. */
+	mariadb_get_infov(m, MARIADB_CONNECTION_PVIO_TYPE, &pvio);
+	return pvio == PVIO_TYPE_SOCKET;
+#else
+	(void)c;
+	return false;
 #endif
 }
 
@@ -193,7 +249,15 @@ static int connect_progress(struct lb_db_conn *c, int status)
 	if (status)
 		return lb_mysql_wait_for(c, status);
 	p->phase = MY_IDLE;
-	return p->ret_conn ? LB_DB_OK : connect_error(c);
+	if (!p->ret_conn)
+		return connect_error(c);
+	if (tls_missing(c)) {
+		lb_db_set_error(c, CR_SSL_CONNECTION_ERROR, "HY000", false,
+				"mysql: connection to %s failed: TLS is required (--mysql-ssl=%s) but "
+				"the server does not support it", c->ep->label, c->cfg->opts.ssl_mode);
+		return LB_DB_ECONNECT;
+	}
+	return LB_DB_OK;
 }
 
 static int my_connect_start(struct lb_db_conn *c, int64_t deadline_ns)

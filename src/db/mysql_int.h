@@ -10,11 +10,13 @@
 #include "db_int.h"
 
 #ifdef LIBMARIADB
+#include <ma_pvio.h> /* PVIO_TYPE_SOCKET */
 #define MY_HAVE_NONBLOCK 1
 #else
 /* Oracle's libmysqlclient has no _start/_cont interface. These shims run the blocking call and
  * report "finished" (status 0), so the code below works unchanged and simply never returns
- * LB_DB_PENDING. This is the whole #ifdef surface besides TLS set-up; it is not tested here. */
+ * LB_DB_PENDING. This is the whole #ifdef surface besides TLS set-up and its check; it is not
+ * tested here. */
 #define MY_HAVE_NONBLOCK 0
 #define MYSQL_WAIT_READ 1
 #define MYSQL_WAIT_WRITE 2

@@ -6,7 +6,9 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <signal.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 
 #include "dbtest.h"
 
@@ -623,6 +625,88 @@ static void test_socket(void)
 	lb_db_config_free(scfg);
 }
 
+static void put_packet(int fd, uint8_t seq, const void *body, size_t len)
+{
+	uint8_t hdr[4] = { (uint8_t)len, (uint8_t)(len >> 8), (uint8_t)(len >> 16), seq };
+	if (write(fd, hdr, 4) != 4 || write(fd, body, len) != (ssize_t)len)
+		_exit(1);
+}
+
+/* A MariaDB look-alike without TLS (a forked child): it greets each client with a handshake
+ * that lacks CLIENT_SSL, accepts whatever login comes back in plain text and answers OK. */
+static void no_tls_server(int lfd)
+{
+	static const uint8_t hello[] =
+		"\x0a" "5.5.5-10.11.0-NoTLS\0"       /* protocol 10, server version */
+		"\x07\0\0\0" "abcdefgh" "\0"           /* thread id, scramble part 1, filler */
+		"\x0f\xa2" "\x21" "\x02\0" "\x0b\0"      /* capabilities (no CLIENT_SSL 0x800),
+							  charset, status, capabilities hi */
+		"\x15" "\0\0\0\0\0\0\0\0\0\0"           /* scramble length, reserved */
+		"ijklmnopqrst\0" "mysql_native_password";
+	static const uint8_t ok_pkt[] = { 0, 0, 0, 2, 0, 0, 0 };
+	uint8_t buf[4096];
+
+	for (;;) {
+		int fd = accept(lfd, NULL, NULL);
+		if (fd < 0)
+			_exit(0);
+		put_packet(fd, 0, hello, sizeof(hello)); /* the final NUL ends the plugin name */
+		ssize_t n = read(fd, buf, sizeof(buf));
+		if (n >= 36 && buf[3] == 1)              /* a full login, not an SSL request */
+			put_packet(fd, 2, ok_pkt, sizeof(ok_pkt));
+		while (read(fd, buf, sizeof(buf)) > 0) /* COM_QUIT, or the client closing */
+			;
+		close(fd);
+	}
+}
+
+/* Connects to no_tls_server with a TLS mode: what lb_db_connect returned, and its message. */
+static int no_tls_connect(const char *port, const char *mode, char *msg, size_t msglen)
+{
+	struct lb_db_options o = srv.opts;
+	o.hosts = "127.0.0.1";
+	o.ports = port;
+	o.sockets = NULL;
+	o.ssl_mode = mode;
+	struct lb_db_config *tcfg = dbt_config(&srv, &o);
+	struct lb_db_conn *c = lb_db_conn_new(tcfg);
+	int rc = lb_db_connect(c);
+	snprintf(msg, msglen, "%s", lb_db_conn_error(c)->message);
+	lb_db_conn_free(c);
+	lb_db_config_free(tcfg);
+	return rc;
+}
+
+/* "preferred" goes on in plain text with a server that has no TLS; "required" does not (with
+ * MariaDB Connector/C the driver checks this itself after the login). */
+static void test_mysql_no_tls_server(void)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t len = sizeof(sa);
+	int lfd = socket(AF_INET, SOCK_STREAM, 0);
+	char port[16], msg[LB_DB_ERRMSG_BYTES];
+
+	if (lfd < 0 || bind(lfd, (struct sockaddr *)&sa, sizeof(sa)) < 0 || listen(lfd, 4) < 0 ||
+	    getsockname(lfd, (struct sockaddr *)&sa, &len) < 0) {
+		ok(0, "listening socket for the server without TLS");
+		return;
+	}
+	snprintf(port, sizeof(port), "%u", ntohs(sa.sin_port));
+	fflush(stdout);
+	pid_t pid = fork();
+	if (pid == 0)
+		no_tls_server(lfd);
+	close(lfd);
+	is_int(no_tls_connect(port, "preferred", msg, sizeof(msg)), LB_DB_OK,
+	       "ssl mode preferred, server without TLS: plain session: %s", msg);
+	is_int(no_tls_connect(port, "required", msg, sizeof(msg)), LB_DB_ECONNECT,
+	       "ssl mode required, server without TLS: connect fails");
+	ok(strstr(msg, "TLS is required (--mysql-ssl=required) but the server does not support it")
+	   != NULL, "and says why: %s", msg);
+	kill(pid, SIGTERM);
+	waitpid(pid, NULL, 0);
+}
+
 static void test_tls(void)
 {
 	char ca[512], msg[LB_DB_ERRMSG_BYTES];
@@ -636,11 +720,16 @@ static void test_tls(void)
 	       "ssl mode required: TLS session");
 	is_int(tls_connect(pg ? "disable" : "disabled", NULL, msg, sizeof(msg)), 0,
 	       "ssl mode disabled: plain session");
+	/* Without verification, so with no CA (Connector/C left TLS off here once). */
+	is_int(tls_connect(pg ? "prefer" : "preferred", NULL, msg, sizeof(msg)), 1,
+	       "ssl mode preferred, server with TLS: TLS session");
 	is_int(tls_connect(pg ? "verify-full" : "verify_identity", ca, msg, sizeof(msg)), 1,
 	       "verified against the sandbox CA: TLS session");
 	int rc = tls_connect(pg ? "verify-full" : "verify_ca", "/etc/ssl/certs/ca-certificates.crt",
 			     msg, sizeof(msg));
 	ok(rc == -1 && msg[0], "verification against the wrong CA fails: %s", msg);
+	if (!pg)
+		test_mysql_no_tls_server();
 }
 
 /* Server notices (DROP ... IF EXISTS of nothing) must not reach stderr. */

@@ -34,6 +34,16 @@ describe("bad input", function()
     { h.q(slow_init) .. " --thread-init-timeout=1 run", "Worker threads failed to initialize within 1 seconds!", 2 },
   }
 
+  -- TLS files are checked before connecting (no server needed): a clear line, not the
+  -- library's bare "No such file or directory" from the connect attempt
+  if h.run("--db-driver=help"):find("\n  mysql ", 1, true) then
+    for _, f in ipairs({ "ca", "cert", "key" }) do
+      cases[#cases + 1] = { "oltp_read_only --db-driver=mysql --mysql-host=127.0.0.1 --mysql-port=1 " ..
+        "--mysql-ssl=required --mysql-ssl-" .. f .. "=/nonexist/" .. f .. ".pem run",
+        "--mysql-ssl-" .. f .. ": cannot read '/nonexist/" .. f .. ".pem': No such file or directory", 1 }
+    end
+  end
+
   for _, c in ipairs(cases) do
     it(c[1], function()
       local out, err, rc = h.run(c[1])

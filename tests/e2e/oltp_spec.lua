@@ -67,6 +67,15 @@ for _, driver in ipairs(h.drivers) do
       end)
     end
 
+    it("a parallel prepare failing the same way in every thread says so once", function()
+      local bad = db:gsub("(%-password=)%S+", "%1Wr0ng-Pa55")
+      local out, err, rc = h.run("oltp_read_write " .. bad .. " --threads=4 prepare")
+      assert.are.equal(1, rc, out .. err)
+      assert.is_truthy(err:find("FATAL: `prepare' command failed in threads 0-3: oltp_common.lua:", 1, true), err)
+      assert.is_truthy(err:find("connection creation failed: " .. driver .. ": ", 1, true), err)
+      assert.are.equal(1, h.count(err, "FATAL:"), err)
+    end)
+
     it("oltp_insert without auto_inc starts from empty tables with client ids", function()
       local args = "oltp_insert " .. db .. " --tables=1 --table-size=500 --auto-inc=off"
       local out, err, rc = h.run(args .. " prepare")
