@@ -169,6 +169,11 @@ local function settings()
       fl[v] = true
     end
   end
+  -- mmap copies through the page cache whatever the open flags: a run asked for with direct
+  -- is buffered, so it is opened, labelled and reported as buffered (init warns).
+  if fl.direct and c.engine == "mmap" then
+    fl.direct, c.direct_ignored = false, true
+  end
   c.sync, c.dsync, c.direct = fl.sync, fl.dsync, fl.direct
   for _, k in ipairs({ "sync", "dsync", "direct" }) do
     if fl[k] then c.flags_list[#c.flags_list + 1] = k end
@@ -233,6 +238,52 @@ local function file_path(i)
   return cfg.dir .. "/test_file." .. i
 end
 
+-- O_DIRECT alignment ----------------------------------------------------------------------------
+
+local function direct_misaligned(what, f)
+  local a = f.align
+  error(string.format("%s is not a multiple of %d bytes: O_DIRECT on %s needs offsets, lengths " ..
+    "and buffers aligned to %d bytes (the filesystem's DIO alignment); choose a multiple of %d",
+    what, a, f.path, a, a), 0)
+end
+
+-- The file size is fixed by prepare: checked there too, so a prepare never succeeds for a run
+-- that must refuse it.
+local function check_direct_size(c, f)
+  if c.file_size % f.align ~= 0 then
+    direct_misaligned(string.format("the file size %d (--file-total-size / --file-num)", c.file_size), f)
+  end
+end
+
+local function check_direct(c, f)
+  for _, k in ipairs(c.classes) do
+    if k.size % f.align ~= 0 then direct_misaligned(string.format("--file-block-size=%d", k.size), f) end
+    if k.align % f.align ~= 0 then direct_misaligned(string.format("--file-block-align=%d", k.align), f) end
+  end
+  check_direct_size(c, f)
+end
+
+local function existing_size(path)
+  local f = io.open(path, "rb")
+  if not f then return nil end
+  local n = f:seek("end")
+  f:close()
+  return n
+end
+
+-- The alignment is the filesystem's (statx on a file in --file-dir): open test_file.0 for it,
+-- creating it if need be, and remove it again if it was created here, so that prepare still
+-- says "Creating file" for it.
+local function check_direct_prepare(c)
+  local path = file_path(0)
+  local existed = existing_size(path) ~= nil
+  local f = lio.open(path, existed and "rdonly" or "create")
+  local ok, err = pcall(check_direct_size, c, f)
+  f:close()
+  if not existed then os.remove(path) end
+  if not ok then error(err, 0) end
+end
+
 -- prepare / cleanup --------------------------------------------------------------------------
 
 local function print_flags(c)
@@ -259,6 +310,7 @@ function prepare()
     math.floor(c.total / MiB)))
   print("Creating files for the test...")
   print_flags(c)
+  if c.direct then check_direct_prepare(c) end
   if c.dsync or c.sync then
     io.stderr:write("WARNING: prepare writes without dsync/sync (each file is fsync'ed at the end)\n")
   end
@@ -267,6 +319,8 @@ function prepare()
     extended = "Extending existing file", truncated = "Truncating existing file" }
   for i = 0, c.nfiles - 1 do
     local path = file_path(i)
+    -- a file of the right size that is "extended" has holes (never written): say so
+    local full_size = existing_size(path) == c.file_size
     local function progress(done, total, bytes, secs)
       print(string.format("    test_file.%d: %.0f of %.0f MiB (%.0f%%), %.1f MB/s", i, done / MiB,
         total / MiB, 100 * done / total, bytes / secs / MB))
@@ -275,8 +329,13 @@ function prepare()
     local _, bytes = lio.prepare(path, c.file_size, {
       direct = c.direct, check_block = c.validate and c.vblock or 0, block = prepare_block(c),
       progress = progress,
-      start = function(state)
-        print(verbs[state] .. " test_file." .. i)
+      start = function(state, to_write)
+        if state == "extended" and full_size then
+          print(string.format("Rewriting existing file test_file.%d from byte %.0f (it has holes: never written)",
+            i, c.file_size - to_write))
+        else
+          print(verbs[state] .. " test_file." .. i)
+        end
         io.stdout:flush()
       end,
     })
@@ -291,11 +350,29 @@ function prepare()
   end
 end
 
+local ENOENT, ENOTDIR = 2, 20
+
+-- A missing --file-dir would make every removal "succeed" (nothing there): say so instead.
+-- (Other failures to open it, e.g. no read permission, do not stop removals.)
+local function check_dir(dir)
+  local f, _, code = io.open(dir .. "/.", "rb")
+  if f then f:close() end
+  if code == ENOENT or code == ENOTDIR then
+    error(string.format("directory %s does not exist (--file-dir)", dir), 0)
+  end
+end
+
 function cleanup()
   local c = settings()
   print("Removing test files...")
+  check_dir(c.dir)
   for i = 0, c.nfiles - 1 do
-    os.remove(file_path(i))
+    local path = file_path(i)
+    local ok, msg, code = os.remove(path)
+    -- a file that is not there is already cleaned up
+    if not ok and code ~= ENOENT then
+      error(string.format("cannot remove %s: %s", path, (tostring(msg):gsub("^.-: ", ""))), 0)
+    end
   end
 end
 
@@ -303,22 +380,6 @@ end
 
 local files_keep = {}   -- control state: the open files (shared with the workers by pointer)
 local notes = {}        -- header lines beyond sysbench's
-
-local function check_direct(c, f)
-  local a = f.align
-  local function bad(what, v)
-    error(string.format("%s is not a multiple of %d bytes: O_DIRECT on %s needs offsets, lengths " ..
-      "and buffers aligned to %d bytes (the filesystem's DIO alignment); choose a multiple of %d",
-      what, a, f.path, a, a), 0)
-  end
-  for _, k in ipairs(c.classes) do
-    if k.size % a ~= 0 then bad(string.format("--file-block-size=%d", k.size)) end
-    if k.align % a ~= 0 then bad(string.format("--file-block-align=%d", k.align)) end
-  end
-  if c.file_size % a ~= 0 then
-    bad(string.format("the file size %d (--file-total-size / --file-num)", c.file_size))
-  end
-end
 
 function init()
   local c = settings()
@@ -341,13 +402,19 @@ function init()
       c.iodepth_opt, c.engine))
   end
 
+  if c.direct_ignored then
+    io.stderr:write("WARNING: the mmap mode goes through the page cache: --file-extra-flags=direct is ignored " ..
+      "(the files are opened without O_DIRECT; the run is buffered)\n")
+  end
+
   local ptrs = sb.shared("fileio.files", "struct lb_io_file *", c.nfiles)
   for i = 0, c.nfiles - 1 do
     local path = file_path(i)
     if c.mode.creation then
       local err = ffi.new("char[512]")
       -- sysbench's creation test starts from empty files; mmap cannot extend a file, so its
-      -- files get their size up front (as sysbench does).
+      -- files get their size up front (as sysbench does); the mmap engine reserves their
+      -- blocks when it maps them, so a full disk is ENOSPC, not SIGBUS.
       if C.lb_fio_create(path, c.engine == "mmap" and c.file_size or 0, err, 512) < 0 then
         error(ffi.string(err), 0)
       end
@@ -364,15 +431,13 @@ function init()
       error(string.format("Size of file '%s' is %sB, but at least %sB is expected. Did you run 'prepare' with different --file-total-size or --file-num values?",
         path, size_str(f.size), size_str(c.file_size)), 0)
     end
-    if c.direct and c.engine ~= "mmap" then check_direct(c, f) end
+    if c.direct then check_direct(c, f) end
     if i == 0 then
       local why = lio.degraded(c.engine, f)
       if why then
         io.stderr:write("WARNING: ", why, "\n")
-        notes[#notes + 1] = "Warning: libaio on buffered files blocks in io_submit; the achieved depth below shows it"
-      end
-      if c.direct and c.engine == "mmap" then
-        io.stderr:write("WARNING: the mmap mode goes through the page cache: O_DIRECT has no effect on it\n")
+        notes[#notes + 1] = "Warning: libaio on buffered files blocks in io_submit: the I/Os run one at a time " ..
+          "(throughput of depth 1); the achieved depth below counts each I/O until it is reaped, so it does not show this"
       end
     end
     files_keep[i] = f

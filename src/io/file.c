@@ -220,8 +220,9 @@ int lb_io_file_degraded(const char *engine, const struct lb_io_file *f, char *er
 		return 0;
 	return lb_io_msg(errbuf, errbuf_len, 1,
 			 "%s on %s without O_DIRECT: io_submit blocks until each I/O is done, so "
-			 "the achieved queue depth is 1 (open with direct, or use io_uring)",
-			 engine, f->path);
+			 "the I/Os run one at a time and throughput is that of depth 1 (the achieved "
+			 "depth still counts each I/O until it is reaped); open with direct, or use "
+			 "io_uring", engine, f->path);
 }
 
 void *lb_io_buf_alloc(uint64_t size_bytes, uint32_t align)

@@ -154,7 +154,8 @@ LB_IO_API const char *lb_io_strerror(int code);
  * returned. Create it on the thread that will use it. On failure
  * *out = NULL, a negative code is returned and errbuf (may be NULL) gets one line, e.g.
  * LB_IO_E_UNSUPPORTED when io_uring is disabled by kernel.io_uring_disabled or seccomp: the
- * caller is expected to fall back to "libaio" or "psync" and to say so. */
+ * caller is expected to fall back to "libaio" or "psync" and to say so (the message gives the
+ * cause only, e.g. "io_uring_setup: Operation not permitted; …", to be wrapped). */
 LB_IO_API int lb_io_ctx_new(const char *name, uint32_t depth, struct lb_io_ctx **out,
 			    char *errbuf, uint32_t errbuf_len);
 

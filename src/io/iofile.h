@@ -50,7 +50,8 @@ LB_IO_API int lb_io_file_check_align(const struct lb_io_file *f, const void *buf
 				     uint32_t errbuf_len);
 
 /* Does engine `name` lose its asynchrony on f (libaio on a file without O_DIRECT blocks inside
- * io_submit, so the achieved depth collapses to 1)? 1 with a warning line in errbuf, 0 if not,
+ * io_submit, so the I/Os run one at a time, although the achieved depth, which counts an I/O
+ * until it is reaped, does not drop to 1)? 1 with a warning line in errbuf, 0 if not,
  * negative code for an unknown engine. The caller decides whether to warn or refuse. */
 LB_IO_API int lb_io_file_degraded(const char *engine, const struct lb_io_file *f, char *errbuf,
 				  uint32_t errbuf_len);
@@ -77,8 +78,9 @@ LB_IO_API void lb_io_buf_free(void *buf);
  * Content: with check_block_bytes = 0 a position-dependent pseudo-random pattern
  * (lb_io_pattern_fill, seed 0, iocheck.h); otherwise blocks of check_block_bytes filled by
  * lb_io_block_fill(…, seq = 0), so a later run can verify every block it reads.
- * An existing file of the right size is reused as is; a shorter one is extended by writing
- * its tail; a longer one is truncated. The file is fsync'ed at the end and its pages dropped
+ * An existing file of the right size with no holes is reused as is; a shorter one, or one
+ * with holes (SEEK_HOLE: never written, or only fallocated), is written from its first hole
+ * (or its end) on; a longer one is truncated (and written from its first hole, if any). The file is fsync'ed at the end and its pages dropped
  * from the page cache, so the run that follows starts cold.
  * On error the message names the path and the cause: ENOSPC (with bytes written so far),
  * EROFS, EACCES, EFBIG (file size limit, ulimit -f), ENOENT (missing directory). A file this
@@ -87,9 +89,9 @@ LB_IO_API void lb_io_buf_free(void *buf);
 
 enum lb_io_prepare_state {
 	LB_IO_PREP_CREATED = 1,   /* did not exist; being written */
-	LB_IO_PREP_REUSED = 2,    /* existed with the right size; nothing written */
-	LB_IO_PREP_EXTENDED = 3,  /* existed shorter; tail being written */
-	LB_IO_PREP_TRUNCATED = 4, /* existed longer; cut to size */
+	LB_IO_PREP_REUSED = 2,    /* existed with the right size, no holes; nothing written */
+	LB_IO_PREP_EXTENDED = 3,  /* existed shorter or with holes; written from the first hole */
+	LB_IO_PREP_TRUNCATED = 4, /* existed longer; cut to size (then as EXTENDED if holes) */
 };
 
 struct lb_io_prepare; /* opaque */
@@ -97,9 +99,10 @@ struct lb_io_prepare; /* opaque */
 /* open_flags: 0 or LB_IO_O_DIRECT (write with O_DIRECT; an unaligned tail is written without).
  * write_block_bytes: size of each write (0: 1 MiB; a multiple of 4096).
  * check_block_bytes: see above; 0, or a multiple of 512 that divides both write_block_bytes and
- * size_bytes. Content is not verified on reuse (only the size is checked).
+ * size_bytes. Content is not verified on reuse (only the size and the absence of holes).
  * Returns 0 with *out owned by the caller (errbuf emptied), or a negative code with a line in
- * errbuf. A read-only location holding a file of the right size counts as reusable. */
+ * errbuf. A read-only location holding a file of the right size without holes counts as
+ * reusable. */
 LB_IO_API int lb_io_prepare_new(const char *path, uint64_t size_bytes, uint32_t open_flags,
 				uint32_t write_block_bytes, uint32_t check_block_bytes,
 				struct lb_io_prepare **out, char *errbuf, uint32_t errbuf_len);

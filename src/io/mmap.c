@@ -6,8 +6,19 @@
  * grown when an I/O reaches past the mapped length and the file has grown meanwhile. They are
  * keyed by the file's unique id, not its pointer, because a closed file's memory may be
  * reused by the next open. A mapping cannot extend a file: writes past its end fail with
- * LB_IO_E_ARG (prepare the file first); reads past the end are short, as with pread. */
+ * LB_IO_E_ARG (prepare the file first); reads past the end are short, as with pread.
+ *
+ * A store into a page the filesystem cannot allocate (disk full, a sparse file) or a load the
+ * device cannot serve raises SIGBUS, not an error return. Two defences keep that from killing
+ * the process silently: a writable mapping first reserves the file's blocks with fallocate, so
+ * a full disk is ENOSPC at mapping time, like pwrite's; and every copy runs under a SIGBUS
+ * guard that turns a fault the reservation could not prevent (no fallocate on this
+ * filesystem, a file truncated by someone else, a media error) into -EIO for that I/O. */
 #include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -59,6 +70,75 @@ static struct map_entry *find_entry(struct mmap_priv *p, uint64_t id)
 	return m;
 }
 
+/* ---- SIGBUS guard ------------------------------------------------------------------------ */
+
+/* Set while this thread copies to or from a mapping; the handler jumps back through it. */
+static _Thread_local sigjmp_buf *volatile bus_jump;
+static struct sigaction bus_previous;
+static pthread_once_t bus_once = PTHREAD_ONCE_INIT;
+
+static void on_sigbus(int sig, siginfo_t *info, void *uctx)
+{
+	if (bus_jump)
+		siglongjmp(*bus_jump, 1);
+	/* not a fault of ours: hand it to whoever had the signal before */
+	if (bus_previous.sa_flags & SA_SIGINFO) {
+		bus_previous.sa_sigaction(sig, info, uctx);
+		return;
+	}
+	if (bus_previous.sa_handler != SIG_DFL && bus_previous.sa_handler != SIG_IGN) {
+		bus_previous.sa_handler(sig);
+		return;
+	}
+	/* default action: returning re-runs the faulting instruction, which now kills us */
+	signal(SIGBUS, SIG_DFL);
+}
+
+static void install_bus_handler(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = on_sigbus;
+	/* NODEFER: siglongjmp(…, savemask 0) leaves the mask alone, so SIGBUS must not be in it */
+	sa.sa_flags = SA_SIGINFO | SA_NODEFER;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGBUS, &sa, &bus_previous);
+}
+
+/* memcpy that returns -EIO instead of dying when the mapping faults. */
+static int guarded_copy(void *dst, const void *src, uint64_t n)
+{
+	sigjmp_buf jb;
+
+	if (sigsetjmp(jb, 0)) {
+		bus_jump = NULL;
+		return -EIO;
+	}
+	bus_jump = &jb;
+	memcpy(dst, src, n);
+	bus_jump = NULL;
+	return 0;
+}
+
+/* ---- mappings ----------------------------------------------------------------------------- */
+
+/* Give every page of a writable mapping its blocks now: stores into unallocatable pages are
+ * a SIGBUS. Filesystems without fallocate are left to the guard. 0 or -errno. */
+static int reserve_blocks(const struct lb_io_file *f, uint64_t size)
+{
+	int r;
+
+	if (f->is_blockdev || !size)
+		return 0;
+	do
+		r = fallocate(f->fd, 0, 0, (off_t)size);
+	while (r < 0 && errno == EINTR);
+	if (r == 0 || errno == EOPNOTSUPP || errno == ENOSYS)
+		return 0;
+	return -errno;
+}
+
 /* Map f if needed so that [0, end) is covered when the file is that large. 0 or -errno. */
 static int map_file(struct mmap_priv *p, const struct lb_io_file *f, uint64_t end,
 		    struct map_entry **out)
@@ -80,6 +160,8 @@ static int map_file(struct mmap_priv *p, const struct lb_io_file *f, uint64_t en
 		return r;
 	if (size == m->len_bytes)
 		return 0;
+	if ((prot & PROT_WRITE) && (r = reserve_blocks(f, size)) < 0)
+		return r;
 	addr = size ? mmap(NULL, size, prot, MAP_SHARED, f->fd, 0) : NULL;
 	if (addr == MAP_FAILED)
 		return -errno;
@@ -93,6 +175,7 @@ static int map_file(struct mmap_priv *p, const struct lb_io_file *f, uint64_t en
 static void do_copy(struct lb_io *io, struct map_entry *m)
 {
 	uint64_t off = io->offset_bytes, n;
+	int r;
 
 	if (io->op == LB_IO_WRITE) {
 		if (!(m->prot & PROT_WRITE)) { /* a store would fault, not fail */
@@ -103,15 +186,25 @@ static void do_copy(struct lb_io *io, struct map_entry *m)
 			io->error = LB_IO_E_ARG;
 			return;
 		}
-		memcpy((char *)m->addr + off, io->buf, io->length_bytes);
-		io->result_bytes = (int64_t)io->length_bytes;
+		r = guarded_copy((char *)m->addr + off, io->buf, io->length_bytes);
+		io->error = r;
+		io->result_bytes = r < 0 ? 0 : (int64_t)io->length_bytes;
 		return;
 	}
 	if (off >= m->len_bytes)
 		return; /* end of file: 0 bytes */
 	n = m->len_bytes - off < io->length_bytes ? m->len_bytes - off : io->length_bytes;
-	memcpy(io->buf, (char *)m->addr + off, n);
-	io->result_bytes = (int64_t)n;
+	r = guarded_copy(io->buf, (char *)m->addr + off, n);
+	io->error = r;
+	io->result_bytes = r < 0 ? 0 : (int64_t)n;
+}
+
+static int mmap_init(struct lb_io_ctx *ctx, uint32_t depth)
+{
+	(void)ctx;
+	(void)depth;
+	pthread_once(&bus_once, install_bus_handler);
+	return 0;
 }
 
 static enum lb_io_q mmap_queue(struct lb_io_ctx *ctx, struct lb_io *io)
@@ -142,6 +235,7 @@ const struct lb_io_ops lb_io_mmap_ops = {
 	.version = LB_IO_OPS_VERSION,
 	.flags = LB_IO_F_SYNC | LB_IO_F_MEMMAP,
 	.priv_size = sizeof(struct mmap_priv),
+	.init = mmap_init,
 	.cleanup = mmap_cleanup,
 	.queue = mmap_queue,
 };

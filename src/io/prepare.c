@@ -5,7 +5,11 @@
  * Space is reserved first with fallocate(FALLOC_FL_KEEP_SIZE): it makes the layout contiguous
  * where the filesystem can, and turns "disk too small" into an immediate ENOSPC instead of
  * one after minutes of writing. KEEP_SIZE matters: an interrupted prepare leaves a file that
- * is too short (and is extended next time), never one of the right size with holes. */
+ * is too short (and is extended next time), never one of the right size with holes.
+ *
+ * An existing file is trusted only as far as its first hole (SEEK_HOLE; fallocated but never
+ * written extents count as holes): `truncate -s`, a sparse copy or mmap's sizing give the
+ * right size with nothing on disk, and O_DIRECT reads of holes never reach the device. */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -62,12 +66,30 @@ static int open_target(const char *path, uint32_t open_flags, int *created)
 	return fd < 0 ? -errno : fd;
 }
 
-/* A read-only place may still hold a usable file: reuse it if its size is right. */
+/* How much of the first `size` bytes of fd is really written: the offset of the first hole.
+ * Without SEEK_HOLE support, all of it if its blocks cover it, else none. */
+static uint64_t written_prefix(int fd, const struct stat *st, uint64_t size)
+{
+	off_t hole = size ? lseek(fd, 0, SEEK_HOLE) : 0;
+
+	if (hole < 0)
+		return (uint64_t)st->st_blocks * 512 >= size ? size : 0;
+	return (uint64_t)hole < size ? (uint64_t)hole : size;
+}
+
+/* A read-only place may still hold a usable file: reuse it if its size is right and it has
+ * no holes. */
 static int reusable_readonly(const char *path, uint64_t size)
 {
 	struct stat st;
+	int fd = open(path, O_RDONLY | O_CLOEXEC), ok;
 
-	return stat(path, &st) == 0 && S_ISREG(st.st_mode) && (uint64_t)st.st_size == size;
+	if (fd < 0)
+		return 0;
+	ok = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (uint64_t)st.st_size == size &&
+	     written_prefix(fd, &st, size) == size;
+	close(fd);
+	return ok;
 }
 
 static int fail_open(struct lb_io_prepare *p, int r, uint32_t open_flags, char *errbuf,
@@ -94,10 +116,12 @@ static uint64_t rewrite_unit(const struct lb_io_prepare *p)
 	return (p->check_block_bytes ? p->check_block_bytes : REWRITE_UNIT) * REWRITE_UNIT / a;
 }
 
-/* Decide what to do with what is there: reuse, truncate, or write from start_bytes. */
+/* Decide what to do with what is there: reuse, truncate, or write from start_bytes (the
+ * end of the written prefix, rounded down to a restart unit). */
 static int plan(struct lb_io_prepare *p)
 {
 	struct stat st;
+	uint64_t size, written;
 
 	if (fstat(p->fd, &st) < 0)
 		return -errno;
@@ -105,21 +129,26 @@ static int plan(struct lb_io_prepare *p)
 		return lb_io_msg(p->errmsg, sizeof(p->errmsg), -EINVAL,
 				 "prepare %s: not a regular file (block devices are used as they are)",
 				 p->path);
-	if ((uint64_t)st.st_size == p->total_bytes && !p->created) {
-		p->state = LB_IO_PREP_REUSED;
+	size = (uint64_t)st.st_size;
+	if (size > p->total_bytes && ftruncate(p->fd, (off_t)p->total_bytes) < 0)
+		return -errno;
+	/* Clean cached pages over never-written extents (mmap's read-around creates them) count
+	 * as data for SEEK_HOLE; dropping them also makes a reused file start cold. */
+	posix_fadvise(p->fd, 0, 0, POSIX_FADV_DONTNEED);
+	written = written_prefix(p->fd, &st, size < p->total_bytes ? size : p->total_bytes);
+	if (p->created)
+		p->state = LB_IO_PREP_CREATED;
+	else if (size > p->total_bytes)
+		p->state = LB_IO_PREP_TRUNCATED;
+	else
+		p->state = written == p->total_bytes ? LB_IO_PREP_REUSED : LB_IO_PREP_EXTENDED;
+	if (written == p->total_bytes) {
 		p->start_bytes = p->pos_bytes = p->total_bytes;
 		p->finished = 1;
 		return 0;
 	}
-	if ((uint64_t)st.st_size > p->total_bytes) {
-		p->state = LB_IO_PREP_TRUNCATED;
-		p->start_bytes = p->pos_bytes = p->total_bytes;
-		p->finished = 1;
-		return ftruncate(p->fd, (off_t)p->total_bytes) < 0 ? -errno : 0;
-	}
-	p->state = p->created ? LB_IO_PREP_CREATED : LB_IO_PREP_EXTENDED;
 	/* rewrite a partial last block: it may be a torn check block, and O_DIRECT needs it */
-	p->start_bytes = p->pos_bytes = (uint64_t)st.st_size / rewrite_unit(p) * rewrite_unit(p);
+	p->start_bytes = p->pos_bytes = written / rewrite_unit(p) * rewrite_unit(p);
 	return 0;
 }
 

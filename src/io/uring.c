@@ -3,8 +3,10 @@
  * waits (io_uring_wait_cqes) only when fewer than min are there.
  *
  * io_uring can be refused at run time (kernel.io_uring_disabled, seccomp in containers, old
- * kernels): init() is the probe, and a refusal comes back as LB_IO_E_UNSUPPORTED with a
- * message that tells the caller to fall back. Tests force that path with the environment
+ * kernels): init() is the probe, and a refusal comes back as LB_IO_E_UNSUPPORTED (the code
+ * tells the caller to fall back) with a message that gives the cause only, because callers
+ * wrap it in their own sentence ("I/O engine io_uring is not available here (…); using
+ * libaio instead"). Tests force that path with the environment
  * variable LB_IO_TEST_URING_ERRNO=<ENOSYS|EPERM|number>.
  *
  * Invariant: queued[0, nqueued) hold the I/Os whose SQEs are filled but not yet accepted by
@@ -49,10 +51,8 @@ static int probe_failed(struct lb_io_ctx *ctx, int r, uint32_t depth)
 {
 	if (r == -ENOSYS || r == -EPERM || r == -EACCES)
 		return lb_io_ctx_set_error(ctx, LB_IO_E_UNSUPPORTED,
-					   "io_uring is not available here (io_uring_setup: %s; "
-					   "disabled by kernel.io_uring_disabled, a seccomp filter or "
-					   "an old kernel): fall back to libaio or psync",
-					   lb_io_strerror(r));
+					   "io_uring_setup: %s; kernel.io_uring_disabled, a seccomp "
+					   "filter or an old kernel refuses it", lb_io_strerror(r));
 	return lb_io_ctx_set_error(ctx, r,
 				   "io_uring_queue_init(%u) failed: %s%s: fall back to libaio or psync",
 				   depth, lb_io_strerror(r),

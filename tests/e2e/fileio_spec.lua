@@ -114,6 +114,90 @@ describe("fileio", function()
     assert.is_nil(size_of(dir .. "/test_file.0"))
   end)
 
+  it("prepare rewrites a file of the right size that has holes instead of reusing it", function()
+    -- truncate -s: the right size and nothing on disk (O_DIRECT reads of holes never reach it)
+    sh("truncate -s 256K " .. h.q(dir .. "/test_file.0"))
+    local out = ok_run(SMALL .. " --validate prepare")
+    assert.is_truthy(out:find("Rewriting existing file test_file.0 from byte 0 (it has holes: never written)\n" ..
+      "Creating file test_file.1\n", 1, true), out)
+    assert.is_truthy(out:find("\n524288 bytes written in", 1, true), out)
+    for i = 0, 1 do assert.are.equal(64, (verify_file(dir .. "/test_file." .. i, 4096))) end
+    -- written in part: kept up to the first hole, written from there
+    sh("truncate -s 65536 " .. h.q(dir .. "/test_file.1") .. " && truncate -s 256K " .. h.q(dir .. "/test_file.1"))
+    out = ok_run(SMALL .. " --validate prepare")
+    assert.is_truthy(out:find("Reusing existing file test_file.0\n" ..
+      "Rewriting existing file test_file.1 from byte 65536 (it has holes: never written)\n", 1, true), out)
+    assert.is_truthy(out:find("\n196608 bytes written in", 1, true), out)
+    assert.are.equal(64, (verify_file(dir .. "/test_file.1", 4096)))
+    out = ok_run(SMALL .. " --validate prepare")
+    assert.is_truthy(out:find("No bytes written.", 1, true), out)
+  end)
+
+  it("cleanup removes what it can and says why it cannot", function()
+    -- a missing directory is not "nothing to remove"
+    local out, err, rc = h.run("fileio --file-dir=/nonexistent/lb " .. SMALL .. " cleanup")
+    one_error(out, err, rc, "directory /nonexistent/lb does not exist (--file-dir)")
+    -- absent files are fine
+    ok_run(SMALL .. " cleanup")
+    -- a directory where removing is refused: a read-only mount when we may mount one (root
+    -- ignores permissions), else a directory without write permission
+    local ro = h.tmpdir() .. "/ro-cleanup"
+    os.execute("mkdir -p " .. h.q(ro))
+    local mounted = os.execute("mount -t tmpfs -o size=4m lbrocl " .. h.q(ro) .. " 2>/dev/null") == 0
+    local args = "fileio --file-dir=" .. h.q(ro) .. " " .. SMALL
+    local o, e, r = h.run(args .. " prepare")
+    assert.are.equal(0, r, e .. o)
+    local reason = "Permission denied"
+    if mounted then
+      os.execute("mount -o remount,ro " .. h.q(ro))
+      reason = "Read-only file system"
+    else
+      os.execute("chmod 555 " .. h.q(ro))
+    end
+    out, err, rc = h.run(args .. " cleanup")
+    if mounted then os.execute("umount " .. h.q(ro)) else os.execute("chmod 755 " .. h.q(ro)) end
+    one_error(out, err, rc, "cannot remove " .. ro .. "/test_file.0: " .. reason)
+    os.execute("rm -rf " .. h.q(ro))
+  end)
+
+  it("mmap with direct is labelled buffered everywhere (the page cache is in the way)", function()
+    ok_run(SMALL .. " prepare")
+    local args = SMALL .. " --file-io-mode=mmap --file-extra-flags=direct --file-test-mode=rndrd --events=50 --time=0"
+    local out, err = ok_run(args .. " run")
+    assert.is_truthy(err:find("WARNING: the mmap mode goes through the page cache: --file-extra-flags=direct is ignored", 1, true), err)
+    assert.is_truthy(out:find("Extra file open flags: (none)\n", 1, true), out)
+    assert.is_truthy(out:find("I/O engine mmap, 1 I/O in flight per thread, buffered (page cache", 1, true), out)
+    assert.is_truthy(out:find("File I/O: engine mmap, buffered (page cache), ", 1, true), out)
+    assert.is_falsy(out:find("O_DIRECT", 1, true), out)
+    local j = json_run(args)
+    assert.is_false(j.workload_stats.direct)
+    assert.is_true(j.workload_stats.buffered)
+  end)
+
+  it("libaio on a buffered file: the warning says the I/Os run one at a time, not that the depth is 1", function()
+    ok_run(SMALL .. " prepare")
+    local out, err = ok_run(SMALL .. " --file-io-mode=async --iodepth=8 --file-test-mode=rndrd --events=2000 --time=0 run")
+    assert.is_truthy(err:find("io_submit blocks until each I/O is done, so the I/Os run one at a time and throughput " ..
+      "is that of depth 1 (the achieved depth still counts each I/O until it is reaped)", 1, true), err)
+    assert.is_falsy(err:find("queue depth is 1", 1, true), err)
+    assert.is_truthy(out:find("Warning: libaio on buffered files blocks in io_submit: the I/Os run one at a time", 1, true), out)
+    -- the figure the warning explains: I/Os are counted until reaped, so it stays near 8
+    local avg = tonumber(out:match("Achieved queue depth: ([%d.]+) I/Os"))
+    assert.is_true(avg > 1.5, out)
+  end)
+
+  it("io_uring refused: one warning sentence, no repetition", function()
+    ok_run(SMALL .. " prepare")
+    local out, err, rc = fileio(SMALL .. " --file-io-mode=io_uring --iodepth=4 --file-test-mode=rndrd --events=100 --time=0 run",
+      { env = "LB_IO_TEST_URING_ERRNO=EPERM " })
+    assert.are.equal(0, rc, err)
+    assert.is_truthy(err:find("WARNING: I/O engine io_uring is not available here (io_uring_setup: Operation not permitted; " ..
+      "kernel.io_uring_disabled, a seccomp filter or an old kernel refuses it); using libaio instead\n", 1, true), err)
+    assert.are.equal(1, h.count(err, "not available"), err)
+    assert.is_falsy(err:find("fall back", 1, true), err)
+    assert.is_truthy(out:find("I/O engine: libaio (io_uring not available here)", 1, true), out)
+  end)
+
   for _, eng in ipairs(ENGINES) do
     local flags = eng == "mmap" and "" or " --file-extra-flags=direct"
     local base = SMALL .. " --file-io-mode=" .. eng .. " --iodepth=8 --file-fsync-freq=0 --validate" .. flags
@@ -134,8 +218,21 @@ describe("fileio", function()
     end)
 
     it(eng .. ": random writes land where claimed; reads verify every block", function()
-      ok_run(SMALL .. " cleanup") -- the creation test left holes in file 1 (mmap sizes it first)
-      ok_run(SMALL .. " --validate prepare")
+      -- the creation test wrote file 0 and 36 blocks of file 1 (mmap sized file 1 first: the
+      -- rest is holes): prepare keeps file 0 and writes file 1 from its 37th block on
+      ok_run(base .. " --file-test-mode=seqwr --events=100 --time=0 run")
+      local out = ok_run(SMALL .. " --validate prepare")
+      assert.is_truthy(out:find("Reusing existing file test_file.0\n", 1, true), out)
+      local verb = eng == "mmap" and "Rewriting existing file test_file.1 from byte 147456 (it has holes: never written)\n"
+        or "Extending existing file test_file.1\n"
+      assert.is_truthy(out:find(verb, 1, true), out)
+      assert.is_truthy(out:find("\n114688 bytes written in", 1, true), out)
+      local before = {}
+      for i = 0, 1 do
+        local n, seqs = verify_file(dir .. "/test_file." .. i, 4096)
+        assert.are.equal(64, n)
+        before[i] = seqs
+      end
       local j = json_run(base .. " --file-test-mode=rndwr --events=200 --time=0")
       assert.are.equal(200, j.workload_stats.write.total_ios)
       assert.are.equal(200 * 4096, j.workload_stats.write.io_bytes)
@@ -143,7 +240,7 @@ describe("fileio", function()
       for i = 0, 1 do
         local n, seqs = verify_file(dir .. "/test_file." .. i, 4096)
         assert.are.equal(64, n)
-        for _, s in ipairs(seqs) do if s > 0 then rewritten = rewritten + 1 end end
+        for k, s in ipairs(seqs) do if s ~= before[i][k] then rewritten = rewritten + 1 end end
       end
       assert.is_true(rewritten > 0 and rewritten <= 200, "blocks rewritten: " .. rewritten)
       for _, m in ipairs({ "seqrd", "rndrd", "rndrw" }) do
@@ -336,6 +433,18 @@ describe("fileio", function()
       ok_run("--file-num=1 cleanup")
     end)
 
+    it("O_DIRECT with an unaligned file size: prepare refuses it as run does", function()
+      local args = "--file-num=3 --file-total-size=1M --file-extra-flags=direct"
+      local msg = "the file size 349525 (--file-total-size / --file-num) is not a multiple of "
+      local out, err, rc = fileio(args .. " prepare")
+      one_error(out, err, rc, msg)
+      assert.is_nil(size_of(dir .. "/test_file.0"), "nothing is left behind")
+      ok_run("--file-num=3 --file-total-size=1M prepare")
+      out, err, rc = fileio(args .. " --file-test-mode=rndrd run")
+      one_error(out, err, rc, msg)
+      ok_run("--file-num=3 cleanup")
+    end)
+
     it("no space left (a full tmpfs when we may mount one, and a file size limit)", function()
       local mnt = h.tmpdir() .. "/tiny"
       os.execute("mkdir -p " .. h.q(mnt))
@@ -345,6 +454,10 @@ describe("fileio", function()
         one_error(out, err, rc, "no space left on device")
         out, err, rc = h.run("fileio --file-dir=" .. mnt .. " --file-num=1 --file-total-size=4M --file-block-size=64K --file-test-mode=seqwr --time=5 run")
         one_error(out, err, rc, "No space left on device (the disk is full)")
+        -- mmap: its files are sized first; a store into a page the disk cannot hold is a
+        -- SIGBUS unless the space is reserved when mapping
+        out, err, rc = h.run("fileio --file-dir=" .. mnt .. " --file-num=1 --file-total-size=32M --file-test-mode=seqwr --file-io-mode=mmap --time=3 run")
+        one_error(out, err, rc, "write " .. mnt .. "/test_file.0 at offset 0 failed: No space left on device (the disk is full)")
         os.execute("umount " .. h.q(mnt))
         os.execute("mount -t tmpfs -o size=1m,ro lbro " .. h.q(mnt))
         out, err, rc = h.run("fileio --file-dir=" .. mnt .. " --file-num=1 --file-total-size=64K prepare")

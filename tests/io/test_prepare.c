@@ -114,6 +114,51 @@ static void test_create_reuse_extend(void)
 	   iot_size(path) == (long long)size, "too long: truncated to size");
 }
 
+/* A file of the right size is reused only if it has no holes: `truncate -s`, a file written
+ * only in part, or only fallocated, holds nothing an O_DIRECT read would fetch from disk. */
+static void test_holes(void)
+{
+	char path[300];
+	struct outcome o;
+	uint64_t size = 4 * MiB;
+	int fd;
+
+	iot_path(path, sizeof(path), "holes.dat");
+	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
+	ok(fd >= 0 && ftruncate(fd, (off_t)size) == 0, "truncate -s 4 MiB: right size, no data");
+	close(fd);
+	run(path, size, 0, 0, 0, &o);
+	ok(o.result == (int64_t)size && o.state == LB_IO_PREP_EXTENDED && o.to_write == size,
+	   "all holes: rewritten from 0, not reused (state %u, %llu bytes) %s", o.state,
+	   (unsigned long long)o.to_write, o.err);
+	ok(content_ok(path, size, 0), "content is the pattern");
+	run(path, size, 0, 0, 0, &o);
+	ok(o.state == LB_IO_PREP_REUSED && o.to_write == 0, "then it is reused");
+
+	fd = open(path, O_RDWR);
+	ok(fd >= 0 && ftruncate(fd, (off_t)MiB) == 0 && ftruncate(fd, (off_t)size) == 0,
+	   "cut to 1 MiB and grown back to 4 MiB with a hole");
+	close(fd);
+	run(path, size, 0, 0, 0, &o);
+	ok(o.state == LB_IO_PREP_EXTENDED && o.to_write == size - MiB && content_ok(path, size, 0),
+	   "written from the first hole (%llu bytes)", (unsigned long long)o.to_write);
+
+	fd = open(path, O_RDWR | O_TRUNC);
+	ok(fd >= 0 && fallocate(fd, 0, 0, (off_t)size) == 0, "fallocated, never written");
+	close(fd);
+	run(path, size, 0, 0, 0, &o);
+	ok(o.state == LB_IO_PREP_EXTENDED && o.to_write == size && content_ok(path, size, 0),
+	   "fallocated extents count as holes (%llu bytes written)",
+	   (unsigned long long)o.to_write);
+
+	fd = open(path, O_RDWR);
+	ok(fd >= 0 && ftruncate(fd, (off_t)(size + MiB)) == 0, "grown by a 1 MiB hole");
+	close(fd);
+	run(path, size, 0, 0, 0, &o);
+	ok(o.state == LB_IO_PREP_TRUNCATED && o.to_write == 0 && iot_size(path) == (long long)size,
+	   "a hole past the size is cut off; nothing to write");
+}
+
 static void test_check_blocks_and_direct(void)
 {
 	char path[300], err[256];
@@ -231,6 +276,7 @@ int main(void)
 {
 	iot_tmpdir("prepare");
 	test_create_reuse_extend();
+	test_holes();
 	test_check_blocks_and_direct();
 	test_enoent_efbig();
 	test_mounts();
