@@ -28,7 +28,7 @@ M.THINK = { NewOrder = 12, Payment = 12, OrderStatus = 10, Delivery = 5, StockLe
 M.options = {
   warehouses = { "Number of warehouses. prepare: how many to load (0 = 1); run: drive warehouses 1..N of those loaded (0 = all)", 0, sysbench.cmdline.ARG_INT },
   weights = { "Transaction mix as weights of NewOrder,Payment,OrderStatus,Delivery,StockLevel (the spec's minimums: Payment 43%, the other three 4% each)", "45,43,4,4,4" },
-  wait = { "Spec keying and think times (negative-exponential think, capped at 10x the mean); needs --threads = 10 x warehouses (one thread per terminal)", false },
+  wait = { "Spec keying and think times (negative-exponential think, capped at 10x the mean) with 10 terminals per warehouse: --users = 10 x warehouses (emulated users over a few --threads) or --threads = 10 x warehouses", false },
   ["wait-factor"] = { "Multiply keying and think times by this factor (1 = the spec; anything else is not TPC-C timing)", 1.0 },
   isolation = { "Transaction isolation level: default (the server's), RC, RR or SER", "default" },
   procedures = { "Run each transaction as one stored procedure call (PL/pgSQL function, MySQL procedure); off: one client-side statement per step", true },
@@ -96,6 +96,9 @@ function M.settings()
   s.rollback_pct = pct("rollback_pct", opt.rollback_pct)
   s.by_name_pct = pct("by_name_pct", opt.by_name_pct)
   s.threads = opt.threads
+  -- Terminals: one per thread, or the emulated users (--users) spread over the threads.
+  s.users = tonumber(opt.users) or 0
+  s.terminals = s.users > 0 and s.users or s.threads
   s.load_threads = opt.load_threads
   if s.load_threads < 0 or s.load_threads ~= math.floor(s.load_threads) then
     fail("invalid --load-threads value '%s'", tostring(opt.load_threads))

@@ -2,7 +2,8 @@
 --
 --   luabench tpcc --warehouses=10 --threads=8 prepare     load (in parallel), index, analyze
 --   luabench tpcc --threads=32 --time=300 run              closed loop: tpmC, NOPM, per-type table
---   luabench tpcc --threads=100 --wait --time=3600 run     spec keying/think times, 10 terminals/W
+--   luabench tpcc --users=100 --connections=20 --wait --time=3600 run
+--                                                          spec keying/think times, 10 terminals/W
 --   luabench tpcc --threads=8 check                        consistency conditions (clause 3.3.2)
 --   luabench tpcc cleanup
 --
@@ -52,7 +53,8 @@ function help()
   sysbench.cmdline.print_test_options()
   print("")
   print("prepare loads --warehouses warehouses with --threads threads (or --load-threads of them) and")
-  print("resumes an interrupted load; run drives one terminal per thread (--wait: 10 per warehouse);")
+  print("resumes an interrupted load; run drives one terminal per thread, or per emulated user with")
+  print("--users (--wait: 10 per warehouse);")
   print("check verifies the consistency conditions; see doc/workloads/tpcc.md.")
 end
 
@@ -86,13 +88,14 @@ function sysbench.hooks.run_header()
   local mode = s.wait and ("spec keying and think times" .. (s.wait_factor ~= 1 and (" x " .. s.wait_factor) or ""))
     or "closed loop without keying or think time"
   local note = ""
-  if s.threads < W then
+  if s.terminals * luabench.instances < W then
+    local n = s.terminals * luabench.instances
     note = string.format("note: %d terminal%s have home warehouses 1..%d only; the other warehouses see remote lines and payments only\n",
-      s.threads, s.threads > 1 and "s" or "", s.threads)
+      n, n > 1 and "s" or "", n)
   end
   return string.format("TPC-C-like workload (not audited): %d warehouse%s, %d terminal%s, %s\n" ..
     "mix (NewOrder,Payment,OrderStatus,Delivery,StockLevel): %s; isolation: %s; %s\n%s\n",
-    W, W > 1 and "s" or "", s.threads, s.threads > 1 and "s" or "", mode, sysbench.opt.weights,
+    W, W > 1 and "s" or "", s.terminals, s.terminals > 1 and "s" or "", mode, sysbench.opt.weights,
     s.isolation or "server default",
     s.procedures and "transactions as stored procedures" or "transactions as client-side statements", note)
 end

@@ -425,7 +425,7 @@ end
 function M.bodies(ctx)
   local con, s = ctx.con, ctx.s
   local pg = common.is_pg()
-  local home, P = ctx.w, s.prefix
+  local P = s.prefix
   local INT, VARCHAR = sysbench.sql.type.INT, sysbench.sql.type.VARCHAR
 
   -- PostgreSQL: prepared SELECT fn(...). MySQL: CALL as text (a prepared CALL's result sets
@@ -473,28 +473,28 @@ function M.bodies(ctx)
       local l = order[k]
       items[k], supply[k], qty[k], num[k] = l.item, l.supply, l.qty, l.number
     end
-    local r = call_new_order(home, inp.d, inp.c, inp.all_local, concat(items, ","),
+    local r = call_new_order(inp.w, inp.d, inp.c, inp.all_local, concat(items, ","),
       concat(supply, ","), concat(qty, ","), concat(num, ","))
     return r < 0 -- rolled back
   end
 
   function b.payment(inp)
-    call_payment(home, inp.d, inp.c_w, inp.c_d, inp.c_id or 0, inp.c_last or "", inp.amount)
+    call_payment(inp.w, inp.d, inp.c_w, inp.c_d, inp.c_id or 0, inp.c_last or "", inp.amount)
     return false
   end
 
   function b.order_status(inp)
-    call_order_status(home, inp.d, inp.c_id or 0, inp.c_last or "")
+    call_order_status(inp.w, inp.d, inp.c_id or 0, inp.c_last or "")
     return false
   end
 
   function b.delivery(inp)
-    inp.skipped = inp.skipped + call_delivery(home, inp.carrier)
+    inp.skipped = inp.skipped + call_delivery(inp.w, inp.carrier)
     return false
   end
 
   function b.stock_level(inp)
-    call_stock_level(home, ctx.sl_d, inp.threshold)
+    call_stock_level(inp.w, inp.d, inp.threshold)
     return false
   end
 

@@ -20,7 +20,7 @@ local function compute(stat, with_nopm)
   local types = stat.types or {}
   local minutes = stat.time_interval / 60
   local r = {
-    label = LABEL, warehouses = W, warehouses_loaded = st[4], terminals = s.threads,
+    label = LABEL, warehouses = W, warehouses_loaded = st[4], terminals = s.terminals,
     mode = s.wait and "wait" or "closed_loop", wait_factor = s.wait and s.wait_factor or nil,
     transactions = s.procedures and "procedures" or "statements",
     isolation = s.isolation or "default", measured_seconds = stat.time_interval,

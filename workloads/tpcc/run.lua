@@ -1,7 +1,8 @@
 -- tpcc.run: the `run` command. init() (control state) checks the schema, draws this run's C_LAST
--- constant and takes the first Σ d_next_o_id snapshot; every worker thread is one terminal bound
--- to a home warehouse (round-robin) and a district for Stock-Level; event() runs one
--- transaction, retrying it with the same inputs after a deadlock or serialization failure.
+-- constant and takes the first Σ d_next_o_id snapshot; every worker thread (or, with --users,
+-- every emulated user) is one terminal bound to a home warehouse (round-robin) and a district for
+-- Stock-Level; event() runs one transaction, retrying it with the same inputs after a deadlock or
+-- serialization failure.
 local common = require("tpcc.common")
 local txn = require("tpcc.txn")
 
@@ -42,9 +43,12 @@ function M.init()
     common.fail("--warehouses=%d, but only %d are loaded: prepare a larger schema, or drive at most %d",
       W, cfg.warehouses, cfg.warehouses)
   end
-  if s.wait and s.threads ~= 10 * W then
-    common.fail("--wait emulates 10 terminals per warehouse, one per thread: use --threads=%d for %d warehouse%s",
-      10 * W, W, W > 1 and "s" or "")
+  if s.wait and s.terminals ~= 10 * W then
+    common.fail("--wait emulates 10 terminals per warehouse: use --users=%d (emulated users over a few --threads) or --threads=%d for %d warehouse%s",
+      10 * W, 10 * W, W, W > 1 and "s" or "")
+  end
+  if s.users > 0 and s.isolation then
+    common.fail("--isolation sets a session's isolation level, and emulated users share pooled connections: set the server's default instead (PostgreSQL default_transaction_isolation, MySQL transaction_isolation)")
   end
   if s.procedures then
     require("tpcc.procs").create(control_con)
@@ -80,16 +84,19 @@ function M.shared() return shared_state() end
 M.skipped_counter = skipped_counter
 
 -- Workers ---------------------------------------------------------------------------------------
+-- A terminal is a worker thread, or with --users an emulated user of one: its home warehouse and
+-- Stock-Level district, its input generators and its deck of transaction types. The prepared
+-- statements (bodies) are the worker's, shared by its terminals: the warehouse comes with the
+-- inputs.
 
 local s, con, types, skipped
-local gens, bodies
+local bodies
 local cumulative, total_weight
-local wait, warmup, tid
+local deck_template
+local wait, warmup, tid, terminal_base, users
 
 -- The next transaction type. Integer weights deal from a shuffled deck (clause 5.2.4.2): every
 -- Σweights transactions of a terminal hold exactly the weighted mix. Other weights draw at random.
-local deck, dealt
-
 local function make_deck()
   local w = s.weights
   for i = 1, 5 do
@@ -103,17 +110,18 @@ local function make_deck()
   return d
 end
 
-local function choose()
+local function choose(term)
+  local deck = term.deck
   if deck then
-    if dealt == #deck then
+    if term.dealt == #deck then
       for i = #deck, 2, -1 do
         local j = sysbench.rand.uniform(1, i)
         deck[i], deck[j] = deck[j], deck[i]
       end
-      dealt = 0
+      term.dealt = 0
     end
-    dealt = dealt + 1
-    return deck[dealt]
+    term.dealt = term.dealt + 1
+    return deck[term.dealt]
   end
   local r = sysbench.rand.uniform_double() * total_weight
   for i = 1, 4 do
@@ -122,22 +130,35 @@ local function choose()
   return 5
 end
 
+-- Terminal t (numbered across the --instance processes): warehouse t mod W + 1; its Stock-Level
+-- district cycles once per W terminals.
+local function new_terminal(t)
+  local st = state
+  local W = st[0]
+  local g = txn.generators({
+    s = s, warehouses_all = st[4], w = t % W + 1, sl_d = math.floor(t / W) % common.DISTRICTS + 1,
+    c_last = st[1], c_id = st[2], ol_i_id = st[3],
+  })
+  local deck
+  if deck_template then
+    deck = {}
+    for i = 1, #deck_template do deck[i] = deck_template[i] end
+  end
+  return {
+    gens = { g.gen_new_order, g.gen_payment, g.gen_order_status, g.gen_delivery, g.gen_stock_level },
+    deck = deck, dealt = deck and #deck,
+  }
+end
+
+local thread_terminal
+
 function M.thread_init(thread_id, stat_types)
   s = common.settings()
   tid = thread_id
-  local st = shared_state()
-  local W = st[0]
+  shared_state()
   con = common.connect()
-  local ctx = {
-    con = con, s = s, warehouses = W, warehouses_all = st[4],
-    -- Terminal t: warehouse t mod W + 1; its Stock-Level district cycles once per W terminals.
-    w = tid % W + 1, sl_d = math.floor(tid / W) % common.DISTRICTS + 1,
-    c_last = st[1], c_id = st[2], ol_i_id = st[3],
-  }
-  local g = txn.generators(ctx)
-  local b = s.procedures and require("tpcc.procs").bodies(ctx) or txn.bodies(ctx)
+  local b = s.procedures and require("tpcc.procs").bodies({ con = con, s = s }) or txn.bodies({ con = con, s = s })
   types = stat_types
-  gens = { g.gen_new_order, g.gen_payment, g.gen_order_status, g.gen_delivery, g.gen_stock_level }
   bodies = { b.new_order, b.payment, b.order_status, b.delivery, b.stock_level }
   cumulative, total_weight = {}, s.weight_total
   local acc = 0
@@ -145,11 +166,13 @@ function M.thread_init(thread_id, stat_types)
     acc = acc + s.weights[i]
     cumulative[i] = acc
   end
-  deck = make_deck()
-  dealt = deck and #deck
+  deck_template = make_deck()
   wait = s.wait
   warmup = sysbench.opt.warmup_time
   skipped = skipped_counter(s.threads)
+  users = s.users > 0
+  terminal_base = luabench.instance * s.terminals
+  if not users then thread_terminal = new_terminal(terminal_base + tid) end
 end
 
 function M.thread_done()
@@ -165,9 +188,14 @@ local function window_snapshot()
   end
 end
 
--- Sleeps `seconds` in slices, so that the end of the run is not held up by a long think time.
+-- Keying or think time. An emulated user is parked (the worker runs the others); a terminal
+-- thread sleeps in slices, so that the end of the run is not held up by a long think time.
 -- False if the run is stopping.
 local function pause(seconds)
+  if users then
+    luabench.think(seconds)
+    return not luabench.stopping()
+  end
   local deadline = luabench.time() + seconds
   while true do
     window_snapshot()
@@ -178,16 +206,25 @@ local function pause(seconds)
   end
 end
 
+local function current_terminal()
+  if not users then return thread_terminal end
+  local u = luabench.user_data
+  local term = u.terminal
+  if not term then
+    term = new_terminal(terminal_base + luabench.user)
+    u.terminal = term
+  end
+  return term
+end
+
 function M.event()
-  local k = choose()
+  local term = current_terminal()
+  local k = choose(term)
   local T = types[k]
   local name = common.TYPES[k]
-  if wait then
-    if not pause(common.KEYING[name] * s.wait_factor) then return true end
-  else
-    window_snapshot()
-  end
-  local inp = gens[k]()
+  if users or not wait then window_snapshot() end
+  if wait and not pause(common.KEYING[name] * s.wait_factor) then return true end
+  local inp = term.gens[k]()
   local body = bodies[k]
   local t0 = T:start()
   while true do

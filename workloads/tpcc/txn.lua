@@ -44,7 +44,9 @@ local function line_order(a, b)
 end
 
 -- The input generators: what a terminal keys in for each transaction (clause 2.4.1, 2.5.1,
--- 2.6.1, 2.7.1, 2.8.1). Each returns a table that it reuses (the body may run it again).
+-- 2.6.1, 2.7.1, 2.8.1). Each returns a table that it reuses (the body may run it again). Every
+-- input carries the terminal's home warehouse `w` (Stock-Level's also its district `d`), so one
+-- set of bodies and prepared statements serves all the terminals (emulated users) of a worker.
 -- ctx: w (home warehouse), sl_d (the terminal's district for Stock-Level), warehouses_all (how
 -- many the database holds: remote lines and payments go to any of them), c_id / ol_i_id /
 -- c_last (this run's NURand C constants), s (settings).
@@ -77,7 +79,7 @@ function M.generators(ctx)
 
   -- New-Order --------------------------------------------------------------------------------
 
-  local NO = { lines = {}, order = {} }
+  local NO = { w = home, lines = {}, order = {} }
   for i = 1, 15 do NO.lines[i] = {} end
 
   function tx.gen_new_order()
@@ -115,7 +117,7 @@ function M.generators(ctx)
 
   -- Payment -----------------------------------------------------------------------------------
 
-  local PAY = {}
+  local PAY = { w = home }
 
   function tx.gen_payment()
     local inp = PAY
@@ -134,7 +136,7 @@ function M.generators(ctx)
 
   -- Order-Status ------------------------------------------------------------------------------
 
-  local OS = {}
+  local OS = { w = home }
 
   function tx.gen_order_status()
     local inp = OS
@@ -145,7 +147,7 @@ function M.generators(ctx)
 
   -- Delivery ----------------------------------------------------------------------------------
 
-  local DL = { skipped = 0 }
+  local DL = { w = home, skipped = 0 }
 
   function tx.gen_delivery()
     DL.carrier = uniform(1, 10)
@@ -154,7 +156,7 @@ function M.generators(ctx)
 
   -- Stock-Level -------------------------------------------------------------------------------
 
-  local SL = {}
+  local SL = { w = home, d = ctx.sl_d }
 
   function tx.gen_stock_level()
     SL.threshold = uniform(10, 20)
@@ -165,13 +167,12 @@ function M.generators(ctx)
 end
 
 -- The bodies: the SQL of each transaction for given inputs, one statement per step of the
--- specification. ctx: as for M.generators, plus con.
+-- specification, for any terminal (the warehouse comes with the inputs). ctx: con and s.
 function M.bodies(ctx)
   local con = ctx.con
   local s = ctx.s
   local t = s.t
   local pg = common.is_pg()
-  local home = ctx.w
   local INT, VARCHAR = sysbench.sql.type.INT, sysbench.sql.type.VARCHAR
   local tx = {}
 
@@ -270,7 +271,7 @@ function M.bodies(ctx)
   -- New-Order (clause 2.4) ---------------------------------------------------------------------
 
   function tx.new_order(inp)
-    local d = inp.d
+    local home, d = inp.w, inp.d
     q("BEGIN")
     local rs = no_cust(home, d, inp.c)
     local row = rs:fetch_row()
@@ -319,7 +320,7 @@ function M.bodies(ctx)
   -- Payment (clause 2.5) -----------------------------------------------------------------------
 
   function tx.payment(inp)
-    local d, amount = inp.d, inp.amount
+    local home, d, amount = inp.w, inp.d, inp.amount
     q("BEGIN")
     pay_w_upd(amount, home)
     local w_name = pay_w(home):fetch_row()[1]
@@ -347,7 +348,7 @@ function M.bodies(ctx)
   -- Order-Status (clause 2.6) ------------------------------------------------------------------
 
   function tx.order_status(inp)
-    local d = inp.d
+    local home, d = inp.w, inp.d
     q("BEGIN")
     local c_id = inp.c_id or customer_by_name(home, d, inp.c_last)
     if not c_id then
@@ -366,7 +367,7 @@ function M.bodies(ctx)
   -- Delivery (clause 2.7), run by the terminal itself, all ten districts in one transaction -----
 
   -- The oldest undelivered order of a district, locked; nil if there is none.
-  local function oldest_new_order(d)
+  local function oldest_new_order(home, d)
     for _ = 1, 100 do
       local row = dl_no(home, d):fetch_row()
       if row then
@@ -384,10 +385,11 @@ function M.bodies(ctx)
   end
 
   function tx.delivery(inp)
+    local home = inp.w
     q("BEGIN")
     local skipped = 0
     for d = 1, common.DISTRICTS do
-      local o_id = oldest_new_order(d)
+      local o_id = oldest_new_order(home, d)
       if o_id then
         local c_id = tonumber(dl_o(home, d, o_id):fetch_row()[1])
         dl_o_upd(inp.carrier, home, d, o_id)
@@ -406,7 +408,7 @@ function M.bodies(ctx)
   -- Stock-Level (clause 2.8) -------------------------------------------------------------------
 
   function tx.stock_level(inp)
-    local d = ctx.sl_d
+    local home, d = inp.w, inp.d
     q("BEGIN")
     local next_o = tonumber(sl_d(home, d):fetch_row()[1])
     sl_count(home, d, next_o, next_o - 20, home, inp.threshold):fetch_row()
