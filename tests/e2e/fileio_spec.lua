@@ -144,6 +144,10 @@ describe("fileio", function()
     local ro = h.tmpdir() .. "/ro-cleanup"
     os.execute("mkdir -p " .. h.q(ro))
     local mounted = os.execute("mount -t tmpfs -o size=4m lbrocl " .. h.q(ro) .. " 2>/dev/null") == 0
+    finally(function()
+      if mounted then os.execute("umount " .. h.q(ro) .. " 2>/dev/null") else os.execute("chmod 755 " .. h.q(ro)) end
+      os.execute("rm -rf " .. h.q(ro))
+    end)
     local args = "fileio --file-dir=" .. h.q(ro) .. " " .. SMALL
     local o, e, r = h.run(args .. " prepare")
     assert.are.equal(0, r, e .. o)
@@ -155,9 +159,7 @@ describe("fileio", function()
       os.execute("chmod 555 " .. h.q(ro))
     end
     out, err, rc = h.run(args .. " cleanup")
-    if mounted then os.execute("umount " .. h.q(ro)) else os.execute("chmod 755 " .. h.q(ro)) end
     one_error(out, err, rc, "cannot remove " .. ro .. "/test_file.0: " .. reason)
-    os.execute("rm -rf " .. h.q(ro))
   end)
 
   it("mmap with direct is labelled buffered everywhere (the page cache is in the way)", function()
@@ -449,6 +451,8 @@ describe("fileio", function()
       local mnt = h.tmpdir() .. "/tiny"
       os.execute("mkdir -p " .. h.q(mnt))
       local mounted = os.execute("mount -t tmpfs -o size=1m lbtiny " .. h.q(mnt) .. " 2>/dev/null") == 0
+      -- a failed assertion must not leave the mount behind (one mount at a time is active)
+      finally(function() os.execute("umount " .. h.q(mnt) .. " 2>/dev/null") end)
       if mounted then
         local out, err, rc = h.run("fileio --file-dir=" .. mnt .. " --file-num=2 --file-total-size=4M prepare")
         one_error(out, err, rc, "no space left on device")
