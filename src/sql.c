@@ -126,6 +126,25 @@ static void debug_log(struct lb_worker *w, struct lb_sql_result *rs, int32_t rc,
 		  t0 ? (double)(lb_now_ns() - t0) / 1e6 : 0.0, rc == LB_DB_OK ? "" : ": ", rc == LB_DB_OK ? "" : e->message);
 }
 
+/* A result box whose connection was closed (con:disconnect() sets rs.conn = NULL). sql.lua
+ * refuses such calls first; this keeps a call that gets through from crashing: nothing is sent,
+ * nothing is counted, and the answer is LB_DB_EINVAL. */
+static int32_t closed(struct lb_sql_result *rs)
+{
+	if (rs) {
+		memset(&rs->r, 0, sizeof(rs->r));
+		rs->nrows = 0;
+		rs->nfields = 0;
+	}
+	return LB_DB_EINVAL;
+}
+
+#define REFUSE_CLOSED(rs)                              \
+	do {                                           \
+		if (LB_UNLIKELY(!(rs) || !(rs)->conn)) \
+			return closed(rs);             \
+	} while (0)
+
 /* Counts a finished statement and fills the sysbench-visible fields of rs. */
 static int32_t finish(struct lb_worker *w, struct lb_sql_result *rs, int32_t rc, const char *what,
 		      uint64_t len, int64_t t0)
@@ -149,6 +168,8 @@ static int32_t finish(struct lb_worker *w, struct lb_sql_result *rs, int32_t rc,
 
 LB_FFI int32_t lb_sql_connect(struct lb_worker *w, struct lb_db_conn *c)
 {
+	if (!c)
+		return LB_DB_EINVAL;
 	int32_t rc = lb_db_connect_start(c);
 	if (rc == LB_DB_PENDING) {
 		struct lb_db_result ignored;
@@ -161,6 +182,7 @@ LB_FFI int32_t lb_sql_connect(struct lb_worker *w, struct lb_db_conn *c)
 
 LB_FFI int32_t lb_sql_query(struct lb_worker *w, struct lb_sql_result *rs, const char *sql, uint64_t len)
 {
+	REFUSE_CLOSED(rs);
 	int64_t t0 = w->eng->cfg.db_debug ? lb_now_ns() : 0;
 	int32_t rc = lb_db_query_start(rs->conn, sql, len, &rs->r);
 	if (rc == LB_DB_PENDING)
@@ -170,6 +192,9 @@ LB_FFI int32_t lb_sql_query(struct lb_worker *w, struct lb_sql_result *rs, const
 
 LB_FFI int32_t lb_sql_execute(struct lb_worker *w, struct lb_sql_result *rs, struct lb_db_stmt *s)
 {
+	REFUSE_CLOSED(rs);
+	if (LB_UNLIKELY(!s))
+		return closed(rs);
 	int64_t t0 = w->eng->cfg.db_debug ? lb_now_ns() : 0;
 	int32_t rc = lb_db_execute_start(s, &rs->r);
 	if (rc == LB_DB_PENDING)
@@ -179,24 +204,30 @@ LB_FFI int32_t lb_sql_execute(struct lb_worker *w, struct lb_sql_result *rs, str
 
 LB_FFI int32_t lb_sql_query_start(struct lb_worker *w, struct lb_sql_result *rs, const char *sql, uint64_t len)
 {
+	REFUSE_CLOSED(rs);
 	int32_t rc = lb_db_query_start(rs->conn, sql, len, &rs->r);
 	return rc == LB_DB_PENDING ? rc : finish(w, rs, rc, sql, len, 0);
 }
 
 LB_FFI int32_t lb_sql_execute_start(struct lb_worker *w, struct lb_sql_result *rs, struct lb_db_stmt *s)
 {
+	REFUSE_CLOSED(rs);
+	if (LB_UNLIKELY(!s))
+		return closed(rs);
 	int32_t rc = lb_db_execute_start(s, &rs->r);
 	return rc == LB_DB_PENDING ? rc : finish(w, rs, rc, "(prepared statement)", 20, 0);
 }
 
 LB_FFI int32_t lb_sql_step(struct lb_worker *w, struct lb_sql_result *rs, uint32_t ready)
 {
+	REFUSE_CLOSED(rs);
 	int32_t rc = lb_db_step(rs->conn, ready, &rs->r);
 	return rc == LB_DB_PENDING ? rc : finish(w, rs, rc, "(non-blocking statement)", 24, 0);
 }
 
 LB_FFI int32_t lb_sql_bulk_next(struct lb_worker *w, struct lb_sql_result *rs, const char *row, uint64_t len)
 {
+	REFUSE_CLOSED(rs);
 	int64_t t0 = w->eng->cfg.db_debug ? lb_now_ns() : 0;
 	int32_t rc = lb_db_bulk_insert_next(rs->conn, row, len, &rs->r);
 	if (rc == LB_DB_OK && rs->r.kind == LB_DB_KIND_NONE)
@@ -206,6 +237,7 @@ LB_FFI int32_t lb_sql_bulk_next(struct lb_worker *w, struct lb_sql_result *rs, c
 
 LB_FFI int32_t lb_sql_bulk_done(struct lb_worker *w, struct lb_sql_result *rs)
 {
+	REFUSE_CLOSED(rs);
 	int64_t t0 = w->eng->cfg.db_debug ? lb_now_ns() : 0;
 	int32_t rc = lb_db_bulk_insert_done(rs->conn, &rs->r);
 	return finish(w, rs, rc, "(bulk insert flush)", 19, t0);
@@ -213,6 +245,8 @@ LB_FFI int32_t lb_sql_bulk_done(struct lb_worker *w, struct lb_sql_result *rs)
 
 LB_FFI int32_t lb_sql_reconnect(struct lb_worker *w, struct lb_db_conn *c)
 {
+	if (!c)
+		return LB_DB_EINVAL;
 	int64_t deadline = lb_now_ns() + w->eng->cfg.db_reconnect_ns;
 	int64_t stop = hard_stop_ns(w->eng);
 	if (stop < deadline)

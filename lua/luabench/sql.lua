@@ -22,6 +22,34 @@ sql.error = { NONE = 0, IGNORABLE = 1, FATAL = 2 }
 local NULL_RESULT = ffi.cast("struct lb_sql_result *", nil)
 local PENDING = C.LB_DB_PENDING
 
+-- Errors name the script's line that called into this module, whatever the depth of the calls
+-- (and tail calls) in here: error() gets the level of the first caller that is neither this
+-- module nor a C function (pcall), counted from raise() itself. Tables (RESTART_EVENT
+-- descriptors) carry no position and skip the walk. The 0.5-style globals catch the error and
+-- add their own position: their message then has none.
+local getinfo = require("debug").getinfo -- (the global `debug` may be the --debug option)
+local MODULE = getinfo(1, "S").source
+
+local function raise(msg)
+  local lvl = 2
+  while true do
+    local i = getinfo(lvl, "S")
+    if not i then
+      lvl = 0
+      break
+    end
+    if i.what ~= "C" and i.source ~= MODULE then
+      if i.source:find("sql_legacy.lua", 1, true) then lvl = 0 end
+      break
+    end
+    lvl = lvl + 1
+  end
+  error(msg, lvl)
+end
+
+-- sysbench 1.0.20: "ALERT: attempt to use an already closed connection", then "SQL API error".
+local CLOSED = "SQL API error: attempt to use an already closed connection"
+
 -- Inside an emulated user's coroutine, statements run without blocking the worker: start,
 -- park the user on the socket, and step when the scheduler wakes it.
 local function user_context()
@@ -63,8 +91,11 @@ end
 local result = {}
 
 function result.fetch_row(rs)
+  if rs == nil then raise("SQL API error: fetch_row() on a NULL result (the statement returned no rows)") end
+  local c = rs.conn
+  if c == nil then raise(CLOSED) end
   local row = rs.row
-  if C.lb_db_fetch_row(rs.conn, row) <= 0 then return nil end
+  if C.lb_db_fetch_row(c, row) <= 0 then return nil end
   local t = {}
   local values, lengths = row.values, row.lengths
   for i = 0, row.nfields - 1 do
@@ -75,9 +106,11 @@ function result.fetch_row(rs)
 end
 
 function result.free(rs)
+  if rs == nil then raise("SQL API error: free() on a NULL result (the statement returned no rows)") end
+  if rs.conn == nil then raise(CLOSED) end
   if rs.freed ~= 0 then
     io.stderr:write("ALERT: attempt to free an invalid result set\n")
-    error("db_free_results() failed", 2)
+    raise("db_free_results() failed")
   end
   rs.freed = 1
   C.lb_db_free_result(rs.conn)
@@ -110,34 +143,36 @@ end
 -- sysbench's check_error: ignorable errors (ignore lists, sql_error_ignorable hook, lost
 -- connections after a successful reconnect) restart the event; anything else is fatal.
 function Connection:check_error(rc, query)
+  if self.conn == nil then raise(CLOSED) end
   local e = last_error(self)
   local desc = { connection = self, query = query, sql_errno = self.sql_errno,
     sql_state = self.sql_state, sql_errmsg = self.sql_errmsg }
   if rc == ELOST then
     if C.lb_sql_reconnect(worker, self.conn) ~= OK and C.lb_worker_stopping(worker) == 0 then
       last_error(self)
-      error(string.format("lost the connection and could not reconnect: %s", self.sql_errmsg), 3)
+      raise(string.format("lost the connection and could not reconnect: %s", self.sql_errmsg))
     end
     desc.errcode = RESTART_EVENT
-    error(desc, 3)
+    error(desc)
   end
   if rc ~= ESQL then
-    error("SQL API error: " .. self.sql_errmsg, 3)
+    raise("SQL API error: " .. self.sql_errmsg)
   end
   local hook = sb.hooks.sql_error_ignorable
   if e.error_class == sql.error.IGNORABLE or (hook and hook(desc)) then
     desc.errcode = RESTART_EVENT
-    error(desc, 3)
+    error(desc)
   end
   -- The statement was counted as an error already; an emulated user's loop must not count the
   -- failed interaction again.
   local U = user_context()
   if U then U.counted_error = true end
-  error(string.format("SQL error, errno = %d, state = '%s': %s (query: %s)", self.sql_errno,
-    self.sql_state, self.sql_errmsg, short(query)), 3)
+  raise(string.format("SQL error, errno = %d, state = '%s': %s (query: %s)", self.sql_errno,
+    self.sql_state, self.sql_errmsg, short(query)))
 end
 
 function Connection:query(q)
+  if self.conn == nil then raise(CLOSED) end
   local rs = self.rs
   local rc = run_query(rs, q)
   if rc ~= OK then return self:check_error(rc, q) end
@@ -154,24 +189,26 @@ function Connection:query_row(q)
 end
 
 function Connection:bulk_insert_init(prefix)
+  if self.conn == nil then raise(CLOSED) end
   local rc = C.lb_db_bulk_insert_init(self.conn, prefix, #prefix)
   if rc ~= OK then return self:check_error(rc, prefix) end
   self.bulk = true
 end
 
--- Rows of a bulk insert or a COPY go to the same buffer (lb_db_bulk_insert_next). The methods
--- tail-call these, so error levels still name the script's line.
+-- Rows of a bulk insert or a COPY go to the same buffer (lb_db_bulk_insert_next).
 local function bulk_next(self, row, init, what)
   if not self.bulk then
     io.stderr:write(string.format("ALERT: attempt to call %s_next() before %s_init()\n", init, init))
-    error((init == "bulk_insert" and "db_bulk_insert" or init) .. "_next() failed", 2)
+    raise((init == "bulk_insert" and "db_bulk_insert" or init) .. "_next() failed")
   end
+  if self.conn == nil then raise(CLOSED) end
   local rc = C.lb_sql_bulk_next(worker, self.rs, row, #row)
   if rc ~= OK then return self:check_error(rc, what) end
 end
 
 local function bulk_done(self, what)
   if not self.bulk then return end
+  if self.conn == nil then raise(CLOSED) end
   self.bulk = false
   local rc = C.lb_sql_bulk_done(worker, self.rs)
   if rc ~= OK then return self:check_error(rc, what) end
@@ -183,6 +220,7 @@ function Connection:bulk_insert_done() return bulk_done(self, "(bulk insert)") e
 -- luabench: COPY ... FROM STDIN (PostgreSQL), fed like a bulk insert with one row per call in
 -- the statement's format; each full buffer is sent as one COPY.
 function Connection:copy_init(sql)
+  if self.conn == nil then raise(CLOSED) end
   local rc = C.lb_db_copy_init(self.conn, sql, #sql)
   if rc ~= OK then return self:check_error(rc, sql) end
   self.bulk = true
@@ -192,18 +230,21 @@ function Connection:copy_next(row) return bulk_next(self, row, "copy", "(copy)")
 function Connection:copy_done() return bulk_done(self, "(copy)") end
 
 function Connection:reconnect()
+  if self.conn == nil then raise(CLOSED) end
   local rc = C.lb_sql_reconnect(worker, self.conn)
   if rc ~= OK then
     last_error(self)
-    error("reconnect failed: " .. self.sql_errmsg, 2)
+    raise("reconnect failed: " .. self.sql_errmsg)
   end
 end
 
+-- Every later use of the connection, its statements or its result set raises CLOSED.
 function Connection:disconnect()
   if self.conn ~= nil then
     C.lb_db_conn_free(ffi.gc(self.conn, nil))
     self.conn = nil
     self.rs.conn = nil
+    self.bulk = false
   end
 end
 
@@ -260,8 +301,11 @@ Statement.__index = Statement
 local supported = { [1] = true, [2] = true, [3] = true, [4] = true, [5] = true, [6] = true,
   [11] = true, [12] = true }
 
+-- A parameter owns its value (own[0], and buf for strings); every statement it is bound to
+-- copies it into its own array right before each execution (see sync), so one parameter can feed
+-- any number of statements and re-binding never leaves a parameter writing into a freed array.
 function Statement:bind_create(t, max_len)
-  if not supported[t] then error("Unsupported argument type: " .. tostring(t), 2) end
+  if not supported[t] then raise("Unsupported argument type: " .. tostring(t)) end
   local own = ffi.new("struct lb_db_param[1]")
   own[0].type = t
   own[0].is_null = 1
@@ -270,31 +314,57 @@ function Statement:bind_create(t, max_len)
     Param)
 end
 
--- Moves the parameters' values into one array the statement(s) read at every execution; the
--- parameter objects then write straight into it.
+-- The array the driver reads the values from (it keeps the pointer: the statement object keeps
+-- the array), and the parameters that fill it.
 local function param_array(...)
   local n = select("#", ...)
-  local arr = ffi.new("struct lb_db_param[?]", n)
+  local bound = { ... }
   for i = 1, n do
-    local p = select(i, ...)
-    arr[i - 1] = p.slot
-    p.slot = arr[i - 1]
+    if getmetatable(bound[i]) ~= Param then
+      raise("SQL API error: bind_param() argument #" .. i .. " is not a parameter from bind_create()")
+    end
   end
-  return arr, n
+  local arr = ffi.new("struct lb_db_param[?]", n)
+  for i = 1, n do arr[i - 1] = bound[i].slot end
+  return arr, bound, n
+end
+
+-- The parameters' current values into the statement's array (a struct copy each; string bytes
+-- stay in the parameter's buffer, which the parameter, kept by st.bound, keeps alive).
+local function sync(st)
+  local b = st.bound
+  if b then
+    local arr = st.params
+    for i = 1, st.nparams do arr[i - 1] = b[i].slot end
+  end
+end
+
+-- The driver keeps a pointer to the array it was last bound with; a bind that fails may leave it
+-- on either the new array or the previous one, so both stay referenced until one succeeds.
+local function keep_arrays(st, arr, bound, n)
+  st.old_params, st.params, st.bound, st.nparams = st.params, arr, bound, n
 end
 
 function Statement:bind_param(...)
   if select("#", ...) == 0 then return nil end
-  local arr, n = param_array(...)
-  self.params = arr
+  local con = self.connection
+  if con.conn == nil then raise(CLOSED) end
+  if self.stmt == nil then raise("SQL API error: bind_param() on a closed statement") end
+  local arr, bound, n = param_array(...)
+  keep_arrays(self, arr, bound, n)
   local rc = C.lb_db_stmt_bind(self.stmt, arr, n)
-  if rc ~= OK then return self.connection:check_error(rc, self.sql) end
+  if rc ~= OK then return con:check_error(rc, self.sql) end
+  self.old_params = nil
 end
 
 function Statement:execute()
   local con = self.connection
+  local stmt = self.stmt
+  if con.conn == nil then raise(CLOSED) end
+  if stmt == nil then raise("SQL API error: execute() on a closed statement") end
+  sync(self)
   local rs = con.rs
-  local rc = run_execute(rs, self.stmt)
+  local rc = run_execute(rs, stmt)
   if rc ~= OK then return con:check_error(rc, self.sql) end
   if rs.r.kind == KIND_READ then return rs end
   return NULL_RESULT
@@ -308,6 +378,7 @@ function Statement:close()
 end
 
 function Connection:prepare(q)
+  if self.conn == nil then raise(CLOSED) end
   local out = ffi.new("struct lb_db_stmt *[1]")
   local rc = C.lb_db_prepare(self.conn, q, #q, out)
   if rc ~= OK then return self:check_error(rc, q) end
@@ -350,7 +421,7 @@ function Driver:connect_physical()
   end
   if rc ~= OK then
     local msg = ffi.string(C.lb_db_conn_error(c).message)
-    error("connection creation failed: " .. msg, 2)
+    raise("connection creation failed: " .. msg)
   end
   local box = ffi.new("struct lb_sql_result[1]")
   box[0].conn = c
@@ -479,11 +550,12 @@ end
 
 function PooledStatement:bind_param(...)
   if select("#", ...) == 0 then return nil end
-  self.params, self.nparams = param_array(...)
+  keep_arrays(self, param_array(...))
   for c, st in pairs(self.per) do
     local rc = C.lb_db_stmt_bind(st.stmt, self.params, self.nparams)
     if rc ~= OK then return c:check_error(rc, self.sql) end
   end
+  self.old_params = nil
 end
 
 local PARAM_SIZE = ffi.sizeof("struct lb_db_param")
@@ -508,6 +580,7 @@ end
 function PooledStatement:execute()
   local U = user_context()
   local priv, keep
+  sync(self)
   if U and self.params then priv, keep = private_params(self.params, self.nparams) end
   local c = on(self.con)
   local st = self.per[c]
@@ -542,7 +615,7 @@ local errbuf = ffi.new("char[512]")
 function sql.driver(name)
   local cfg = C.lb_sql_config(worker, name, errbuf, 512)
   if cfg == nil then
-    error("failed to initialize the DB driver: " .. ffi.string(errbuf), 2)
+    raise("failed to initialize the DB driver: " .. ffi.string(errbuf))
   end
   return setmetatable({ cfg = cfg, driver_name = ffi.string(C.lb_sql_driver_name(cfg)) }, Driver)
 end

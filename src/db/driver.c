@@ -172,29 +172,41 @@ void lb_db_conn_free(struct lb_db_conn *c)
 	free(c);
 }
 
+/* The entry points take a NULL connection (a script's connection after disconnect() reaching
+ * C) as a closed one: refused with LB_DB_EINVAL, described by this error, never dereferenced. */
+static const struct lb_db_error closed_error = {
+	.error_class = LB_DB_ERROR_FATAL,
+	.message = "attempt to use an already closed connection",
+};
+
 const struct lb_db_error *lb_db_conn_error(const struct lb_db_conn *c)
 {
-	return &c->err;
+	return c ? &c->err : &closed_error;
 }
 
 int32_t lb_db_conn_state(const struct lb_db_conn *c)
 {
-	return c->state;
+	return c ? c->state : LB_DB_STATE_DISCONNECTED;
 }
 
 const char *lb_db_conn_endpoint(const struct lb_db_conn *c)
 {
-	return c->ep ? c->ep->label : "";
+	return c && c->ep ? c->ep->label : "";
 }
 
 uint64_t lb_db_conn_reconnects(const struct lb_db_conn *c)
 {
-	return c->reconnects;
+	return c ? c->reconnects : 0;
 }
 
 void lb_db_conn_wait_info(const struct lb_db_conn *c, struct lb_db_wait *w)
 {
-	*w = c->wait;
+	if (c) {
+		*w = c->wait;
+	} else {
+		memset(w, 0, sizeof(*w));
+		w->fd = -1;
+	}
 }
 
 int lb_db_misuse(struct lb_db_conn *c, const char *what)
@@ -210,6 +222,8 @@ int lb_db_misuse(struct lb_db_conn *c, const char *what)
 
 int lb_db_begin_op(struct lb_db_conn *c, int op, struct lb_db_stmt *s)
 {
+	if (!c)
+		return LB_DB_EINVAL;
 	if (c->state == LB_DB_STATE_BUSY || c->state == LB_DB_STATE_CONNECTING) {
 		lb_db_set_error(c, 0, NULL, false, "%s: another operation is in progress on this "
 				"connection", c->ops->name);
@@ -296,6 +310,8 @@ int32_t lb_db_step(struct lb_db_conn *c, uint32_t ready, struct lb_db_result *ou
 {
 	int rc;
 
+	if (!c)
+		return LB_DB_EINVAL;
 	if (c->state != LB_DB_STATE_BUSY && c->state != LB_DB_STATE_CONNECTING)
 		return lb_db_misuse(c, "no operation in progress");
 	rc = c->ops->step(c, ready);
@@ -328,6 +344,8 @@ int32_t lb_db_wait(struct lb_db_conn *c, struct lb_db_result *out)
 	int rc = LB_DB_PENDING;
 	bool no_fd = false;
 
+	if (!c)
+		return LB_DB_EINVAL;
 	if (c->state != LB_DB_STATE_BUSY && c->state != LB_DB_STATE_CONNECTING)
 		return LB_DB_OK;
 	while (rc == LB_DB_PENDING) {
@@ -389,6 +407,8 @@ static int connect_start(struct lb_db_conn *c, int64_t deadline_ns)
 
 int32_t lb_db_connect_start(struct lb_db_conn *c)
 {
+	if (!c)
+		return LB_DB_EINVAL;
 	return connect_start(c, lb_db_deadline_ms(c->cfg->connect_timeout_ms));
 }
 
@@ -400,6 +420,8 @@ int32_t lb_db_connect(struct lb_db_conn *c)
 
 int32_t lb_db_disconnect(struct lb_db_conn *c)
 {
+	if (!c)
+		return LB_DB_OK;
 	abandon_op(c);
 	close_session(c);
 	return LB_DB_OK;
@@ -429,6 +451,8 @@ int32_t lb_db_reconnect(struct lb_db_conn *c, int64_t deadline_ns)
 	int64_t delay_ns = 1000000;
 	int rc;
 
+	if (!c)
+		return LB_DB_EINVAL;
 	abandon_op(c);
 	close_session(c);
 	for (;;) {
@@ -459,8 +483,16 @@ static int dry_result(struct lb_db_conn *c, struct lb_db_result *out)
  * over (refused, or a dry run) with that answer. */
 static int begin_text(struct lb_db_conn *c, struct lb_db_result *out)
 {
-	int rc = lb_db_begin_op(c, LB_DB_OP_QUERY, NULL);
+	int rc;
 
+	if (!c) {
+		if (out) {
+			memset(out, 0, sizeof(*out));
+			out->kind = LB_DB_KIND_ERROR;
+		}
+		return LB_DB_EINVAL;
+	}
+	rc = lb_db_begin_op(c, LB_DB_OP_QUERY, NULL);
 	if (rc < 0) {
 		memset(&c->res, 0, sizeof(c->res));
 		c->res.kind = LB_DB_KIND_ERROR;
@@ -509,7 +541,7 @@ int32_t lb_db_fetch_row(struct lb_db_conn *c, struct lb_db_row *row)
 	row->nfields = 0;
 	row->values = NULL;
 	row->lengths = NULL;
-	if (!c->has_result || c->state != LB_DB_STATE_IDLE)
+	if (!c || !c->has_result || c->state != LB_DB_STATE_IDLE)
 		return 0;
 	rc = c->ops->fetch_row(c, c->row_values, c->row_lengths);
 	if (rc <= 0)
@@ -522,6 +554,6 @@ int32_t lb_db_fetch_row(struct lb_db_conn *c, struct lb_db_row *row)
 
 void lb_db_free_result(struct lb_db_conn *c)
 {
-	if (c->state != LB_DB_STATE_BUSY)
+	if (c && c->state != LB_DB_STATE_BUSY)
 		drop_result(c);
 }

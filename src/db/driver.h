@@ -230,6 +230,13 @@ struct lb_db_conn *lb_db_conn_new(struct lb_db_config *cfg);
  * executing them fails with LB_DB_EINVAL; lb_db_stmt_free() still frees them. NULL is a no-op. */
 void lb_db_conn_free(struct lb_db_conn *c);
 
+/* A NULL connection (one a script already closed) is never dereferenced by lb_db_connect*,
+ * lb_db_reconnect, lb_db_query*, lb_db_copy, lb_db_step and lb_db_wait (LB_DB_EINVAL),
+ * lb_db_fetch_row (0), lb_db_disconnect and lb_db_free_result (no-ops), or the accessors:
+ * lb_db_conn_error() describes it ("attempt to use an already closed connection"),
+ * lb_db_conn_state() says DISCONNECTED, lb_db_conn_wait_info() gives fd -1. lb_db_prepare and
+ * the bulk/COPY calls need a connection. */
+
 /* Connects, blocking up to the connect timeout. The first connect picks the next endpoint
  * (host x port pair or socket) round-robin over the config (an atomic cursor shared by all
  * threads); later (re)connects of the same connection keep that endpoint. Returns LB_DB_OK or

@@ -157,7 +157,8 @@ sysbench.sql.driver():connect():query("CREATE TABLE kv (k INTEGER NOT NULL CHECK
       out, err, rc = h.run(ex .. " --rows=3000 --threads=3 prepare")
       assert.are.equal(1, rc, out .. err)
       -- PostgreSQL: "violates check constraint"; MariaDB: "CONSTRAINT `kv.k` failed"
-      assert.is_truthy(err:lower():find("failed in thread 1: sql error.*constraint"), err)
+      -- with the line of the loader's call that failed (the bulk insert's last flush)
+      assert.is_truthy(err:lower():find("failed in thread 1: parallel_load%.lua:%d+: sql error.*constraint"), err)
       assert.are.equal(2, h.count(err, "another loader thread failed"), err)
       assert.is_falsy(out:find("Loaded", 1, true), out)
       assert.are.equal(0, select(3, h.run(ex .. " cleanup")))
@@ -322,6 +323,201 @@ function event() con:query("SELECT 1") end
         assert.is_falsy((out .. err):find("wrong-secret", 1, true))
         assert.is_true(h.count(err, "\n") <= 2, err)
       end
+    end)
+
+    it("refuses every use of a connection after disconnect() with an error, never a crash", function()
+      local p = script([[
+local drv = sysbench.sql.driver()
+local c = drv:connect()
+local st = c:prepare("SELECT 1")
+local sp = c:prepare("SELECT CAST(? AS CHAR(8))")
+local param = sp:bind_create(sysbench.sql.type.INT)
+local rs = c:query("SELECT 1")
+c:disconnect()
+local function try(name, f, ...)
+  local ok, e = pcall(f, ...)
+  print(name, ok, e)
+end
+try("QUERY", c.query, c, "SELECT 1")
+try("QROW", c.query_row, c, "SELECT 1")
+try("PREPARE", c.prepare, c, "SELECT 1")
+try("EXECUTE", st.execute, st)
+try("BIND", sp.bind_param, sp, param)
+try("FETCH", rs.fetch_row, rs)
+try("FREE", rs.free, rs)
+try("BULK", c.bulk_insert_init, c, "INSERT INTO lbt_h2_closed VALUES")
+try("BULKNEXT", c.bulk_insert_next, c, "(1)")
+try("COPY", c.copy_init, c, "COPY lbt_h2_closed FROM STDIN")
+try("RECONNECT", c.reconnect, c)
+c:disconnect()
+st:close()
+print("ALIVE", drv:connect():query_row("SELECT 7"))
+]])
+      local out, err, rc = h.run(h.q(p) .. " " .. db)
+      assert.are.equal(0, rc, "exit code " .. tostring(rc) .. ": " .. err)
+      for _, name in ipairs({ "QUERY", "QROW", "PREPARE", "EXECUTE", "BIND", "FETCH", "FREE", "BULK", "COPY", "RECONNECT" }) do
+        assert.is_truthy(out:find(name .. "\tfalse\t[^\n]-sql_%d+%.lua:%d+: SQL API error: attempt to use an already closed connection\n"), name .. ": " .. out)
+      end
+      -- bulk_insert_next before a (refused) init is the usual misuse message
+      assert.is_truthy(out:find("BULKNEXT\tfalse\t[^\n]-db_bulk_insert_next%(%) failed"), out)
+      assert.is_truthy(out:find("ALIVE\t7", 1, true), out)
+      -- a pooled connection (--users) ignores disconnect(): it belongs to the pool
+      local u = script([[
+local con
+function thread_init() con = sysbench.sql.driver():connect() end
+function event()
+  con:query("SELECT 1")
+  con:disconnect()
+end
+]])
+      out, err, rc = h.run(h.q(u) .. " " .. db .. " --users=2 --events=6 run")
+      assert.are.equal(0, rc, err)
+      assert.is_truthy(out:find("transactions:                        6 ", 1, true), out)
+    end)
+
+    it("gives a parameter bound to several statements to all of them, and survives re-binding", function()
+      local text = pg and "VARCHAR" or "CHAR"
+      local p = script([[
+local t = sysbench.sql.type
+local con = sysbench.sql.driver():connect()
+local s1 = con:prepare("SELECT CAST(? AS ]] .. text .. [[(20)), 1")
+local s2 = con:prepare("SELECT CAST(? AS ]] .. text .. [[(20)), 2")
+local sv = con:prepare("SELECT CAST(? AS ]] .. text .. [[(100)), CAST(? AS ]] .. text .. [[(20))")
+local p = s1:bind_create(t.INT)
+s1:bind_param(p)
+s2:bind_param(p)
+p:set(5)
+local function get(s) return s:execute():fetch_row()[1] end
+print("BOTH", get(s1), get(s2))
+p:set(6)
+print("AGAIN", get(s2), get(s1))
+-- s1 gets its own parameter: p still feeds s2, and nothing writes into s1's old array
+local q = s1:bind_create(t.INT)
+s1:bind_param(q)
+q:set(7)
+p:set(8)
+for _ = 1, 3 do collectgarbage() end
+print("REBIND", get(s1), get(s2))
+-- strings shared by two statements, and a grown buffer after a collection
+local v = sv:bind_create(t.VARCHAR, 4)
+local w = sv:bind_create(t.VARCHAR, 4)
+sv:bind_param(v, w)
+s2:bind_param(w)
+v:set(string.rep("v", 60))
+w:set("www")
+for _ = 1, 3 do collectgarbage() end
+local r = sv:execute():fetch_row()
+print("STR", #r[1], r[2], get(s2))
+]])
+      local out, err, rc = h.run(h.q(p) .. " " .. db)
+      assert.are.equal(0, rc, err)
+      assert.is_truthy(out:find("BOTH\t5\t5", 1, true), out)
+      assert.is_truthy(out:find("AGAIN\t6\t6", 1, true), out)
+      assert.is_truthy(out:find("REBIND\t7\t8", 1, true), out)
+      assert.is_truthy(out:find("STR\t60\twww\twww", 1, true), out)
+      -- the same through pooled connections (--users): each user's private copy sees the values
+      local u = script([[
+local t = sysbench.sql.type
+local con, s1, s2, p
+local bad = 0
+function thread_init()
+  con = sysbench.sql.driver():connect()
+  s1 = con:prepare("SELECT CAST(? AS ]] .. text .. [[(20))")
+  s2 = con:prepare("SELECT CAST(? AS ]] .. text .. [[(20))")
+  p = s1:bind_create(t.INT)
+  s1:bind_param(p)
+  s2:bind_param(p)
+end
+function event()
+  local n = luabench.user * 1000 + sysbench.rand.uniform(1, 999)
+  p:set(n)
+  local a = s1:execute():fetch_row()[1]
+  p:set(n)
+  local b = s2:execute():fetch_row()[1]
+  if a ~= tostring(n) or b ~= tostring(n) then bad = bad + 1 end
+end
+function thread_done() print("BAD", bad) end
+]])
+      out, err, rc = h.run(h.q(u) .. " " .. db .. " --users=4 --events=40 run")
+      assert.are.equal(0, rc, err)
+      assert.is_truthy(out:find("BAD\t0", 1, true), out)
+    end)
+
+    it("names the script's line of the failing call in SQL errors, for every entry point", function()
+      local p = script([[
+local con = sysbench.sql.driver():connect()
+local closed = sysbench.sql.driver():connect()
+local function helper(q)
+  local rs = con:query(q) -- line 4
+  return rs
+end
+local function case(name, f)
+  local ok, e = pcall(f)
+  print("CASE", name, tostring(e))
+end
+con:query("DROP TABLE IF EXISTS lbt_h2_loc")
+con:query("CREATE TABLE lbt_h2_loc (id INT NOT NULL)")
+local ins = con:prepare("INSERT INTO lbt_h2_loc VALUES (?)")
+local p = ins:bind_create(sysbench.sql.type.INT)
+ins:bind_param(p)
+closed:disconnect()
+case("helper", function()
+  helper("SELEC 1") -- line 18
+end)
+case("query_row", function()
+  local x = con:query_row("SELEC 2") -- line 21
+end)
+case("execute", function()
+  p:set(nil)
+  local rs = ins:execute() -- line 25
+end)
+case("bulk_done", function()
+  con:bulk_insert_init("INSERT INTO lbt_h2_nosuch VALUES")
+  con:bulk_insert_next("(1)")
+  con:bulk_insert_done() -- line 30
+end)
+case("bulk_next", function()
+  con:bulk_insert_next("(1)") -- line 33
+end)
+case("copy", function()
+  if sysbench.sql.driver():name() == "mysql" then
+    con:copy_init("COPY lbt_h2_loc FROM STDIN") -- line 37
+  else
+    con:copy_init("COPY lbt_h2_loc FROM STDIN")
+    con:copy_next("x")
+    con:copy_done() -- line 41
+  end
+end)
+case("prepare", function()
+  local s = closed:prepare("SELECT 1") -- line 45
+end)
+case("closed", function()
+  local r = closed:query("SELECT 1") -- line 48
+end)
+case("mysql_prepare", function()
+  if sysbench.sql.driver():name() == "mysql" then
+    local s = con:prepare("SELEC ?") -- line 52
+  else
+    error("skip", 0)
+  end
+end)
+con:query("DROP TABLE lbt_h2_loc")
+function thread_init()
+  local c = sysbench.sql.driver():connect()
+  c:query("SELEC 3") -- line 60
+end
+function event() end
+]])
+      local out, err, rc = h.run(h.q(p) .. " " .. db .. " --events=1 run")
+      assert.are.equal(1, rc, err)
+      local lines = { helper = 4, query_row = 21, execute = 25, bulk_done = 30, bulk_next = 33,
+        copy = pg and 41 or 37, prepare = 45, closed = 48, mysql_prepare = not pg and 52 }
+      for name, line in pairs(lines) do
+        if line then
+          assert.is_truthy(out:find("CASE\t" .. name .. "\t[^\n]-sql_%d+%.lua:" .. line .. ": "), name .. " at line " .. line .. ":\n" .. out)
+        end
+      end
+      assert.is_truthy(err:find("`thread_init' function failed: [^\n]-sql_%d+%.lua:60: SQL error"), err)
     end)
   end)
 end
