@@ -21,11 +21,14 @@ return function(C_)
     return v
   end
 
-  -- The database globals load their implementation (and the SQL module) on first use.
+  -- The database globals load their implementation (and the SQL module) on first use. As in
+  -- sysbench 1.0.20 they are also sysbench.db.connect, sysbench.db.query, ...
+  sb.db = { DB_ERROR_NONE = 0, DB_ERROR_RESTART_TRANSACTION = 1, DB_ERROR_FAILED = 2 }
   for _, name in ipairs({ "db_connect", "db_disconnect", "db_query", "db_bulk_insert_init",
     "db_bulk_insert_next", "db_bulk_insert_done", "db_prepare", "db_bind_param", "db_bind_result",
     "db_execute", "db_store_results", "db_free_results", "db_close" }) do
     _G[name] = function(...) return require("luabench.sql_legacy")[name](...) end
+    sb.db[name:sub(4)] = _G[name]
   end
 
   DB_ERROR_NONE = 0

@@ -110,11 +110,11 @@ function event() end
   it("reject unknown options once a script declares options, and accept them in legacy mode", function()
     local p = h.write("legacy.lua", [[
 function event() end
-function init() print("LEGACY", oltp_table_size, type(oltp_table_size), thread_id, test ~= nil, type(sb_rand), type(sb_rand_uniq), DB_ERROR_RESTART_TRANSACTION, type(threads)) end
+function init() print("LEGACY", oltp_table_size, type(oltp_table_size), thread_id, test ~= nil, type(sb_rand), type(sb_rand_uniq), DB_ERROR_RESTART_TRANSACTION, type(threads), sysbench.db.query == db_query, sysbench.db.DB_ERROR_FAILED) end
 ]])
     local out, err, rc = h.run(h.q(p) .. " --oltp-table-size=10000 --events=1 run")
     assert.are.equal(0, rc, err)
-    assert.is_truthy(out:find("LEGACY\t10000\tstring\t0\ttrue\tfunction\tfunction\t1\tnumber", 1, true), out)
+    assert.is_truthy(out:find("LEGACY\t10000\tstring\t0\ttrue\tfunction\tfunction\t1\tnumber\ttrue\t2", 1, true), out)
   end)
 end)
 
