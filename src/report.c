@@ -164,18 +164,20 @@ static void fairness_block(FILE *out, const struct lb_final *f)
 	fprintf(out, "\n");
 }
 
+/* sysbench's --debug lines (LOG_DEBUG messages, hence the prefix on every line). */
 static void debug_block(FILE *out, const struct lb_engine *eng, const struct lb_final *f)
 {
-	double total = 0;
+	fprintf(out, "DEBUG: Verbose per-thread statistics:\n\n");
 	for (int i = 0; i < f->nthreads; i++) {
 		const struct lb_stats *s = &eng->workers[i]->stats;
 		uint64_t n = f->thread_events[i];
-		fprintf(out, "    thread #%3d: min: %.4fs  avg: %.4fs  max: %.4fs  events: %llu\n", i,
+		fprintf(out, "DEBUG:     thread #%3d: min: %.4fs  avg: %.4fs  max: %.4fs  events: %llu\n", i,
 			n ? (double)s->lat_min_ns / 1e9 : 0, n ? f->thread_time_s[i] / (double)n : 0,
 			(double)s->lat_max_ns / 1e9, (unsigned long long)n);
-		total += f->thread_time_s[i];
+		fprintf(out, "DEBUG:                  total time taken by event execution: %.4fs\n",
+			f->thread_time_s[i]);
 	}
-	fprintf(out, "    total time taken by event execution: %.4fs\n\n", total);
+	fprintf(out, "\n");
 }
 
 static void rate_block(FILE *out, const struct lb_engine *eng, const struct lb_final *f)
@@ -266,14 +268,19 @@ void lb_report_final_text(FILE *out, const struct lb_engine *eng, const struct l
 		size_t n = strlen(extra);
 		if (extra[n - 1] != '\n')
 			fputc('\n', out);
+	} else if (!eng->sql_used) {
+		/* sysbench's generic report (Lua scripts without SQL, threads, mutex) starts with an
+		 * empty line; cpu, memory, fileio and the SQL report bring their own section instead. */
+		fputc('\n', out);
 	}
+	/* On its own line before the general section, as sysbench prints it. */
+	if (f->unfinished)
+		fprintf(out, "Number of unfinished transactions on forced shutdown: %llu\n\n",
+			(unsigned long long)f->unfinished);
 	fprintf(out, "General statistics:\n");
 	fprintf(out, "    total time:                          %.4fs\n", st->time_total_s);
 	fprintf(out, "    total number of events:              %llu\n",
 		(unsigned long long)st->cnt[LB_CNT_EVENT]);
-	if (f->unfinished)
-		fprintf(out, "    Number of unfinished transactions on forced shutdown: %llu\n",
-			(unsigned long long)f->unfinished);
 	fprintf(out, "\n");
 	latency_block(out, st);
 	fairness_block(out, f);

@@ -143,10 +143,13 @@ static void *worker_thread(void *arg)
 	struct lb_engine *e = w->eng;
 	char *err = lb_xzalloc(ERRLEN);
 	lb_worker_set_self(w);
+	lb_debug("Worker thread (#%d) started", w->tid);
 	int rc = worker_init(w, err);
 	if (rc < 0) {
 		w->failed = 1;
 		lb_engine_fail(e, err);
+	} else {
+		lb_debug("Worker thread (#%d) initialized", w->tid);
 	}
 	bool go = worker_barrier(w, rc);
 	if (go && lb_vm_run_thread(w->vm, err, ERRLEN) < 0) {
@@ -480,7 +483,7 @@ static void wait_until(struct lb_engine *e, int64_t rel_ns)
 static void checkpoint(struct lb_engine *e, struct monitor *m, int64_t now)
 {
 	fprintf(e->cfg.format == LB_FORMAT_TEXT ? stdout : lb_log_info_stream(),
-		"\n[ %.0fs ] Checkpoint report:\n", (double)now / 1e9);
+		"[ %.0fs ] Checkpoint report:\n", (double)now / 1e9);
 	report_window(e, now, false, "checkpoint");
 	new_window(e, now);
 	m->next_checkpoint++;
@@ -618,6 +621,20 @@ static void monitor_fini(struct monitor *m)
 	lb_snap_fini(&m->delta);
 }
 
+/* sysbench's --verbosity=4 lines at the end of a run: each thread that stopped at the time
+ * limit says so (its duplicate-line suppression folds the repeats), then "Done.". */
+static void print_done(struct lb_engine *e)
+{
+	int timed_out = 0;
+	for (int i = 0; i < e->nworkers; i++)
+		timed_out += e->cfg.time_ns && !e->workers[i]->failed && e->workers[i]->end_ns >= e->deadline_ns;
+	if (timed_out)
+		lb_info("Time limit exceeded, exiting...");
+	if (timed_out > 1)
+		lb_info("(last message repeated %d times)", timed_out - 1);
+	lb_info("Done.\n\n");
+}
+
 static int finish_run(struct lb_engine *e, bool completed)
 {
 	int64_t end = 0;
@@ -707,8 +724,10 @@ int lb_engine_run(struct lb_engine *e)
 	bool completed = monitor_loop(e, &m);
 	end_read(e);
 	monitor_fini(&m);
-	if (completed)
+	if (completed) {
 		join_threads(e);
+		print_done(e);
+	}
 	int rc = finish_run(e, completed);
 	if (completed && lb_vm_call(e->control, "done", false, err, sizeof(err)) < 0) {
 		lb_fatal("`done' function failed: %s", err);

@@ -17,8 +17,14 @@ function event()
   C.lb_kernel_cpu(max_prime)
 end
 
+-- sysbench prints its test's name at --verbosity=4 (LOG_INFO) and above.
+local function info()
+  return sysbench.opt.debug or sysbench.opt.verbosity >= 4
+end
+
 function sysbench.hooks.run_header()
-  return string.format("Prime numbers limit: %d\n\n", sysbench.opt.cpu_max_prime)
+  return (info() and "Doing CPU performance benchmark\n\n" or "") ..
+    string.format("Prime numbers limit: %d\n\n", sysbench.opt.cpu_max_prime)
 end
 
 local function eps(stat)

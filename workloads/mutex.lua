@@ -23,3 +23,10 @@ function event()
   done = true
   C.lb_kernel_mutex(mutexes, sysbench.opt.mutex_locks, sysbench.opt.mutex_loops, sysbench.rand.rng)
 end
+
+-- sysbench prints this at --verbosity=4 (LOG_INFO) and above.
+function sysbench.hooks.run_header()
+  local opt = sysbench.opt
+  if not (opt.debug or opt.verbosity >= 4) then return nil end
+  return "Doing mutex performance test\n"
+end

@@ -21,3 +21,11 @@ function event()
   local idx = tonumber(C.lb_kernel_ticket("threads.ticket") % nlocks)
   C.lb_kernel_threads(locks, idx, yields)
 end
+
+-- sysbench prints these at --verbosity=4 (LOG_INFO) and above.
+function sysbench.hooks.run_header()
+  local opt = sysbench.opt
+  if not (opt.debug or opt.verbosity >= 4) then return nil end
+  return string.format("Doing thread subsystem performance test\nThread yields per test: %d Locks used: %d\n",
+    opt.thread_yields, opt.thread_locks)
+end
