@@ -131,11 +131,18 @@ describe("ffi names", function()
 end)
 
 describe("random seed", function()
-  it("reproduces every thread's numbers", function()
+  it("reproduces every thread's numbers, for every distribution", function()
     local p = h.write("seed.lua", [[
 ffi.cdef("int usleep(unsigned int);")
 local seen = {}
-function event(tid) seen[#seen + 1] = sysbench.rand.uniform(1, 1e9) ffi.C.usleep(200) end
+local r = sysbench.rand
+-- every distribution, the string template and the double draw
+function event(tid)
+  seen[#seen + 1] = table.concat({ r.uniform(1, 1e9), r.gaussian(1, 1e9), r.special(1, 1e9),
+    r.pareto(1, 1e9), r.zipfian(1, 1e9), r.default(1, 1e9), r.string("###-@@@"),
+    string.format("%.9f", r.uniform_double()) }, ":")
+  ffi.C.usleep(200)
+end
 function thread_done(tid) print("SEQ " .. tid .. " " .. table.concat(seen, ",", 1, 5)) end
 ]])
     local a = h.run(h.q(p) .. " --threads=3 --events=150 --rand-seed=42 run")
@@ -143,11 +150,12 @@ function thread_done(tid) print("SEQ " .. tid .. " " .. table.concat(seen, ",", 
     local c = h.run(h.q(p) .. " --threads=3 --events=150 --rand-seed=43 run")
     local function seqs(out)
       local t = {}
-      for tid, s in out:gmatch("SEQ (%d) ([%d,]+)") do t[tid] = s end
+      for tid, s in out:gmatch("SEQ (%d) ([%w,:.%-]+)") do t[tid] = s end
       return t
     end
     local sa, sb, sc = seqs(a), seqs(b), seqs(c)
     for t = 0, 2 do
+      assert.is_truthy(sa[tostring(t)], a)
       assert.are.equal(sa[tostring(t)], sb[tostring(t)])
       assert.are_not.equal(sa[tostring(t)], sc[tostring(t)])
     end
