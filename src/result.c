@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "bind/vm.h"
@@ -353,7 +354,7 @@ char *lb_result_json(struct lb_engine *e, const struct lb_final *f, const char *
 	return s;
 }
 
-static void write_doc(struct lb_engine *e, char *doc)
+static int write_doc(struct lb_engine *e, char *doc)
 {
 	size_t n = strlen(doc);
 	doc = lb_xrealloc(doc, n + 2);
@@ -363,12 +364,13 @@ static void write_doc(struct lb_engine *e, char *doc)
 	if (rc < 0)
 		lb_alert("cannot write the result file '%s': %s", e->cfg.output_path, strerror(-rc));
 	free(doc);
+	return rc < 0 ? -1 : 0;
 }
 
-void lb_result_write(struct lb_engine *e, const struct lb_final *f, const char *status,
-		     const char *workload_json)
+int lb_result_write(struct lb_engine *e, const struct lb_final *f, const char *status,
+		    const char *workload_json)
 {
-	write_doc(e, lb_result_json(e, f, status, workload_json));
+	return write_doc(e, lb_result_json(e, f, status, workload_json));
 }
 
 void lb_result_error(struct lb_engine *e, const char *msg)
@@ -386,13 +388,19 @@ void lb_result_error(struct lb_engine *e, const char *msg)
 		fflush(stdout);
 	}
 	if (e->cfg.output_path)
-		write_doc(e, s);
+		(void)write_doc(e, s); /* the run already failed; the alert says why the file is missing */
 	else
 		free(s);
 }
 
 int lb_result_check_path(const char *path, char *err, int errlen)
 {
+	/* The file is replaced by a rename, which would fail only at the end of the run. */
+	struct stat st;
+	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+		snprintf(err, (size_t)errlen, "cannot write the result file '%s': %s", path, strerror(EISDIR));
+		return -1;
+	}
 	char *probe = lb_xasprintf("%s.probe.%d", path, (int)getpid());
 	FILE *f = fopen(probe, "w");
 	int rc = 0;

@@ -178,14 +178,31 @@ static void *worker_thread(void *arg)
 	return NULL;
 }
 
+/* The smallest --thread-stack-size used. A worker runs a LuaJIT state (and a database client)
+ * on this stack: 16K crashed the cpu test and an empty script, 24K was the least that ran
+ * them, so the floor keeps a margin of more than 2x (it is also sysbench's default). */
+#define LB_MIN_THREAD_STACK (64 * 1024)
+
+static size_t thread_stack_size(const struct lb_engine *e)
+{
+	size_t stack = e->cfg.thread_stack_bytes;
+	size_t floor = LB_MIN_THREAD_STACK > PTHREAD_STACK_MIN ? LB_MIN_THREAD_STACK : PTHREAD_STACK_MIN;
+	if (stack >= floor)
+		return stack;
+	if (stack % 1024)
+		lb_warn("--thread-stack-size=%zu (bytes) is too small for a LuaJIT state, using %zuK",
+			stack, floor / 1024);
+	else
+		lb_warn("--thread-stack-size=%zuK is too small for a LuaJIT state, using %zuK",
+			stack / 1024, floor / 1024);
+	return floor;
+}
+
 static int start_threads(struct lb_engine *e)
 {
 	pthread_attr_t attr;
 	pthread_attr_init(&attr);
-	size_t stack = e->cfg.thread_stack_bytes;
-	if (stack < (size_t)PTHREAD_STACK_MIN)
-		stack = PTHREAD_STACK_MIN;
-	pthread_attr_setstacksize(&attr, stack);
+	pthread_attr_setstacksize(&attr, thread_stack_size(e));
 	e->looping = e->cfg.threads;
 	for (int i = 0; i < e->nworkers; i++) {
 		int rc = pthread_create(&e->workers[i]->thread, &attr, worker_thread, e->workers[i]);
@@ -294,9 +311,16 @@ static void new_window(struct lb_engine *e, int64_t now)
 		lb_alert("luabench.hooks.window_start failed: %s", err);
 }
 
+/* How long running events may take to finish after the first SIGINT/SIGTERM when no
+ * --forced-shutdown is given: a supervisor (timeout, Kubernetes) waits some seconds between
+ * SIGTERM and SIGKILL, and the report must be out before then. */
+#define LB_SIGNAL_GRACE_NS (5 * LB_NS_PER_S)
+
 struct monitor {
 	struct lb_snap cur, prev, delta;
 	int64_t prev_ns;
+	int64_t interrupted_ns; /* when the first signal was seen; -1: none yet */
+	bool hook_failed;       /* a report hook raised an error: the run exits non-zero */
 	int64_t next_report_ns;
 	int next_checkpoint;
 	bool warm;
@@ -352,8 +376,10 @@ static void interval_report(struct lb_engine *e, struct monitor *m, int64_t now)
 	} else if (!e->cfg.report_interval_ns) {
 		/* sampled only for the result file's time series */
 	} else if (e->reporter) {
-		if (lb_vm_report(e->reporter, "report_intermediate", &st, err, sizeof(err)) < 0)
+		if (lb_vm_report(e->reporter, "report_intermediate", &st, err, sizeof(err)) < 0) {
 			lb_alert("report_intermediate hook failed: %s", err);
+			m->hook_failed = true;
+		}
 	} else if (e->cfg.format == LB_FORMAT_TEXT) {
 		lb_report_interval_text(stdout, e, &st);
 	}
@@ -399,18 +425,23 @@ static void window_final(struct lb_engine *e, struct lb_snap *cur, struct lb_sna
 	f->overflow = delta->lat.overflow;
 }
 
-/* Prints (or hands to the Lua hook) a cumulative report; writes the result file if final. */
-static void emit_final(struct lb_engine *e, struct lb_final *f, bool final, const char *status)
+/* Prints (or hands to the Lua hook) a cumulative report; writes the result file if final.
+ * Returns -1 if the report_cumulative hook or writing the result file failed (after doing
+ * the rest), so the run's exit code shows that the report is incomplete. */
+static int emit_final(struct lb_engine *e, struct lb_final *f, bool final, const char *status)
 {
 	char err[ERRLEN];
+	int rc = 0;
 	f->st.final = final;
 	bool hook = lb_vm_has_hook(e->control, "report_cumulative");
 	char *workload_json = final ? lb_vm_report_json(e->control, &f->st) : NULL;
 	FILE *out = e->cfg.format == LB_FORMAT_TEXT ? stdout : lb_log_info_stream();
 	if (e->cfg.format == LB_FORMAT_TEXT || !final) {
 		if (hook) {
-			if (lb_vm_report(e->control, "report_cumulative", &f->st, err, sizeof(err)) < 0)
+			if (lb_vm_report(e->control, "report_cumulative", &f->st, err, sizeof(err)) < 0) {
 				lb_alert("report_cumulative hook failed: %s", err);
+				rc = -1;
+			}
 		} else {
 			if (e->cfg.histogram)
 				lb_report_histogram(out, &f->snap->lat);
@@ -427,12 +458,13 @@ static void emit_final(struct lb_engine *e, struct lb_final *f, bool final, cons
 		free(doc);
 	}
 	fflush(stdout);
-	if (final && e->cfg.output_path)
-		lb_result_write(e, f, status, workload_json);
+	if (final && e->cfg.output_path && lb_result_write(e, f, status, workload_json) < 0)
+		rc = -1;
 	free(workload_json);
+	return rc;
 }
 
-static void report_window(struct lb_engine *e, int64_t end_ns, bool final, const char *status)
+static int report_window(struct lb_engine *e, int64_t end_ns, bool final, const char *status)
 {
 	struct lb_snap cur, delta;
 	lb_snap_init(&cur);
@@ -446,13 +478,19 @@ static void report_window(struct lb_engine *e, int64_t end_ns, bool final, const
 		f.sys = &sys;
 	if (e->forced)
 		f.unfinished = cur.concurrency;
-	emit_final(e, &f, final, status);
+	int rc = emit_final(e, &f, final, status);
 	if (f.sys)
 		lb_sys_sample_fini(&sys);
 	free(tev);
 	free(ttime);
 	lb_snap_fini(&cur);
 	lb_snap_fini(&delta);
+	return rc;
+}
+
+static int64_t signal_grace_ns(const struct lb_engine *e)
+{
+	return e->cfg.forced_shutdown_ns >= 0 ? e->cfg.forced_shutdown_ns : LB_SIGNAL_GRACE_NS;
 }
 
 static int64_t next_wake(struct lb_engine *e, struct monitor *m)
@@ -465,6 +503,8 @@ static int64_t next_wake(struct lb_engine *e, struct monitor *m)
 	if (e->cfg.forced_shutdown_ns >= 0 && e->deadline_ns != INT64_MAX &&
 	    e->deadline_ns + e->cfg.forced_shutdown_ns < w)
 		w = e->deadline_ns + e->cfg.forced_shutdown_ns;
+	if (m->interrupted_ns >= 0 && m->interrupted_ns + signal_grace_ns(e) < w)
+		w = m->interrupted_ns + signal_grace_ns(e);
 	return w;
 }
 
@@ -484,7 +524,8 @@ static void checkpoint(struct lb_engine *e, struct monitor *m, int64_t now)
 {
 	fprintf(e->cfg.format == LB_FORMAT_TEXT ? stdout : lb_log_info_stream(),
 		"[ %.0fs ] Checkpoint report:\n", (double)now / 1e9);
-	report_window(e, now, false, "checkpoint");
+	if (report_window(e, now, false, "checkpoint") < 0)
+		m->hook_failed = true;
 	new_window(e, now);
 	m->next_checkpoint++;
 }
@@ -498,9 +539,11 @@ static bool monitor_loop(struct lb_engine *e, struct monitor *m)
 		int64_t now = lb_engine_now(e);
 		int interrupts = __atomic_load_n(&e->interrupts, __ATOMIC_RELAXED);
 		if (interrupts && !told) {
-			lb_notice("\n%s received, stopping the run (send it again to force shutdown)...",
-				  e->last_signal == SIGTERM ? "SIGTERM" : "SIGINT");
+			lb_notice("\n%s received, stopping the run (running events get %.0f seconds; send it again to force shutdown)...",
+				  e->last_signal == SIGTERM ? "SIGTERM" : "SIGINT",
+				  (double)signal_grace_ns(e) / 1e9);
 			told = true;
+			m->interrupted_ns = now;
 		}
 		if (!m->warm && now >= e->cfg.warmup_ns) {
 			new_window(e, now);
@@ -517,7 +560,8 @@ static bool monitor_loop(struct lb_engine *e, struct monitor *m)
 			checkpoint(e, m, now);
 		bool forced_due = e->cfg.forced_shutdown_ns >= 0 && e->deadline_ns != INT64_MAX &&
 				  now >= e->deadline_ns + e->cfg.forced_shutdown_ns;
-		if (forced_due || interrupts >= 2)
+		bool grace_over = m->interrupted_ns >= 0 && now >= m->interrupted_ns + signal_grace_ns(e);
+		if (forced_due || grace_over || interrupts >= 2)
 			return false;
 	}
 	return true;
@@ -612,6 +656,7 @@ static void monitor_init(struct lb_engine *e, struct monitor *m)
 	m->next_report_ns = e->cfg.report_interval_ns ? e->cfg.report_interval_ns
 				: series ? LB_NS_PER_S : INT64_MAX;
 	m->warm = e->cfg.warmup_ns == 0;
+	m->interrupted_ns = -1;
 }
 
 static void monitor_fini(struct monitor *m)
@@ -635,7 +680,9 @@ static void print_done(struct lb_engine *e)
 	lb_info("Done.\n\n");
 }
 
-static int finish_run(struct lb_engine *e, bool completed)
+/* Returns the exit code: 0, 1 (error, or a report hook failed), 2 (forced shutdown) or 128 +
+ * the signal (interrupted). */
+static int finish_run(struct lb_engine *e, bool completed, bool hook_failed)
 {
 	int64_t end = 0;
 	for (int i = 0; i < e->nworkers; i++)
@@ -645,8 +692,12 @@ static int finish_run(struct lb_engine *e, bool completed)
 		e->forced = true;
 		e->threads_stuck = true;
 		end = lb_engine_now(e);
-		if (__atomic_load_n(&e->interrupts, __ATOMIC_RELAXED) >= 2)
+		int interrupts = __atomic_load_n(&e->interrupts, __ATOMIC_RELAXED);
+		if (interrupts >= 2)
 			lb_fatal("Interrupted again, forcing shutdown without waiting for running events...");
+		else if (interrupts)
+			lb_fatal("Running events did not finish within %.0f seconds of the signal, forcing shutdown...",
+				 (double)signal_grace_ns(e) / 1e9);
 		else
 			lb_fatal("The --max-time limit has expired, forcing shutdown...");
 	}
@@ -658,15 +709,26 @@ static int finish_run(struct lb_engine *e, bool completed)
 	e->reporter = NULL;
 	const char *status = e->fatal ? "error" : !completed ? "forced_shutdown"
 			     : e->interrupts ? "interrupted" : "ok";
-	if (!e->fatal)
-		report_window(e, end, true, status);
-	else
-		lb_result_error(e, e->fatal);
+	if (!e->fatal && report_window(e, end, true, status) < 0)
+		hook_failed = true;
 	if (e->fatal)
+		lb_result_error(e, e->fatal);
+	if (e->fatal || hook_failed)
 		return 1;
 	if (!completed)
 		return 2;
 	return e->interrupts ? 128 + (e->last_signal ? e->last_signal : SIGINT) : 0;
+}
+
+/* The workloads that are C tests in sysbench: their init() errors are option checks that
+ * print sysbench's own message ("Invalid value of cpu-max-prime: -5."), not a Lua failure. */
+static bool c_test(const struct lb_engine *e)
+{
+	static const char *const names[] = { "cpu", "memory", "threads", "mutex" };
+	for (size_t i = 0; e->script->builtin && i < LB_ARRAY_LENGTH(names); i++)
+		if (!strcmp(e->script->name, names[i]))
+			return true;
+	return false;
 }
 
 int lb_engine_run(struct lb_engine *e)
@@ -679,13 +741,17 @@ int lb_engine_run(struct lb_engine *e)
 	e->start_wall_ns = lb_wall_ns();
 	install_signals(e);
 	if (lb_vm_call(e->control, "init", false, err, sizeof(err)) < 0) {
-		char *msg = lb_xasprintf("`init' function failed: %s", err);
+		char *msg = c_test(e) ? lb_xstrdup(err) : lb_xasprintf("`init' function failed: %s", err);
 		lb_fatal("%s", msg);
 		lb_result_error(e, msg);
 		free(msg);
 		return 1;
 	}
 	print_run_header(e);
+	/* A workload that ends by itself (memory: --memory-total-size) ignores --events, as in
+	 * sysbench; the header above still shows what was given. */
+	if (lb_vm_has_hook(e->control, "_ignore_events"))
+		e->cfg.events = 0;
 	if (create_workers(e) < 0)
 		return 1;
 	print_run_extra(e);
@@ -723,12 +789,13 @@ int lb_engine_run(struct lb_engine *e)
 	monitor_init(e, &m);
 	bool completed = monitor_loop(e, &m);
 	end_read(e);
+	bool hook_failed = m.hook_failed;
 	monitor_fini(&m);
 	if (completed) {
 		join_threads(e);
 		print_done(e);
 	}
-	int rc = finish_run(e, completed);
+	int rc = finish_run(e, completed, hook_failed);
 	if (completed && lb_vm_call(e->control, "done", false, err, sizeof(err)) < 0) {
 		lb_fatal("`done' function failed: %s", err);
 		rc = rc ? rc : 1;

@@ -9,6 +9,12 @@ sysbench.cmdline.options = {
 
 local max_prime
 
+-- sysbench's check and message (a negative limit would spin through 2^32 candidates).
+function init()
+  local n = sysbench.opt.cpu_max_prime
+  if n <= 0 then error(string.format("Invalid value of cpu-max-prime: %d.", n), 0) end
+end
+
 function thread_init()
   max_prime = sysbench.opt.cpu_max_prime
 end

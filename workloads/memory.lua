@@ -16,22 +16,29 @@ sysbench.cmdline.options = {
 local opers = { none = 0, read = 1, write = 2 }
 local o = {}
 
+-- sysbench's messages ("Invalid value for memory-oper: x").
+local function invalid(name, value)
+  error(string.format("Invalid value for %s: %s", name, tostring(value)), 0)
+end
+
 local function settings()
   local opt = sysbench.opt
   o.block = opt.memory_block_size
   o.total = opt.memory_total_size
   o.oper = opers[opt.memory_oper]
   o.rnd = opt.memory_access_mode == "rnd" and 1 or 0
-  if not o.oper then error("invalid --memory-oper value: " .. opt.memory_oper, 0) end
+  if not o.oper then invalid("memory-oper", opt.memory_oper) end
   if opt.memory_access_mode ~= "seq" and opt.memory_access_mode ~= "rnd" then
-    error("invalid --memory-access-mode value: " .. opt.memory_access_mode, 0)
+    invalid("memory-access-mode", opt.memory_access_mode)
   end
   if opt.memory_scope ~= "global" and opt.memory_scope ~= "local" then
-    error("invalid --memory-scope value: " .. opt.memory_scope, 0)
+    invalid("memory-scope", opt.memory_scope)
   end
+  -- Word-sized accesses over a power-of-two block (sysbench's "Invalid value" for 0, 3, -1).
   if o.block < 8 or bit.band(o.block, o.block - 1) ~= 0 then
-    error("--memory-block-size must be a power of 2 and at least 8 bytes", 0)
+    invalid("memory-block-size", opt.memory_block_size)
   end
+  if o.total < 0 then invalid("memory-total-size", o.total) end
 end
 
 function init()
@@ -54,6 +61,9 @@ function thread_init()
 end
 
 local rng = sysbench.rand.rng
+
+-- Tells the engine this workload ignores --events: it stops after --memory-total-size.
+function sysbench.hooks._ignore_events() end
 
 function event()
   if done >= quota then return true end

@@ -12,8 +12,18 @@ sysbench.cmdline.options = {
 
 local mutexes, done
 
+-- sysbench has no check (0 or a negative count hangs): one line, as for cpu.
+function init()
+  local opt = sysbench.opt
+  for _, c in ipairs({ { "mutex-num", opt.mutex_num, 1 }, { "mutex-locks", opt.mutex_locks, 0 },
+      { "mutex-loops", opt.mutex_loops, 0 } }) do
+    if c[2] < c[3] then
+      error(string.format("Invalid value of %s: %d (%d or more).", c[1], c[2], c[3]), 0)
+    end
+  end
+end
+
 function thread_init()
-  if sysbench.opt.mutex_num < 1 then error("--mutex-num must be at least 1", 0) end
   mutexes = C.lb_shared_mutexes("mutex.array", sysbench.opt.mutex_num)
   done = false
 end

@@ -10,10 +10,20 @@ sysbench.cmdline.options = {
 
 local locks, nlocks, yields
 
+-- sysbench has no check (a negative count hangs or fails to allocate): one line, as for cpu.
+function init()
+  local opt = sysbench.opt
+  if opt.thread_yields < 0 then
+    error(string.format("Invalid value of thread-yields: %d (0 or more).", opt.thread_yields), 0)
+  end
+  if opt.thread_locks < 1 then
+    error(string.format("Invalid value of thread-locks: %d (1 or more).", opt.thread_locks), 0)
+  end
+end
+
 function thread_init()
   nlocks = sysbench.opt.thread_locks
   yields = sysbench.opt.thread_yields
-  if nlocks < 1 then error("--thread-locks must be at least 1", 0) end
   locks = C.lb_shared_mutexes("threads.locks", nlocks)
 end
 

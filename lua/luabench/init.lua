@@ -128,9 +128,18 @@ if jcmd and jcmd ~= "" then
   elseif name == "opt" then
     require("jit.opt").start(args ~= "" and args or nil)
   elseif name then
-    require("jit." .. name).start(args ~= "" and args or nil)
+    -- The jit.* modules (v, dump, p ...); a name that is none of them gets one line, not
+    -- require's list of every file it tried.
+    local ok, mod = pcall(require, "jit." .. name)
+    if not ok and tostring(mod):find("module 'jit." .. name .. "' not found", 1, true) then
+      error("--luajit-cmd: unknown LuaJIT command '" .. name .. "'", 0)
+    elseif not ok or type(mod) ~= "table" or type(mod.start) ~= "function" then
+      error("--luajit-cmd: LuaJIT command '" .. name .. "' cannot be started: " ..
+        (ok and "the module has no start()" or tostring(mod):match("^[^\n]*")), 0)
+    end
+    mod.start(args ~= "" and args or nil)
   else
-    error("invalid --luajit-cmd value: " .. jcmd)
+    error("--luajit-cmd: invalid value '" .. jcmd .. "'", 0)
   end
 end
 

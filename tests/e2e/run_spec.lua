@@ -169,4 +169,73 @@ describe("run", function()
     assert.is_truthy(err:find("forcing shutdown", 1, true))
     assert.is_truthy(out:find("Number of unfinished transactions on forced shutdown: 2", 1, true))
   end)
+  it("--thread-stack-size below what a LuaJIT state needs is raised, with a warning", function()
+    for _, size in ipairs({ "1", "8K", "16K" }) do
+      for _, w in ipairs({ "cpu", h.q(empty) }) do
+        local out, err, rc = h.run(w .. " --thread-stack-size=" .. size .. " --threads=2 --time=1 run")
+        assert.are.equal(0, rc, w .. " " .. size .. ": " .. err)
+        assert.is_truthy(err:find("WARNING: --thread-stack-size=" .. (size == "1" and "1 (bytes)" or size) ..
+          " is too small for a LuaJIT state, using 64K", 1, true), err)
+        assert.is_truthy(out:find("General statistics:", 1, true))
+      end
+    end
+    local _, err, rc = h.run(h.q(empty) .. " --thread-stack-size=64K --time=1 run")
+    assert.are.equal(0, rc, err)
+    assert.are.equal("", err)
+  end)
+
+  it("after SIGTERM, events still running get a bounded grace period", function()
+    local long = h.write("long.lua", "function event() luabench.sleep(60) end\n")
+    for _, c in ipairs({ { "", 5 }, { " --forced-shutdown=1", 1 } }) do
+      local path = h.tmpdir() .. "/term.json"
+      os.remove(path)
+      local t0 = h.now()
+      local cmd = string.format("%s %s --threads=2 --time=0%s --output=%s run > %s/term.out 2>&1 & pid=$!; " ..
+        "sleep 1; kill -TERM $pid; wait $pid; echo rc=$?", h.bin, h.q(long), c[1], path, h.tmpdir())
+      local p = io.popen(cmd)
+      local res = p:read("*a")
+      p:close()
+      local dt = h.now() - t0
+      assert.is_truthy(res:find("rc=2", 1, true), res)
+      assert.is_true(dt > 1 + c[2] - 0.5 and dt < 1 + c[2] + 2, "took " .. dt .. " s with grace " .. c[2])
+      local out = h.read(h.tmpdir() .. "/term.out")
+      assert.is_truthy(out:find(string.format("SIGTERM received, stopping the run (running events get %d seconds; " ..
+        "send it again to force shutdown)...", c[2]), 1, true), out)
+      assert.is_truthy(out:find(string.format("FATAL: Running events did not finish within %d seconds of the signal, " ..
+        "forcing shutdown...", c[2]), 1, true), out)
+      assert.is_truthy(out:find("Number of unfinished transactions on forced shutdown: 2\n\nGeneral statistics:", 1, true), out)
+      local doc = h.json(h.read(path))
+      assert.are.equal(true, doc.interrupted)
+      assert.are.equal("forced_shutdown", doc.status)
+      assert.are.equal(2, doc.unfinished_events)
+    end
+  end)
+
+  it("an error in a report hook makes the exit code non-zero", function()
+    local cum = h.write("cum.lua", "function event() end\n" ..
+      "function sysbench.hooks.report_cumulative() error('x', 0) end\n")
+    local path = h.tmpdir() .. "/hook.json"
+    local out, err, rc = h.run(h.q(cum) .. " --time=1 --output=" .. path .. " run")
+    assert.are.equal(1, rc)
+    assert.is_truthy(err:find("ALERT: report_cumulative hook failed: x", 1, true), err)
+    assert.are.equal("ok", h.json(h.read(path)).status, "the result file is still written")
+    local inter = h.write("inter.lua", "function event() end\n" ..
+      "function sysbench.hooks.report_intermediate() error('y', 0) end\n")
+    out, err, rc = h.run(h.q(inter) .. " --time=2 --report-interval=1 run")
+    assert.are.equal(1, rc)
+    assert.is_truthy(err:find("ALERT: report_intermediate hook failed: y", 1, true), err)
+    assert.is_truthy(out:find("General statistics:", 1, true), "the final report is still printed")
+  end)
+
+  it("--debug prints sysbench's per-thread lines", function()
+    local out, err, rc = h.run("cpu --threads=2 --time=1 --debug run")
+    assert.are.equal(0, rc, err)
+    assert.is_truthy(out:find("DEBUG: Verbose per-thread statistics:\n\n", 1, true), out)
+    for i = 0, 1 do
+      assert.is_truthy(out:match("DEBUG:     thread #  " .. i .. ": min: [%d.]+s  avg: [%d.]+s  max: [%d.]+s  events: %d+\n" ..
+        "DEBUG:                  total time taken by event execution: [%d.]+s\n"), out)
+      assert.is_truthy(out:find("DEBUG: Worker thread (#" .. i .. ") initialized", 1, true))
+    end
+    assert.is_truthy(out:find("Time limit exceeded, exiting...\n(last message repeated 1 times)\nDone.\n\n", 1, true), out)
+  end)
 end)

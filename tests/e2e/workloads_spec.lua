@@ -38,6 +38,36 @@ describe("built-in workloads", function()
     assert.is_truthy(out:find("events (avg/stddev):           1.0000/0.00", 1, true))
   end)
 
+  it("memory ignores --events and stops after --memory-total-size, as sysbench", function()
+    local out, err, rc = h.run("memory --events=10 --memory-total-size=8M --time=0 run")
+    assert.are.equal(0, rc, err)
+    assert.are.equal(8 * 1024, tonumber(out:match("total number of events:%s+(%d+)")))
+  end)
+
+  it("rejects invalid option values with one line and exit code 1", function()
+    for _, c in ipairs({
+      { "cpu --cpu-max-prime=-5", "FATAL: Invalid value of cpu-max-prime: -5." }, -- sysbench's
+      { "cpu --cpu-max-prime=0", "FATAL: Invalid value of cpu-max-prime: 0." },
+      { "threads --thread-yields=-1", "FATAL: Invalid value of thread-yields: -1 (0 or more)." },
+      { "threads --thread-locks=0", "FATAL: Invalid value of thread-locks: 0 (1 or more)." },
+      { "mutex --mutex-num=0", "FATAL: Invalid value of mutex-num: 0 (1 or more)." },
+      { "mutex --mutex-locks=-1", "FATAL: Invalid value of mutex-locks: -1 (0 or more)." },
+      { "mutex --mutex-loops=-1", "FATAL: Invalid value of mutex-loops: -1 (0 or more)." },
+      { "memory --memory-block-size=3", "FATAL: Invalid value for memory-block-size: 3" }, -- sysbench's
+      { "memory --memory-block-size=0", "FATAL: Invalid value for memory-block-size: 0" },
+      { "memory --memory-oper=x", "FATAL: Invalid value for memory-oper: x" },
+      { "memory --memory-access-mode=x", "FATAL: Invalid value for memory-access-mode: x" },
+      { "memory --memory-scope=x", "FATAL: Invalid value for memory-scope: x" },
+      { "memory --memory-total-size=-1", "FATAL: Invalid value for the 'memory-total-size' option: '-1'" },
+    }) do
+      local out, err, rc, secs = h.run(c[1] .. " --time=1 run")
+      assert.are.equal(1, rc, c[1] .. ": " .. err)
+      assert.are.equal(c[2] .. "\n", err, c[1])
+      assert.is_falsy(out:find("Threads started!", 1, true), c[1])
+      assert.is_true(secs < 3, c[1])
+    end
+  end)
+
   it("each has help", function()
     for _, w in ipairs({ "cpu", "memory", "threads", "mutex" }) do
       local out, err, rc = h.run(w .. " help")
