@@ -64,7 +64,7 @@ static const struct lb_opt_def rand_opts[] = {
 static const struct lb_opt_def log_opts[] = {
 	{ "verbosity", LB_OPT_INT, "3", "verbosity level {5 - debug, 0 - only critical messages}" },
 	{ "percentile", LB_OPT_STRING, "95",
-	  "percentiles to calculate in latency statistics, a comma-separated list (1-100, decimals allowed, e.g. 50,95,99,99.9). Use the special value of 0 to disable percentile calculations" },
+	  "percentiles to calculate in latency statistics, a comma-separated list (0 < p <= 100, decimals allowed, e.g. 50,95,99,99.9; duplicates are dropped). Use the special value of 0 to disable percentile calculations" },
 	{ "histogram", LB_OPT_BOOL, "off", "print latency histogram in report" },
 };
 
