@@ -12,15 +12,19 @@ local function have_sysbench()
   return path ~= nil and path ~= ""
 end
 
--- Runs a command with stderr merged (what a terminal shows; sysbench prints FATAL on stdout).
-local function lines_of(cmd)
-  local p = io.popen(cmd .. " 2>&1")
-  local out = p:read("*a")
-  p:close()
+local function lines_of(out)
   local t = {}
   for l in (out .. "\n"):gmatch("([^\n]*)\n") do t[#t + 1] = l end
   if t[#t] == "" then t[#t] = nil end -- the split's own empty tail
   return t
+end
+
+-- Runs the two commands side by side (the suite's time), each with stderr merged into stdout
+-- (what a terminal shows; sysbench prints FATAL on stdout); returns both outputs' lines.
+local function run_both(cmd_a, cmd_b)
+  local dir = h.tmpdir()
+  os.execute(string.format("(%s) >%s/a.out 2>&1 & (%s) >%s/b.out 2>&1; wait", cmd_a, dir, cmd_b, dir))
+  return lines_of(h.read(dir .. "/a.out") or ""), lines_of(h.read(dir .. "/b.out") or "")
 end
 
 local function normalise(lines)
@@ -43,8 +47,8 @@ local function normalise(lines)
 end
 
 local function compare(args)
-  local sb = normalise(lines_of("sysbench " .. args))
-  local lb = normalise(lines_of(h.bin .. " " .. args .. " --system-stats=off"))
+  local sb_lines, lb_lines = run_both("sysbench " .. args, h.bin .. " " .. args .. " --system-stats=off")
+  local sb, lb = normalise(sb_lines), normalise(lb_lines)
   local function dump(t)
     local s = {}
     for i, l in ipairs(t) do s[i] = l.line end

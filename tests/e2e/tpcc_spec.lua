@@ -348,7 +348,7 @@ for _, driver in ipairs(h.drivers) do
       -- response times). Without the waits they would run thousands.
       local cycle_s = 21 * 0.005
       for _, mode in ipairs({ "--threads=20", "--users=20 --threads=2 --connections=4" }) do
-        out, err, rc = h.run(base .. " --wait --wait-factor=0.005 --time=3 " .. mode .. " run")
+        out, err, rc = h.run(base .. " --wait --wait-factor=0.005 --time=2 " .. mode .. " run")
         assert.are.equal(0, rc, err)
         assert.is_truthy(out:find("terminals:                           20, spec keying and think times x 0.005 (not TPC-C timing)", 1, true), out)
         local tpm = tonumber(out:match("tpmTotal %(transactions per minute%):%s+([%d.]+)"))
