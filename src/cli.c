@@ -243,22 +243,6 @@ static int run_command(struct cli *c)
 	return 1;
 }
 
-/* --percentile=95,99,95: each percentile once (JSON keys and CSV columns are per percentile).
- * The user's order is kept: the first one is the one in sysbench's place in the reports.
- * (Belongs in the option parser in engine.c, which is owned elsewhere.) */
-static void dedupe_percentiles(struct lb_config *cfg)
-{
-	int n = 0;
-	for (int i = 0; i < cfg->npercentiles; i++) {
-		bool seen = false;
-		for (int j = 0; j < n && !seen; j++)
-			seen = cfg->percentiles[j] == cfg->percentiles[i];
-		if (!seen)
-			cfg->percentiles[n++] = cfg->percentiles[i];
-	}
-	cfg->npercentiles = n;
-}
-
 static int setup(struct cli *c, int argc, char **argv)
 {
 	if (collect_args(c, argc, argv) < 0 ||
@@ -272,7 +256,6 @@ static int setup(struct cli *c, int argc, char **argv)
 	    lb_dbopts_configure(&c->opts, &c->eng.cfg, c->err, ERRLEN) < 0 ||
 	    lb_sysmon_configure(&c->opts, &c->eng.cfg.sys, c->err, ERRLEN) < 0)
 		return -1;
-	dedupe_percentiles(&c->eng.cfg);
 	if (c->eng.cfg.output_path && lb_result_check_path(c->eng.cfg.output_path, c->err, ERRLEN) < 0)
 		return -1;
 	/* Before the run starts, time counts from process start (luabench.time() in init etc.);

@@ -79,6 +79,16 @@ int lb_engine_register_options(struct lb_opts *opts, char *err, int errlen)
 	return 0;
 }
 
+/* Each percentile once (JSON keys and CSV columns are per percentile), in the user's order:
+ * the first is the one in sysbench's place in the reports. */
+static bool has_percentile(const struct lb_config *c, double p)
+{
+	for (int i = 0; i < c->npercentiles; i++)
+		if (c->percentiles[i] == p)
+			return true;
+	return false;
+}
+
 static int parse_percentiles(struct lb_config *c, const char *s, char *err, int errlen)
 {
 	c->npercentiles = 0;
@@ -93,8 +103,8 @@ static int parse_percentiles(struct lb_config *c, const char *s, char *err, int 
 			rc = -1;
 			break;
 		}
-		if (p == 0)
-			continue; /* 0 disables percentile statistics, as in sysbench */
+		if (p == 0 || has_percentile(c, p))
+			continue; /* 0 disables percentile statistics, as in sysbench; a repeat adds nothing */
 		if (c->npercentiles == LB_MAX_PERCENTILES) {
 			snprintf(err, (size_t)errlen, "too many percentiles (at most %d)", LB_MAX_PERCENTILES);
 			rc = -1;

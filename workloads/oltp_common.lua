@@ -133,6 +133,7 @@ function cmd_prepare()
   progress = require("luabench.prepare").new("oltp.prepare", rows * opt.tables)
   local ok, err = pcall(function()
     for n = sysbench.tid + 1, opt.tables, sysbench.opt.threads do
+      if progress:failed() then error("another loader thread failed", 0) end
       load_table(n, rows)
     end
   end)

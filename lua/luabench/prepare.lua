@@ -55,20 +55,21 @@ function Load:tick(force, if_moved)
   if not force and now - self.last < PRINT_EVERY_S then return end
   local n = self:rows()
   if if_moved and not force and n == self.printed then return end
-  self.last, self.printed = now, n
+  self.last, self.printed, self.printed_total = now, n, self.total
   print((self.line or rows_line)(self, n, n / self:elapsed()))
 end
 
 -- All rows are in: thread 0 prints the final line with the real count (an estimated total
--- becomes exact), unless a barrier already printed that count.
+-- becomes exact), unless a barrier already printed exactly that line's figures.
 function Load:finish()
   if self.tid ~= 0 then return end
   local n = self:rows()
   self.total = n
-  if n ~= self.printed then self:tick(true) end
+  if n ~= self.printed or self.printed_total ~= n then self:tick(true) end
 end
 
--- Marks the load failed: the other threads stop at their next phase or check.
+-- Marks the load failed: the other threads stop at their next phase or check. Call it last,
+-- after this thread's cleanup, just before raising: threads are reported in the order they fail.
 function Load:fail()
   self.failed_flag[0] = 1
 end

@@ -19,6 +19,7 @@
 #include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -116,7 +117,10 @@ static int guarded_copy(void *dst, const void *src, uint64_t n)
 		return -EIO;
 	}
 	bus_jump = &jb;
+	/* the copy's loads and stores must stay between the two stores the handler sees */
+	atomic_signal_fence(memory_order_seq_cst);
 	memcpy(dst, src, n);
+	atomic_signal_fence(memory_order_seq_cst);
 	bus_jump = NULL;
 	return 0;
 }

@@ -281,8 +281,8 @@ function M.prepare()
     end
   end)
   if not ok then
-    ld:fail()
     con:disconnect()
+    ld:fail() -- after the cleanup: this thread's error, the cause, is reported first
     error(err, 0)
   end
   con:disconnect()

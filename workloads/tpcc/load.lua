@@ -391,11 +391,13 @@ function M.prepare()
     body()
   end)
   if not ok then
-    ld:fail()
     if con then
       pcall(con.query, con, "ROLLBACK")
       con:disconnect()
     end
+    -- Only now: the threads waiting at a barrier stop with "another loader thread failed", and
+    -- this thread's error, the cause, must be the first one reported.
+    ld:fail()
     error(err, 0)
   end
   con:disconnect()
