@@ -11,6 +11,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "bind/vm.h"
 #include "clock.h"
 #include "engine.h"
 #include "hist.h"
@@ -18,6 +19,7 @@
 #include "report.h"
 #include "result.h"
 #include "util.h"
+#include "worker.h"
 
 #define ERRLEN 1024
 
@@ -521,7 +523,41 @@ static cJSON *insert_after(cJSON *doc, const char *after, const char *key, cJSON
 	return out;
 }
 
-static cJSON *merged_doc(struct merge *m, const struct lb_final *f)
+/* The workload's own merged figures (tpcc's tpmC, bookstore's BT/s) from its script's
+ * luabench.hooks.report_merge, given every original result's workload_stats and the merged
+ * statistics. A script that is not on this machine (a user's, merged elsewhere) has none: the
+ * inputs' figures stay in merged_from. */
+static void workload_merge(struct merge *m, const struct lb_final *f, char **json, char **text)
+{
+	*json = *text = NULL;
+	const char *name = str(m->first, "workload");
+	struct lb_script *script;
+	char err[ERRLEN];
+	if (!*name || !strcmp(name, "-") || lb_script_load(name, &script, err, sizeof(err)) < 0)
+		return;
+	m->eng.script = script;
+	struct lb_worker *w = lb_worker_new(&m->eng, 0, LB_ROLE_CONTROL);
+	lb_worker_set_self(w);
+	struct lb_vm *vm = lb_vm_new(&m->eng, w, err, sizeof(err));
+	if (vm) {
+		cJSON *inputs = cJSON_CreateArray();
+		const cJSON *x;
+		cJSON_ArrayForEach(x, m->from)
+			if (get(x, "workload_stats"))
+				cJSON_AddItemReferenceToArray(inputs, (cJSON *)get(x, "workload_stats"));
+		*json = lb_vm_report_merge(vm, inputs, &f->st, text);
+		cJSON_Delete(inputs);
+	} else {
+		lb_warn("merge: cannot load workload '%s' for its own figures: %s", name, err);
+	}
+	lb_vm_free(vm);
+	lb_worker_set_self(NULL);
+	lb_worker_free(w);
+	lb_script_free(script);
+	m->eng.script = NULL;
+}
+
+static cJSON *merged_doc(struct merge *m, const struct lb_final *f, const char *workload_json)
 {
 	cJSON *doc = lb_result_doc(&m->eng, f, statuses[m->status], NULL);
 	char *hosts = NULL;
@@ -541,6 +577,9 @@ static cJSON *merged_doc(struct merge *m, const struct lb_final *f)
 	if (get(m->first, "start_at_unix_s"))
 		doc = insert_after(doc, "instances", "start_at_unix_s",
 				   cJSON_Duplicate(get(m->first, "start_at_unix_s"), true));
+	cJSON *ws = workload_json ? cJSON_Parse(workload_json) : NULL;
+	if (ws)
+		cJSON_AddItemToObject(doc, "workload_stats", ws);
 	cJSON_AddItemToObject(doc, "merged_from", cJSON_Duplicate(m->from, true));
 	cJSON_AddItemToObject(doc, "systems", cJSON_Duplicate(m->systems, true));
 	return doc;
@@ -567,7 +606,7 @@ static char *systems_text(const struct merge *m)
 	return b.data;
 }
 
-static void print_text(struct merge *m, const struct lb_final *f)
+static void print_text(struct merge *m, const struct lb_final *f, const char *workload_text)
 {
 	printf("Merged %d results (%d threads in all) from ", cJSON_GetArraySize(m->from), m->nthreads);
 	int i = 0;
@@ -575,9 +614,11 @@ static void print_text(struct merge *m, const struct lb_final *f)
 	cJSON_ArrayForEach(h, m->hosts)
 		printf("%s%s", i++ ? ", " : "", h->valuestring);
 	printf("; common window %.4fs\n\n", f->st.time_total_s);
-	char *footer = systems_text(m);
+	char *systems = systems_text(m);
+	char *footer = lb_xasprintf("%s%s", workload_text ? workload_text : "", systems ? systems : "");
 	lb_report_final_text(stdout, &m->eng, f, NULL, footer);
 	free(footer);
+	free(systems);
 }
 
 /* Instances of one distributed run should each appear exactly once. */
@@ -610,13 +651,17 @@ static int emit(struct merge *m, const struct args *a)
 {
 	struct lb_final f;
 	build_final(m, &f);
-	cJSON *doc = merged_doc(m, &f);
+	char *workload_json, *workload_text;
+	workload_merge(m, &f, &workload_json, &workload_text);
+	cJSON *doc = merged_doc(m, &f, workload_json);
+	free(workload_json);
 	char *json = cJSON_Print(doc);
 	cJSON_Delete(doc);
 	if (a->json)
 		printf("%s\n", json);
 	else
-		print_text(m, &f);
+		print_text(m, &f, workload_text);
+	free(workload_text);
 	fflush(stdout);
 	int rc = 0;
 	if (a->output) {

@@ -99,8 +99,8 @@ void lb_stats_type(struct lb_stats *s, int id, uint64_t lat_ns, enum lb_outcome 
 	__atomic_store_n(&t->cnt[LB_TCNT_DONE], t->cnt[LB_TCNT_DONE] + 1, __ATOMIC_RELAXED);
 }
 
-/* dst += src for one type, allocating dst on first use. */
-static void type_add(struct lb_type_stats **dst, const struct lb_type_stats *src)
+/* dst += src for one type's counters, allocating dst on first use. */
+static void type_add_counts(struct lb_type_stats **dst, const struct lb_type_stats *src)
 {
 	if (!src)
 		return;
@@ -109,7 +109,13 @@ static void type_add(struct lb_type_stats **dst, const struct lb_type_stats *src
 	for (int i = 0; i < LB_TCNT_MAX; i++)
 		(*dst)->cnt[i] += __atomic_load_n(&src->cnt[i], __ATOMIC_RELAXED);
 	(*dst)->sum_ns += __atomic_load_n(&src->sum_ns, __ATOMIC_RELAXED);
-	lb_hist_add(&(*dst)->lat, &src->lat);
+}
+
+static void type_add(struct lb_type_stats **dst, const struct lb_type_stats *src)
+{
+	type_add_counts(dst, src);
+	if (src)
+		lb_hist_add(&(*dst)->lat, &src->lat);
 }
 
 static void types_clear(struct lb_type_stats **types)
@@ -154,11 +160,20 @@ void lb_snap_clear(struct lb_snap *s)
 	types_clear(s->types);
 }
 
+/* The counters (events, and each type's) are read first, one right after the other, and the
+ * histograms after: adding a histogram takes tens of microseconds, during which a busy worker
+ * completes more events, and a window's baseline of events and of types must agree (fileio's
+ * total I/Os against its event count). */
 void lb_snap_add_stats(struct lb_snap *s, const struct lb_stats *w, uint32_t window)
 {
+	const struct lb_type_stats *types[LB_MAX_TYPES];
 	for (int i = 0; i < LB_CNT_MAX; i++)
 		s->cnt[i] += __atomic_load_n(&w->cnt[i], __ATOMIC_RELAXED);
 	s->lat_sum_ns += __atomic_load_n(&w->lat_sum_ns, __ATOMIC_RELAXED);
+	for (int i = 0; i < LB_MAX_TYPES; i++) {
+		types[i] = __atomic_load_n(&w->types[i], __ATOMIC_ACQUIRE);
+		type_add_counts(&s->types[i], types[i]);
+	}
 	if (__atomic_load_n(&w->window, __ATOMIC_ACQUIRE) == window) {
 		uint64_t mn = __atomic_load_n(&w->lat_min_ns, __ATOMIC_RELAXED);
 		uint64_t mx = __atomic_load_n(&w->lat_max_ns, __ATOMIC_RELAXED);
@@ -174,7 +189,8 @@ void lb_snap_add_stats(struct lb_snap *s, const struct lb_stats *w, uint32_t win
 	if (w->wake.counts)
 		lb_hist_add(&s->wake, &w->wake);
 	for (int i = 0; i < LB_MAX_TYPES; i++)
-		type_add(&s->types[i], __atomic_load_n(&w->types[i], __ATOMIC_ACQUIRE));
+		if (types[i])
+			lb_hist_add(&s->types[i]->lat, &types[i]->lat);
 }
 
 void lb_snap_diff(struct lb_snap *dst, const struct lb_snap *a, const struct lb_snap *b)

@@ -126,7 +126,7 @@ static int c_json_encode(lua_State *L)
 	return 1;
 }
 
-static void push_json(lua_State *L, const cJSON *j)
+void lb_json_push(lua_State *L, const cJSON *j)
 {
 	if (cJSON_IsBool(j)) {
 		lua_pushboolean(L, cJSON_IsTrue(j));
@@ -138,13 +138,13 @@ static void push_json(lua_State *L, const cJSON *j)
 		lua_createtable(L, cJSON_GetArraySize(j), 0);
 		int i = 1;
 		for (const cJSON *c = j->child; c; c = c->next) {
-			push_json(L, c);
+			lb_json_push(L, c);
 			lua_rawseti(L, -2, i++);
 		}
 	} else if (cJSON_IsObject(j)) {
 		lua_createtable(L, 0, 8);
 		for (const cJSON *c = j->child; c; c = c->next) {
-			push_json(L, c);
+			lb_json_push(L, c);
 			lua_setfield(L, -2, c->string);
 		}
 	} else {
@@ -163,7 +163,7 @@ static int c_json_decode(lua_State *L)
 		lua_pushfstring(L, "invalid JSON near '%s'", cJSON_GetErrorPtr() ? cJSON_GetErrorPtr() : "");
 		return 2;
 	}
-	push_json(L, j);
+	lb_json_push(L, j);
 	cJSON_Delete(j);
 	return 1;
 }

@@ -23,6 +23,9 @@ void lb_lua_error_text(lua_State *L, int idx, char *err, size_t errlen);
 void lb_capi_install(struct lb_vm *vm);
 /* JSON text of the Lua value at idx (cJSON does the encoding); NULL if not encodable. */
 char *lb_json_encode_value(lua_State *L, int idx);
+/* Pushes a cJSON value as Lua (null as luabench's json_null). */
+struct cJSON;
+void lb_json_push(lua_State *L, const struct cJSON *j);
 /* Fills sysbench.opt (and legacy globals). */
 int lb_options_export(struct lb_vm *vm, char *err, size_t errlen);
 

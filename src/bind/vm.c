@@ -475,3 +475,26 @@ char *lb_vm_report_json(struct lb_vm *vm, const struct lb_report_stat *st)
 {
 	return call_report_hook(vm, "report_json", st, lb_json_encode_value);
 }
+
+char *lb_vm_report_merge(struct lb_vm *vm, const struct cJSON *inputs, const struct lb_report_stat *st,
+			 char **text)
+{
+	lua_State *L = vm->L;
+	*text = NULL;
+	lb_lua_push_path(L, "luabench.hooks.report_merge");
+	if (!lua_isfunction(L, -1)) {
+		lua_pop(L, 1);
+		return NULL;
+	}
+	lb_json_push(L, inputs);
+	push_stat(L, st);
+	char err[1024];
+	if (lb_lua_pcall(L, 2, 2, err, sizeof(err)) < 0) {
+		lb_alert("luabench.hooks.report_merge failed: %s", err);
+		return NULL;
+	}
+	*text = to_text(L, -1);
+	char *json = lua_isnil(L, -2) ? NULL : lb_json_encode_value(L, -2);
+	lua_pop(L, 2);
+	return json;
+}

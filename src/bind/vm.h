@@ -67,6 +67,12 @@ int lb_vm_report(struct lb_vm *vm, const char *hook, const struct lb_report_stat
 char *lb_vm_report_text(struct lb_vm *vm, const char *hook, const struct lb_report_stat *st);
 /* luabench.hooks.report_json(stat) encoded as JSON text (NULL if none; caller frees). */
 char *lb_vm_report_json(struct lb_vm *vm, const struct lb_report_stat *st);
+/* luabench.hooks.report_merge(inputs, stat) for `luabench merge`: `inputs` is the array of the
+ * merged results' workload_stats, `stat` the merged run's. Returns the JSON text of the merged
+ * workload_stats and sets *text to the report text (each NULL if none; caller frees). */
+struct cJSON;
+char *lb_vm_report_merge(struct lb_vm *vm, const struct cJSON *inputs, const struct lb_report_stat *st,
+			 char **text);
 /* Prints the script's help: its help() hook, else its options. */
 int lb_vm_help(struct lb_vm *vm, struct lb_opts *opts, char *err, size_t errlen);
 

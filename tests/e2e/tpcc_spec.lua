@@ -360,6 +360,52 @@ for _, driver in ipairs(h.drivers) do
       check() -- emulated users share prepared statements and connections: nothing may leak between them
     end)
 
+    it("processes started together with --instance merge into one TPC-C result", function()
+      local dir = h.tmpdir()
+      local before = totals()
+      local start = h.now() + 2
+      local cmds, files = {}, {}
+      for i = 0, 1 do
+        files[i + 1] = dir .. "/tp" .. i .. ".json"
+        cmds[#cmds + 1] = string.format("%s %s --threads=2 --events=100 --time=0 --instance=%d/2 --start-at=%.3f --output=%s run >%s/tp%d.txt 2>&1 &",
+          h.q(h.bin), base, i, start, files[i + 1], dir, i)
+      end
+      os.execute(table.concat(cmds, " ") .. " wait")
+      local new_orders, rollbacks, events = 0, 0, 0
+      for i = 0, 1 do
+        local d = h.json(h.read(files[i + 1]))
+        assert.are.equal("ok", d.status, h.read(dir .. "/tp" .. i .. ".txt"))
+        assert.are.equal(2, d.workload_stats.terminals)
+        new_orders = new_orders + d.types.NewOrder.count
+        rollbacks = rollbacks + d.workload_stats.new_order_rollbacks
+        events = events + d.counters.events
+      end
+      assert.are.equal(200, events)
+      assert.are.equal(new_orders - rollbacks, totals().next_o_id - before.next_o_id)
+      local out, err, rc = h.run("merge " .. files[1] .. " " .. files[2] .. " --output=" .. dir .. "/m.json")
+      assert.are.equal(0, rc, err)
+      local m = h.json(h.read(dir .. "/m.json"))
+      local w = m.workload_stats
+      assert.is_table(w, "the merged result has the workload's figures")
+      assert.are.equal(2, w.instances)
+      assert.are.equal(4, w.terminals)
+      assert.are.equal(2, w.warehouses)
+      assert.are.equal(new_orders, w.new_orders)
+      assert.are.equal(rollbacks, w.new_order_rollbacks)
+      assert.are.equal(m.time_s, w.measured_seconds)
+      assert.is_true(math.abs(w.tpmC - new_orders / (m.time_s / 60)) < 1e-6 * w.tpmC, "tpmC over the merged window")
+      assert.is_true(math.abs(w.tpm_total - 200 / (m.time_s / 60)) < 1e-6 * w.tpm_total)
+      assert.are.equal(2, w.nopm_instances)
+      assert.is_truthy(out:find("processes merged:                    2 (terminals add; tpmC over the merged window)", 1, true), out)
+      assert.is_truthy(out:find(string.format("tpmC (NewOrders per minute):         %.2f", w.tpmC), 1, true), out)
+      assert.is_truthy(out:find("(mean of 2 processes, each counting the whole database)", 1, true), out)
+      -- the merged result merges again to the same figures (the hook sees the original inputs)
+      out, err, rc = h.run("merge " .. dir .. "/m.json --format=json")
+      assert.are.equal(0, rc, err)
+      assert.are.same(w, h.json(out).workload_stats)
+      check()
+    end)
+
     it("rejects bad options with one line", function()
       local cases = {
         { "--weights=1,2", "invalid --weights value '1,2'" },

@@ -22,21 +22,11 @@ local function users_stats(threads)
   return v
 end
 
-function M.compute(stat)
-  local s = common.settings()
-  local cfg = run.shared_config()
-  local threads = sysbench.opt.threads
-  local v = users_stats(threads)
-  local types = stat.types or {}
-  local secs = stat.time_interval or 0
-  local r = {
-    label = "bookstore: TPC-W-like online bookstore, DBT-1 style; " .. M.LABEL,
-    mix = s.mix_name, items = tonumber(cfg[0]), ebs = tonumber(cfg[1]),
-    customers = tonumber(cfg[2]),
-    users = (tonumber(sysbench.opt.users) or 0) > 0 and tonumber(sysbench.opt.users) or threads,
-    think_time_mean_s = s.think, closed_loop = s.think == 0, usmd_mean_s = s.usmd,
-    measured_s = secs, interactions = {},
-  }
+-- The per-interaction figures of the measured window, from the per-type statistics: a run's, or
+-- the merged statistics of several processes.
+local function interaction_figures(r, types, secs, mix)
+  r.measured_s = secs
+  r.interactions = {}
   local total, errors, retries = 0, 0, 0
   for _, it in ipairs(common.INTERACTIONS) do
     local t = types[it.name]
@@ -52,7 +42,7 @@ function M.compute(stat)
   r.max_mix_deviation_pct = 0
   for _, it in ipairs(common.INTERACTIONS) do
     local t = types[it.name] or { count = 0, errors = 0 }
-    local target = it.target[s.mix]
+    local target = it.target[mix]
     local e = {
       name = it.name, code = it.code, count = t.count, errors = t.errors,
       mix_pct = total > 0 and 100 * t.count / total or 0, target_pct = target,
@@ -68,6 +58,21 @@ function M.compute(stat)
     end
     r.interactions[#r.interactions + 1] = e
   end
+end
+
+function M.compute(stat)
+  local s = common.settings()
+  local cfg = run.shared_config()
+  local threads = sysbench.opt.threads
+  local v = users_stats(threads)
+  local r = {
+    label = "bookstore: TPC-W-like online bookstore, DBT-1 style; " .. M.LABEL,
+    mix = s.mix_name, items = tonumber(cfg[0]), ebs = tonumber(cfg[1]),
+    customers = tonumber(cfg[2]),
+    users = (tonumber(sysbench.opt.users) or 0) > 0 and tonumber(sysbench.opt.users) or threads,
+    think_time_mean_s = s.think, closed_loop = s.think == 0, usmd_mean_s = s.usmd,
+  }
+  interaction_figures(r, stat.types or {}, stat.time_interval or 0, s.mix)
   r.think_samples = v[run.THINK_N]
   r.mean_think_s = v[run.THINK_N] > 0 and v[run.THINK_SUM] / v[run.THINK_N] or 0
   r.think_completed = v[run.THINK_ACT_N]
@@ -85,6 +90,38 @@ function M.compute(stat)
   return r
 end
 
+-- Sums of the processes' counts, and their means weighted by the counts they are means of.
+local SUMS = { "users", "think_samples", "think_completed", "sessions_started", "sessions_completed",
+  "buy_confirms_committed", "new_customers" }
+local MEANS = { mean_think_s = "think_samples", mean_think_actual_s = "think_completed",
+  mean_usmd_s = "sessions_started", mean_session_s = "sessions_completed" }
+
+-- `luabench merge` of processes that ran together against one database: users and session
+-- figures add, BT/s and the interaction table come from the merged per-type statistics over
+-- the merged window.
+function M.merge(inputs, stat)
+  local first = inputs[1]
+  if not first then return nil end
+  local r = { label = first.label, mix = first.mix, items = first.items, ebs = first.ebs,
+    customers = first.customers, think_time_mean_s = first.think_time_mean_s,
+    closed_loop = first.closed_loop, usmd_mean_s = first.usmd_mean_s, instances = #inputs,
+    searches = { author = { count = 0, empty = 0 }, title = { count = 0, empty = 0 },
+      subject = { count = 0, empty = 0 } } }
+  for _, k in ipairs(SUMS) do r[k] = 0 end
+  for k in pairs(MEANS) do r[k] = 0 end
+  for _, x in ipairs(inputs) do
+    for _, k in ipairs(SUMS) do r[k] = r[k] + (x[k] or 0) end
+    for k, n in pairs(MEANS) do r[k] = r[k] + (x[k] or 0) * (x[n] or 0) end
+    for name, sr in pairs(r.searches) do
+      local xs = x.searches and x.searches[name] or {}
+      sr.count, sr.empty = sr.count + (xs.count or 0), sr.empty + (xs.empty or 0)
+    end
+  end
+  for k, n in pairs(MEANS) do r[k] = r[n] > 0 and r[k] / r[n] or 0 end
+  interaction_figures(r, stat.types or {}, stat.time_interval or 0, common.MIXES[r.mix])
+  return r, M.format(r)
+end
+
 function M.json(stat)
   return M.compute(stat)
 end
@@ -94,7 +131,10 @@ local function sec(v)
 end
 
 function M.footer(stat)
-  local r = M.compute(stat)
+  return M.format(M.compute(stat))
+end
+
+function M.format(r)
   local out = {}
   local function add(...) out[#out + 1] = fmt(...) end
   add("Bookstore interactions (TPC-W-like, DBT-1 style; %s mix; response times in s):", r.mix)
@@ -107,6 +147,9 @@ function M.footer(stat)
   end
   add("")
   add("    bogotransactions per second:         %.2f (not comparable to TPC-W WIPS)", r.bt_per_s)
+  if r.instances then
+    add("    processes merged:                    %d, %d users in all", r.instances, r.users)
+  end
   add("    measured window (s):                 %.1f", r.measured_s)
   add("    total interactions:                  %d", r.total_interactions)
   add("    total errors:                        %d%s", r.total_errors,

@@ -107,3 +107,8 @@ end
 function sysbench.hooks.report_footer(stat)
   return require("tpcc.report").footer(stat)
 end
+
+-- `luabench merge` of processes run with --instance: tpmC over all of them.
+function luabench.hooks.report_merge(inputs, stat)
+  return require("tpcc.report").merge(inputs, stat)
+end

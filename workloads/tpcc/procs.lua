@@ -5,6 +5,7 @@
 -- inside a subtransaction that its unused item number rolls back; a MySQL procedure starts and
 -- ends its own transaction. Deadlocks and serialization failures abort the call as a whole and
 -- are retried by the terminal.
+local bit = require("bit")
 local common = require("tpcc.common")
 
 local M = {}
@@ -396,18 +397,51 @@ local function expand(sql, s)
   return (sql:gsub("{([%w_]+)}", names))
 end
 
--- (Re)creates the procedures, so that they always match this version of luabench.
+-- FNV-1a of the procedures' text, as 8 hex digits (h * 16777619 split as h * 403 + h << 24,
+-- which stays exact in a double).
+local function signature(text)
+  local h = bit.tobit(2166136261)
+  for i = 1, #text do
+    h = bit.bxor(h, text:byte(i))
+    h = bit.tobit(h * 403 + bit.lshift(h, 24))
+  end
+  return bit.tohex(h)
+end
+
+local function count_existing(con, s, pg)
+  local names = {}
+  for i, name in ipairs(M.NAMES) do names[i] = fmt("'%stpcc_%s'", s.prefix, name) end
+  local q = pg and fmt("SELECT COUNT(*) FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace " ..
+      "WHERE n.nspname = current_schema() AND p.proname IN (%s)", concat(names, ", "))
+    or fmt("SELECT COUNT(*) FROM information_schema.ROUTINES WHERE ROUTINE_SCHEMA = DATABASE() " ..
+      "AND ROUTINE_NAME IN (%s)", concat(names, ", "))
+  return tonumber(con:query_row(q))
+end
+
+-- Creates the procedures unless the schema already has these very ones (their signature is kept
+-- in the configuration table), so that they always match this version of luabench. Processes
+-- started together (--instance) take a server-side lock: the first creates them, the others
+-- find them, and none replaces a procedure that another one's terminals are calling.
 function M.create(con)
   local s = common.settings()
   local pg = common.is_pg()
-  for _, name in ipairs(M.NAMES) do
-    if pg then
-      con:query(expand(PG[name], s))
-    else
-      con:query(fmt("DROP PROCEDURE IF EXISTS %stpcc_%s", s.prefix, name))
-      con:query(expand(MY[name], s))
+  local texts = {}
+  for i, name in ipairs(M.NAMES) do texts[i] = expand((pg and PG or MY)[name], s) end
+  local sig = signature(concat(texts, "\0"))
+  local lock = fmt("'%stpcc_procs'", s.prefix)
+  con:query(pg and fmt("SELECT pg_advisory_lock(hashtext(%s))", lock) or fmt("SELECT GET_LOCK(%s, 60)", lock))
+  local ok, err = pcall(function()
+    if common.config_read(con).procedures == sig and count_existing(con, s, pg) == #M.NAMES then
+      return
     end
-  end
+    for i, name in ipairs(M.NAMES) do
+      if not pg then con:query(fmt("DROP PROCEDURE IF EXISTS %stpcc_%s", s.prefix, name)) end
+      con:query(texts[i])
+    end
+    common.config_set(con, "procedures", sig)
+  end)
+  con:query(pg and fmt("SELECT pg_advisory_unlock(hashtext(%s))", lock) or fmt("SELECT RELEASE_LOCK(%s)", lock))
+  if not ok then error(err, 0) end
 end
 
 function M.drop(con)

@@ -13,22 +13,25 @@ local MIN_MIX = { Payment = 43, OrderStatus = 4, Delivery = 4, StockLevel = 4 }
 
 local final -- the figures of the final report, computed by report_json (called first)
 
-local function compute(stat, with_nopm)
-  local s = common.settings()
-  local st = run.shared()
-  local W = st[0]
-  local types = stat.types or {}
-  local minutes = stat.time_interval / 60
-  local r = {
-    label = LABEL, warehouses = W, warehouses_loaded = st[4], terminals = s.terminals,
-    mode = s.wait and "wait" or "closed_loop", wait_factor = s.wait and s.wait_factor or nil,
-    transactions = s.procedures and "procedures" or "statements",
-    isolation = s.isolation or "default", measured_seconds = stat.time_interval,
-    weights = { NewOrder = s.weights[1], Payment = s.weights[2], OrderStatus = s.weights[3],
-      Delivery = s.weights[4], StockLevel = s.weights[5] },
-    c_constants = { c_last_load = st[8], c_last_run = st[1], c_id = st[2], ol_i_id = st[3] },
-    limits = {}, mix_pct = {},
-  }
+-- Whether the configured mix meets the spec's minimums, and the shortfalls.
+local function check_weights(r, weight_of, weight_total)
+  r.weights_meet_minimums = true
+  r.mix_low = {}
+  for _, name in ipairs(common.TYPES) do
+    local w = 100 * weight_of[name] / weight_total
+    if MIN_MIX[name] and w < MIN_MIX[name] then
+      r.weights_meet_minimums = false
+      r.mix_low[#r.mix_low + 1] = fmt("%s %.2f%% < %d%%", name, w, MIN_MIX[name])
+    end
+  end
+end
+
+-- The figures that come from the per-type statistics of the measured window: a run's, or the
+-- merged statistics of several processes.
+local function type_figures(r, types, seconds)
+  local minutes = seconds / 60
+  local W = r.warehouses
+  r.measured_seconds = seconds
   local total = 0
   for _, name in ipairs(common.TYPES) do total = total + (types[name] and types[name].count or 0) end
   local no = types.NewOrder or { count = 0, rollbacks = 0 }
@@ -38,22 +41,8 @@ local function compute(stat, with_nopm)
   r.efficiency_pct = W > 0 and 100 * r.tpmC / (MAX_TPMC_PER_W * W) or 0
   r.new_order_rollbacks = no.rollbacks
   r.new_order_rollback_pct = no.count > 0 and 100 * no.rollbacks / no.count or 0
-  local skipped = run.skipped_counter(s.threads)
-  local sk = 0
-  for t = 0, s.threads - 1 do sk = sk + tonumber(skipped[t]) end
-  r.delivery_skipped_districts = sk
   r.limits_pass = true
-  -- The minimums apply to the configured mix: the observed one wanders around it (a deck of
-  -- cards per terminal leaves partial decks at the end of a run).
-  r.weights_meet_minimums = true
-  r.mix_low = {}
-  for i, name in ipairs(common.TYPES) do
-    local w = 100 * s.weights[i] / s.weight_total
-    if MIN_MIX[name] and w < MIN_MIX[name] then
-      r.weights_meet_minimums = false
-      r.mix_low[#r.mix_low + 1] = fmt("%s %.2f%% < %d%%", name, w, MIN_MIX[name])
-    end
-  end
+  r.limits, r.mix_pct = {}, {}
   for _, name in ipairs(common.TYPES) do
     local t = types[name]
     local p90 = t and t.count > 0 and t.p90 or nil
@@ -62,6 +51,26 @@ local function compute(stat, with_nopm)
     if not pass then r.limits_pass = false end
     r.mix_pct[name] = total > 0 and 100 * (t and t.count or 0) / total or 0
   end
+end
+
+local function compute(stat, with_nopm)
+  local s = common.settings()
+  local st = run.shared()
+  local r = {
+    label = LABEL, warehouses = st[0], warehouses_loaded = st[4], terminals = s.terminals,
+    mode = s.wait and "wait" or "closed_loop", wait_factor = s.wait and s.wait_factor or nil,
+    transactions = s.procedures and "procedures" or "statements",
+    isolation = s.isolation or "default",
+    weights = { NewOrder = s.weights[1], Payment = s.weights[2], OrderStatus = s.weights[3],
+      Delivery = s.weights[4], StockLevel = s.weights[5] },
+    c_constants = { c_last_load = st[8], c_last_run = st[1], c_id = st[2], ol_i_id = st[3] },
+  }
+  type_figures(r, stat.types or {}, stat.time_interval)
+  check_weights(r, r.weights, s.weight_total)
+  local skipped = run.skipped_counter(s.threads)
+  local sk = 0
+  for t = 0, s.threads - 1 do sk = sk + tonumber(skipped[t]) end
+  r.delivery_skipped_districts = sk
   if with_nopm and st[7] == 1 then
     local sum_end, t_end = run.nopm_end()
     if sum_end then
@@ -72,6 +81,46 @@ local function compute(stat, with_nopm)
     end
   end
   return r
+end
+
+-- `luabench merge` of processes that ran together against one database (--instance numbers
+-- their terminals): terminals add, tpmC and the rest come from the merged per-type statistics
+-- over the merged window. Each process's NOPM counted the whole database's NewOrders (the sum
+-- of d_next_o_id), so the merged NOPM is their mean, not their sum.
+function M.merge(inputs, stat)
+  local first = inputs[1]
+  if not first then return nil end
+  local r = {
+    label = LABEL, instances = #inputs, warehouses = 0, warehouses_loaded = 0, terminals = 0,
+    mode = first.mode, wait_factor = first.wait_factor, transactions = first.transactions,
+    isolation = first.isolation, weights = first.weights, delivery_skipped_districts = 0,
+  }
+  local nopm_n, committed, nopm_secs = 0, 0, 0
+  for _, x in ipairs(inputs) do
+    r.warehouses = math.max(r.warehouses, x.warehouses or 0)
+    r.warehouses_loaded = math.max(r.warehouses_loaded, x.warehouses_loaded or 0)
+    r.terminals = r.terminals + (x.terminals or 0)
+    r.delivery_skipped_districts = r.delivery_skipped_districts + (x.delivery_skipped_districts or 0)
+    if type(x.nopm) == "number" then
+      nopm_n = nopm_n + 1
+      committed = committed + x.new_orders_committed
+      nopm_secs = nopm_secs + x.nopm_seconds
+    end
+  end
+  type_figures(r, stat.types or {}, stat.time_interval)
+  local total = 0
+  for _, name in ipairs(common.TYPES) do total = total + (r.weights[name] or 0) end
+  check_weights(r, r.weights, total)
+  if nopm_n > 0 then
+    r.nopm_instances = nopm_n
+    r.new_orders_committed = committed / nopm_n
+    r.nopm_seconds = nopm_secs / nopm_n
+    r.nopm = r.nopm_seconds > 0 and r.new_orders_committed / (r.nopm_seconds / 60) or 0
+  end
+  local j = {}
+  for k, v in pairs(r) do j[k] = v end
+  j.mix_low = nil
+  return j, M.format(r)
 end
 
 function M.json(stat)
@@ -90,11 +139,18 @@ end
 function M.footer(stat)
   local r = final or compute(stat, false)
   final = nil
+  return M.format(r)
+end
+
+function M.format(r)
   local out = {}
   local function add(...) out[#out + 1] = fmt(...) end
   add("TPC-C-like results (not audited; not comparable with published TPC-C results):")
   add("    warehouses:                          %d%s", r.warehouses,
     r.warehouses < r.warehouses_loaded and fmt(" (of %d loaded)", r.warehouses_loaded) or "")
+  if r.instances then
+    add("    processes merged:                    %d (terminals add; tpmC over the merged window)", r.instances)
+  end
   if r.mode == "wait" then
     add("    terminals:                           %d, spec keying and think times%s", r.terminals,
       r.wait_factor ~= 1 and fmt(" x %g (not TPC-C timing)", r.wait_factor) or "")
@@ -109,8 +165,13 @@ function M.footer(stat)
   add("    efficiency (of 12.86 tpmC per W):    %.2f%%%s", r.efficiency_pct,
     r.mode == "wait" and "" or " (only meaningful with --wait)")
   if r.nopm then
-    add("    NOPM (from sum of d_next_o_id):      %.2f (%d committed NewOrders in %.2fs)", r.nopm,
-      r.new_orders_committed, r.nopm_seconds)
+    if r.nopm_instances then
+      add("    NOPM (from sum of d_next_o_id):      %.2f (mean of %d processes, each counting the whole database)",
+        r.nopm, r.nopm_instances)
+    else
+      add("    NOPM (from sum of d_next_o_id):      %.2f (%d committed NewOrders in %.2fs)", r.nopm,
+        r.new_orders_committed, r.nopm_seconds)
+    end
   end
   add("    NewOrder rollbacks:                  %d (%.2f%%)", r.new_order_rollbacks, r.new_order_rollback_pct)
   add("    Delivery districts skipped:          %d", r.delivery_skipped_districts)
