@@ -233,6 +233,46 @@ describe("bookstore", function()
         assert.is_truthy(out:find("CLOSED LOOP", 1, true), out)
       end)
 
+      it("processes started together with --instance merge into one bookstore result", function()
+        local dir = h.tmpdir()
+        local start = h.now() + 2
+        local cmds, files = {}, {}
+        for i = 0, 1 do
+          files[i + 1] = dir .. "/bs" .. i .. ".json"
+          cmds[#cmds + 1] = string.format("%s %s --users=20 --connections=3 --threads=2 --think-time=0.02 --time=2 --instance=%d/2 --start-at=%.3f --output=%s run >%s/bs%d.txt 2>&1 &",
+            h.q(h.bin), base, i, start, files[i + 1], dir, i)
+        end
+        os.execute(table.concat(cmds, " ") .. " wait")
+        local total, buys, think_n, think_sum = 0, 0, 0, 0
+        for i = 0, 1 do
+          local d = h.json(h.read(files[i + 1]))
+          assert.are.equal("ok", d.status, h.read(dir .. "/bs" .. i .. ".txt"))
+          total = total + d.workload_stats.total_interactions
+          buys = buys + d.workload_stats.buy_confirms_committed
+          think_n = think_n + d.workload_stats.think_samples
+          think_sum = think_sum + d.workload_stats.think_samples * d.workload_stats.mean_think_s
+        end
+        local out, err, rc = h.run("merge " .. files[1] .. " " .. files[2] .. " --output=" .. dir .. "/m.json")
+        assert.are.equal(0, rc, err)
+        local m = h.json(h.read(dir .. "/m.json"))
+        local w = m.workload_stats
+        assert.is_table(w, "the merged result has the workload's figures")
+        assert.are.equal(40, w.users)
+        assert.are.equal(total, w.total_interactions)
+        assert.are.equal(buys, w.buy_confirms_committed)
+        assert.are.equal(think_n, w.think_samples)
+        assert.is_true(math.abs(w.mean_think_s - think_sum / think_n) < 1e-9, "mean think weighted by samples")
+        assert.is_true(math.abs(w.bt_per_s - total / m.time_s) < 1e-6 * w.bt_per_s, "BT/s over the merged window")
+        local n = 0
+        for _, e in ipairs(w.interactions) do
+          assert.are.equal(m.types[e.name] and m.types[e.name].count or 0, e.count)
+          n = n + e.count
+        end
+        assert.are.equal(total, n)
+        assert.is_truthy(out:find("processes merged:                    2, 40 users in all", 1, true), out)
+        assert.is_truthy(out:find(string.format("bogotransactions per second:         %.2f", w.bt_per_s), 1, true), out)
+      end)
+
       it("check passes after the runs and fails when an invariant breaks", function()
         local out = run("check")
         assert.is_truthy(out:find("check: all 15 invariants hold", 1, true), out)

@@ -126,7 +126,7 @@ function sysbench.hooks.report_footer(stat)
   return require("bookstore.report").footer(stat)
 end
 
--- `luabench merge` of processes run with --instance: BT/s and the table over all of them.
+-- `luabench merge` of processes that ran together: BT/s and the table over all of them.
 function luabench.hooks.report_merge(inputs, stat)
   return require("bookstore.report").merge(inputs, stat)
 end
