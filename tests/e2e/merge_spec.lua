@@ -171,6 +171,50 @@ end
     assert.is_truthy(err:find("ran with other options than", 1, true), err)
   end)
 
+  it("a script's report_merge hook computes the merged workload figures, when the script is at hand", function()
+    local script = h.write("hooked.lua", [[
+local T = luabench.stats.type("Step")
+function event()
+  T:done(T:start())
+end
+function luabench.hooks.report_json(stat)
+  return { steps = stat.types.Step.count, instance = luabench.instance }
+end
+function luabench.hooks.report_merge(inputs, stat)
+  local sum, from = 0, {}
+  for _, x in ipairs(inputs) do
+    sum = sum + x.steps
+    from[#from + 1] = x.instance
+  end
+  return { steps = stat.types.Step.count, inputs_steps = sum, from = from },
+    string.format("steps: %d merged, %d from %d inputs\n", stat.types.Step.count, sum, #inputs)
+end
+]])
+    local r = {}
+    for i = 0, 2 do
+      r[i + 1] = dir .. "/hooked" .. i .. ".json"
+      local _, err, rc = h.run(h.q(script) .. " --threads=2 --events=100 --time=0 --instance=" .. i .. "/3 --output=" .. r[i + 1] .. " run")
+      assert.are.equal(0, rc, err)
+    end
+    local out, err, rc = h.run("merge " .. table.concat(r, " ") .. " --output=" .. dir .. "/hooked.json")
+    assert.are.equal(0, rc, err)
+    assert.is_truthy(out:find("steps: 300 merged, 300 from 3 inputs\n", 1, true), out)
+    local w = h.json(h.read(dir .. "/hooked.json")).workload_stats
+    assert.are.same({ steps = 300, inputs_steps = 300, from = { 0, 1, 2 } }, w)
+    -- the merged result merged again: the hook sees the original results, not the merged one
+    out, err, rc = h.run("merge " .. dir .. "/hooked.json --format=json")
+    assert.are.equal(0, rc, err)
+    assert.are.same(w, h.json(out).workload_stats)
+    -- the script is gone (merged on another machine): no merged figures, no error
+    os.remove(script)
+    out, err, rc = h.run("merge " .. table.concat(r, " ") .. " --format=json")
+    assert.are.equal(0, rc, err)
+    assert.are.equal("", err)
+    local m = h.json(out)
+    assert.is_nil(m.workload_stats)
+    assert.are.same({ steps = 100, instance = 1 }, m.merged_from[2].workload_stats)
+  end)
+
   it("refuses a start time in the past and a bad instance", function()
     local empty = h.write("empty.lua", "function event() end\n")
     for _, case in ipairs({
