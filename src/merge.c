@@ -684,7 +684,8 @@ static void usage(FILE *out)
 	fprintf(out, "Usage:\n  luabench merge RESULT.json... [--format=text|json] [--output=FILE] [--percentile=LIST]\n\n"
 		     "Combines the JSON results of processes that ran together (see --start-at, --instance):\n"
 		     "counters and histograms add, percentiles come from the merged histogram, rates are over\n"
-		     "the union of the measured windows. A merged result can be merged again.\n\n"
+		     "the union of the measured windows. A merged result can be merged again. Workloads with\n"
+		     "figures of their own (tpcc's tpmC, bookstore's BT/s) compute them for the merged run.\n\n"
 		     "  --format=text|json   report on stdout: sysbench's text layout (default) or the JSON document\n"
 		     "  --output=FILE        also write the merged JSON document to FILE (atomically)\n"
 		     "  --percentile=LIST    percentiles to report (default: those of the first result)\n");
