@@ -548,7 +548,7 @@ static void workload_merge(struct merge *m, const struct lb_final *f, char **jso
 		*json = lb_vm_report_merge(vm, inputs, &f->st, text);
 		cJSON_Delete(inputs);
 	} else {
-		lb_warn("merge: cannot load workload '%s' for its own figures: %s", name, err);
+		lb_warn("merge: workload '%s' does not load here, so its own figures are left out: %s", name, err);
 	}
 	lb_vm_free(vm);
 	lb_worker_set_self(NULL);
