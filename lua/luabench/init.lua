@@ -119,6 +119,18 @@ lazy.sql = "luabench.sql"
 lazy.stats = "luabench.stats"
 lazy.io = "luabench.io"
 
+-- print() as Lua's, but each line goes out in one write: Lua's writes every argument, tab and
+-- the newline separately, so lines printed by several threads at once came out mixed.
+do
+  local select, concat, stdout = select, table.concat, io.stdout
+  function print(...)
+    local n = select("#", ...)
+    local parts = {}
+    for i = 1, n do parts[i] = _G.tostring((select(i, ...))) end
+    stdout:write(concat(parts, "\t", 1, n) .. "\n")
+  end
+end
+
 -- LuaJIT control, as `luajit -j<cmd>` (e.g. --luajit-cmd=off).
 local jcmd = C_.luajit_cmd
 if jcmd and jcmd ~= "" then
