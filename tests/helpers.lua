@@ -62,6 +62,22 @@ function M.now()
   return t
 end
 
+-- Runs `n` luabench processes started together: process i gets `args_of(i)`, then
+-- --instance=i/n, --start-at a few seconds ahead and --output=<dir>/<name>i.json; its output goes
+-- to <dir>/<name>i.txt. Returns the result files, the output files and the start time.
+function M.run_together(dir, name, n, args_of)
+  local start = M.now() + 2.5
+  local cmds, results, outputs = {}, {}, {}
+  for i = 0, n - 1 do
+    results[i + 1] = string.format("%s/%s%d.json", dir, name, i)
+    outputs[i + 1] = string.format("%s/%s%d.txt", dir, name, i)
+    cmds[#cmds + 1] = string.format("%s %s --instance=%d/%d --start-at=%.3f --output=%s run >%s 2>&1 &",
+      M.q(M.bin), args_of(i), i, n, start, results[i + 1], outputs[i + 1])
+  end
+  os.execute(table.concat(cmds, " ") .. " wait")
+  return results, outputs, start
+end
+
 function M.count(s, pattern)
   local n = 0
   for _ in s:gmatch(pattern) do n = n + 1 end

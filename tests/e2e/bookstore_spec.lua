@@ -235,18 +235,13 @@ describe("bookstore", function()
 
       it("processes started together with --instance merge into one bookstore result", function()
         local dir = h.tmpdir()
-        local start = h.now() + 2
-        local cmds, files = {}, {}
-        for i = 0, 1 do
-          files[i + 1] = dir .. "/bs" .. i .. ".json"
-          cmds[#cmds + 1] = string.format("%s %s --users=20 --connections=3 --threads=2 --think-time=0.02 --time=2 --instance=%d/2 --start-at=%.3f --output=%s run >%s/bs%d.txt 2>&1 &",
-            h.q(h.bin), base, i, start, files[i + 1], dir, i)
-        end
-        os.execute(table.concat(cmds, " ") .. " wait")
+        local files, outputs = h.run_together(dir, "bs", 2, function()
+          return base .. " --users=20 --connections=3 --threads=2 --think-time=0.02 --time=2"
+        end)
         local total, buys, think_n, think_sum = 0, 0, 0, 0
         for i = 0, 1 do
           local d = h.json(h.read(files[i + 1]))
-          assert.are.equal("ok", d.status, h.read(dir .. "/bs" .. i .. ".txt"))
+          assert.are.equal("ok", d.status, h.read(outputs[i + 1]))
           total = total + d.workload_stats.total_interactions
           buys = buys + d.workload_stats.buy_confirms_committed
           think_n = think_n + d.workload_stats.think_samples

@@ -50,18 +50,14 @@ function event()
   ffi.C.usleep(3000 * (luabench.instance + 1))
 end
 ]])
-    local start = h.now() + 2.5
-    local cmds = {}
-    for i = 0, 2 do
-      files[i + 1] = dir .. "/inst" .. i .. ".json"
-      cmds[#cmds + 1] = string.format("%s %s %s --threads=2 --events=%d --time=0 --instance=%d/3 --start-at=%.3f --output=%s run >%s/inst%d.txt 2>&1 &",
-        h.q(h.bin), h.q(script), db, 40 * (i + 1), i, start, files[i + 1], dir, i)
-    end
-    os.execute(table.concat(cmds, " ") .. " wait")
+    local results, outputs, start = h.run_together(dir, "inst", 3, function(i)
+      return string.format("%s %s --threads=2 --events=%d --time=0", h.q(script), db, 40 * (i + 1))
+    end)
+    for i = 1, 3 do files[i] = results[i] end
     local docs, sum, expect = {}, 0, {}
     local min_ns, max_ns, sum_ns = math.huge, 0, 0
     for i = 0, 2 do
-      local text = h.read(dir .. "/inst" .. i .. ".txt")
+      local text = h.read(outputs[i + 1])
       assert.is_truthy(text:find("INSTANCE " .. i .. "/3", 1, true), text)
       assert.is_truthy(text:find("Waiting [%d.]+ seconds for the start time [%dT:.-]+Z %(%-%-start%-at%)"), text)
       local d = h.json(h.read(files[i + 1]))

@@ -363,18 +363,11 @@ for _, driver in ipairs(h.drivers) do
     it("processes started together with --instance merge into one TPC-C result", function()
       local dir = h.tmpdir()
       local before = totals()
-      local start = h.now() + 2
-      local cmds, files = {}, {}
-      for i = 0, 1 do
-        files[i + 1] = dir .. "/tp" .. i .. ".json"
-        cmds[#cmds + 1] = string.format("%s %s --threads=2 --events=100 --time=0 --instance=%d/2 --start-at=%.3f --output=%s run >%s/tp%d.txt 2>&1 &",
-          h.q(h.bin), base, i, start, files[i + 1], dir, i)
-      end
-      os.execute(table.concat(cmds, " ") .. " wait")
+      local files, outputs = h.run_together(dir, "tp", 2, function() return base .. " --threads=2 --events=100 --time=0" end)
       local new_orders, rollbacks, events = 0, 0, 0
       for i = 0, 1 do
         local d = h.json(h.read(files[i + 1]))
-        assert.are.equal("ok", d.status, h.read(dir .. "/tp" .. i .. ".txt"))
+        assert.are.equal("ok", d.status, h.read(outputs[i + 1]))
         assert.are.equal(2, d.workload_stats.terminals)
         new_orders = new_orders + d.types.NewOrder.count
         rollbacks = rollbacks + d.workload_stats.new_order_rollbacks
