@@ -352,8 +352,7 @@ local function body()
       local name = steps[i]
       if cfg_here["post:" .. name] ~= "1" then
         local t0 = luabench.time()
-        schema.post_load(con, name)
-        common.config_set(con, "post:" .. name, 1)
+        schema.post_load(con, name, function() common.config_set(con, "post:" .. name, 1) end)
         print(fmt("  %s: indexed and analyzed in %.1fs", s.t[name], luabench.time() - t0))
       end
     end
@@ -364,8 +363,7 @@ local function body()
   if tid == 0 then
     if sh.info[2] == 1 and cfg["post:fk"] ~= "1" then
       local t0 = luabench.time()
-      schema.foreign_keys(con)
-      common.config_set(con, "post:fk", 1)
+      schema.foreign_keys(con, function() common.config_set(con, "post:fk", 1) end)
       print(fmt("  foreign keys added in %.1fs", luabench.time() - t0))
     end
     common.config_set(con, "ready", 1)

@@ -175,35 +175,65 @@ end
 M.POST_LOAD_ORDER = { "order_line", "stock", "customer", "orders", "history", "new_order", "item",
   "district", "warehouse" }
 
-function M.post_load(con, name)
+-- Does index `ix` (a secondary index of the MySQL schema) exist on table `t`?
+local function mysql_index_exists(con, t, ix)
+  local rs = con:query(string.format(
+    "SELECT 1 FROM information_schema.statistics WHERE table_schema = DATABASE() AND table_name = '%s' AND index_name = '%s' LIMIT 1",
+    t, ix))
+  return rs:fetch_row() ~= nil
+end
+
+-- mark() records the step as done. A prepare killed half-way through a step runs it again on
+-- resume, so each step must be repeatable: PostgreSQL's DDL is transactional (the key, the
+-- indexes and the mark commit together), MySQL's is not (an index already there is skipped).
+function M.post_load(con, name, mark)
   local s = common.settings()
   local t = s.t[name]
   if common.is_pg() then
+    con:query("BEGIN")
     if M.PRIMARY_KEY[name] then
       con:query(string.format("ALTER TABLE %s ADD PRIMARY KEY (%s)", t, M.PRIMARY_KEY[name]))
     end
     for _, ix in ipairs(INDEXES[name] or {}) do
       con:query(string.format("CREATE INDEX %s%s ON %s (%s)", s.prefix, ix[1], t, ix[2]))
     end
+    mark()
+    con:query("COMMIT")
     -- Sets hint bits and the visibility map once, instead of during the first measured run.
     con:query("VACUUM ANALYZE " .. t)
   else
     for _, ix in ipairs(INDEXES[name] or {}) do
-      con:query(string.format("ALTER TABLE %s ADD INDEX %s (%s)", t, ix[1], ix[2]))
+      if not mysql_index_exists(con, t, ix[1]) then
+        con:query(string.format("ALTER TABLE %s ADD INDEX %s (%s)", t, ix[1], ix[2]))
+      end
     end
     con:query("ANALYZE TABLE " .. t)
+    mark()
   end
 end
 
-function M.foreign_keys(con)
+-- Does foreign key constraint `fk` exist (MySQL: an interrupted prepare may have added some)?
+local function mysql_fk_exists(con, fk)
+  local rs = con:query(string.format(
+    "SELECT 1 FROM information_schema.table_constraints WHERE constraint_schema = DATABASE() AND constraint_name = '%s' LIMIT 1",
+    fk))
+  return rs:fetch_row() ~= nil
+end
+
+-- mark() as for post_load: on PostgreSQL every key and the mark commit together.
+function M.foreign_keys(con, mark)
   local s = common.settings()
   local pg = common.is_pg()
-  if not pg then con:query("SET foreign_key_checks = 0") end
+  con:query(pg and "BEGIN" or "SET foreign_key_checks = 0")
   for i, fk in ipairs(FOREIGN_KEYS) do
-    con:query(string.format("ALTER TABLE %s ADD CONSTRAINT %sfk_%d FOREIGN KEY (%s) REFERENCES %s (%s)",
-      s.t[fk[1]], s.prefix, i, fk[2], s.t[fk[3]], fk[4]))
+    local cname = string.format("%sfk_%d", s.prefix, i)
+    if pg or not mysql_fk_exists(con, cname) then
+      con:query(string.format("ALTER TABLE %s ADD CONSTRAINT %s FOREIGN KEY (%s) REFERENCES %s (%s)",
+        s.t[fk[1]], cname, fk[2], s.t[fk[3]], fk[4]))
+    end
   end
-  if not pg then con:query("SET foreign_key_checks = 1") end
+  mark()
+  con:query(pg and "COMMIT" or "SET foreign_key_checks = 1")
 end
 
 -- Drops every tpcc table, children first, and the configuration table last (so an interrupted
