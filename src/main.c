@@ -2,7 +2,7 @@
 #include <stdio.h>
 #include <unistd.h>
 
-#include "cli.h"
+#include "cli/cli.h"
 
 int main(int argc, char **argv)
 {

@@ -1,4 +1,4 @@
--- sysbench.histogram: log-bucketed histograms over a fixed range (src/uhist.c).
+-- sysbench.histogram: log-bucketed histograms over a fixed range (src/api/script_hist.c).
 local ffi = require("ffi")
 local C = ffi.C
 

@@ -1,4 +1,4 @@
--- sysbench.rand: thin wrappers over the worker's generator (src/rand.c). Arguments wrap to
+-- sysbench.rand: thin wrappers over the worker's generator (src/engine/rand.c). Arguments wrap to
 -- uint32 as in sysbench.
 local ffi = require("ffi")
 local C = ffi.C

@@ -1,6 +1,6 @@
 -- The event loops, run by every worker: sysbench's thread_run (one implicit user per thread),
 -- and with --users many emulated users as coroutines, woken by the worker's scheduler
--- (src/usched.c). Both are JIT-compiled together with the script's event(); each event costs
+-- (src/engine/user_sched.c). Both are JIT-compiled together with the script's event(); each event costs
 -- one call into C, which records the previous event's latency and checks the limits.
 -- Scripts may replace the global thread_run, as with sysbench.
 local ffi = require("ffi")

@@ -3,7 +3,7 @@
 #define LB_BIND_FFI_IO_H
 
 #ifndef LB_CDEF
-#include "bind/ffi.h"
+#include "api/ffi.h"
 #else
 #define LB_FFI
 struct lb_worker;

@@ -29,15 +29,15 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-#include "bind/ffi_io.h"
-#include "clock.h"
-#include "engine.h"
-#include "hist.h"
+#include "api/ffi_io.h"
+#include "util/clock.h"
+#include "engine/engine.h"
+#include "engine/latency_hist.h"
 #include "io/devstats.h"
-#include "stats.h"
-#include "sysmetrics.h"
-#include "util.h"
-#include "worker.h"
+#include "engine/stats.h"
+#include "sys/sysmetrics.h"
+#include "util/util.h"
+#include "engine/worker.h"
 
 #define TAG_USER_MASK ((UINT64_C(1) << 48) - 1)
 #define TAG_TYPE_SHIFT 48

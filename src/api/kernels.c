@@ -8,10 +8,10 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "bind/ffi.h"
-#include "log.h"
-#include "rand.h"
-#include "util.h"
+#include "api/ffi.h"
+#include "util/log.h"
+#include "engine/rand.h"
+#include "util/util.h"
 
 pthread_mutex_t *lb_mutexes_at(struct lb_mutexes *m, uint32_t i);
 uint64_t *lb_mutexes_counter(struct lb_mutexes *m);

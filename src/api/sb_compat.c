@@ -1,11 +1,11 @@
 /* sysbench 1.0.20's C names, for scripts that declare and call them through the FFI.
  * They only get a thread id, so they look the worker up; none of them is on our own hot path. */
-#include "bind/ffi.h"
-#include "clock.h"
-#include "engine.h"
-#include "rand.h"
-#include "stats.h"
-#include "worker.h"
+#include "api/ffi.h"
+#include "util/clock.h"
+#include "engine/engine.h"
+#include "engine/rand.h"
+#include "engine/stats.h"
+#include "engine/worker.h"
 
 _Static_assert((int)SB_CNT_TRX == (int)LB_CNT_EVENT && (int)SB_CNT_ERROR == (int)LB_CNT_ERROR &&
 		       (int)SB_CNT_RECONNECT == (int)LB_CNT_RECONNECT && (int)SB_CNT_READ == (int)LB_CNT_READ,

@@ -5,8 +5,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "bind/ffi.h"
-#include "util.h"
+#include "api/ffi.h"
+#include "util/util.h"
 
 struct lb_uhist {
 	uint32_t size;

@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bind/ffi.h"
-#include "util.h"
+#include "api/ffi.h"
+#include "util/util.h"
 
 struct lb_mutexes {
 	uint32_t n;

@@ -7,13 +7,13 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "bind/ffi_sql.h"
-#include "clock.h"
-#include "dbopts.h"
-#include "engine.h"
-#include "log.h"
-#include "util.h"
-#include "worker.h"
+#include "api/ffi_sql.h"
+#include "util/clock.h"
+#include "cli/dbopts.h"
+#include "engine/engine.h"
+#include "util/log.h"
+#include "util/util.h"
+#include "engine/worker.h"
 
 #define POLL_SLICE_MS 100
 

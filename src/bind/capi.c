@@ -10,10 +10,10 @@
 
 #include "bind/internal.h"
 #include "bind/vm.h"
-#include "engine.h"
+#include "engine/engine.h"
 #include "lb_config.h"
-#include "util.h"
-#include "worker.h"
+#include "util/util.h"
+#include "engine/worker.h"
 
 static struct lb_vm *vm_of(lua_State *L)
 {

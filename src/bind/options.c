@@ -8,10 +8,10 @@
 
 #include "bind/internal.h"
 #include "bind/vm.h"
-#include "engine.h"
-#include "log.h"
-#include "opt.h"
-#include "util.h"
+#include "engine/engine.h"
+#include "util/log.h"
+#include "util/opt.h"
+#include "util/util.h"
 
 static void push_opt_value(lua_State *L, const struct lb_opt *o)
 {

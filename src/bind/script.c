@@ -8,7 +8,7 @@
 
 #include "bind/embedded.h"
 #include "bind/vm.h"
-#include "util.h"
+#include "util/util.h"
 
 const struct lb_embedded *lb_embedded_find(const char *name)
 {

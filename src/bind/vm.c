@@ -11,11 +11,11 @@
 
 #include "bind/embedded.h"
 #include "bind/internal.h"
-#include "engine.h"
-#include "log.h"
-#include "report.h"
-#include "util.h"
-#include "worker.h"
+#include "engine/engine.h"
+#include "util/log.h"
+#include "output/text_report.h"
+#include "util/util.h"
+#include "engine/worker.h"
 
 static int on_panic(lua_State *L)
 {

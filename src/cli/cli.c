@@ -1,5 +1,5 @@
 /* Command line: two-pass option parsing, workload resolution and command dispatch. */
-#include "cli.h"
+#include "cli/cli.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -7,18 +7,18 @@
 #include <string.h>
 
 #include "bind/vm.h"
-#include "clock.h"
-#include "dbopts.h"
-#include "result.h"
-#include "engine.h"
+#include "util/clock.h"
+#include "cli/dbopts.h"
+#include "output/result_json.h"
+#include "engine/engine.h"
 #include "lb_config.h"
-#include "log.h"
-#include "merge.h"
-#include "opt.h"
+#include "util/log.h"
+#include "output/merge.h"
+#include "util/opt.h"
 #include <unistd.h>
-#include "sysmetrics.h"
-#include "util.h"
-#include "worker.h"
+#include "sys/sysmetrics.h"
+#include "util/util.h"
+#include "engine/worker.h"
 
 #define ERRLEN 4096
 

@@ -1,12 +1,12 @@
-#include "dbopts.h"
+#include "cli/dbopts.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine.h"
+#include "engine/engine.h"
 #include "lb_config.h"
-#include "util.h"
+#include "util/util.h"
 
 /* sysbench's default is mysql when it is compiled in. */
 #if LB_HAVE_MYSQL

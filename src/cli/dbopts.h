@@ -6,7 +6,7 @@
 #include "db/driver.h"
 #include <stdio.h>
 
-#include "opt.h"
+#include "util/opt.h"
 
 int lb_dbopts_register(struct lb_opts *opts, char *err, int errlen);
 struct lb_config;

@@ -1,4 +1,4 @@
-#include "schedule.h"
+#include "engine/arrivals.h"
 
 #include <string.h>
 

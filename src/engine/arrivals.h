@@ -13,7 +13,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "rand.h"
+#include "engine/rand.h"
 
 struct lb_sched {
 	pthread_mutex_t lock;

@@ -1,5 +1,5 @@
 /* General options and the configuration derived from them. */
-#include "engine.h"
+#include "engine/engine.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -8,9 +8,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "clock.h"
-#include "log.h"
-#include "util.h"
+#include "util/clock.h"
+#include "util/log.h"
+#include "util/util.h"
 
 static const struct lb_opt_def general_opts[] = {
 	{ "threads", LB_OPT_INT, "1", "number of threads to use" },

@@ -9,11 +9,11 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "opt.h"
-#include "rand.h"
-#include "schedule.h"
-#include "stats.h"
-#include "sysmetrics.h"
+#include "util/opt.h"
+#include "engine/rand.h"
+#include "engine/arrivals.h"
+#include "engine/stats.h"
+#include "sys/sysmetrics.h"
 
 struct lb_worker;
 struct lb_vm;

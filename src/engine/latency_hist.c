@@ -1,10 +1,10 @@
-#include "hist.h"
+#include "engine/latency_hist.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "util.h"
+#include "util/util.h"
 
 void lb_hist_init(struct lb_hist *h)
 {

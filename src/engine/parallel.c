@@ -7,10 +7,10 @@
 #include <string.h>
 
 #include "bind/vm.h"
-#include "engine.h"
-#include "log.h"
-#include "util.h"
-#include "worker.h"
+#include "engine/engine.h"
+#include "util/log.h"
+#include "util/util.h"
+#include "engine/worker.h"
 
 #define ERRLEN 4096
 

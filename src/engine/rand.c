@@ -1,6 +1,6 @@
-#include "rand.h"
+#include "engine/rand.h"
 
-#include "bind/ffi.h"
+#include "engine/ffi_engine.h"
 
 #include <math.h>
 #include <string.h>

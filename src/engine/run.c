@@ -10,14 +10,14 @@
 #include <unistd.h>
 
 #include "bind/vm.h"
-#include "clock.h"
-#include "engine.h"
-#include "log.h"
-#include "report.h"
-#include "result.h"
-#include "util.h"
-#include "sysmetrics.h"
-#include "worker.h"
+#include "util/clock.h"
+#include "engine/engine.h"
+#include "util/log.h"
+#include "output/text_report.h"
+#include "output/result_json.h"
+#include "util/util.h"
+#include "sys/sysmetrics.h"
+#include "engine/worker.h"
 
 #define ERRLEN 4096
 

@@ -1,11 +1,11 @@
-#include "stats.h"
+#include "engine/stats.h"
 
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "util.h"
+#include "util/util.h"
 
 void lb_stats_init(struct lb_stats *s, int with_service_hist, int with_wake_hist)
 {

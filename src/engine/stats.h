@@ -11,7 +11,7 @@
 #include <stdalign.h>
 #include <stdint.h>
 
-#include "hist.h"
+#include "engine/latency_hist.h"
 
 /* The first six match sysbench's sb_counter_type (scripts pass them to sb_counter_inc). */
 enum lb_cnt {

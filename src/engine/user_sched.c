@@ -1,5 +1,5 @@
 /* Scheduler of a worker's emulated users: a timer heap, a FIFO of runnable users, and one
- * epoll instance for the database sockets users wait on (contract in bind/ffi.h).
+ * epoll instance for the database sockets users wait on (contract in engine/ffi_engine.h).
  *
  * Every park bumps the user's sequence number; heap entries and epoll registrations carry it
  * implicitly (the user's current wait), so a stale timer (the user was woken by its socket
@@ -11,12 +11,12 @@
 #include <sys/epoll.h>
 #include <unistd.h>
 
-#include "bind/ffi.h"
+#include "engine/ffi_engine.h"
 #include "db/driver.h"
-#include "clock.h"
-#include "engine.h"
-#include "util.h"
-#include "worker.h"
+#include "util/clock.h"
+#include "engine/engine.h"
+#include "util/util.h"
+#include "engine/worker.h"
 
 #define MAX_EVENTS 64
 #define SLICE_NS (100 * LB_NS_PER_MS) /* re-check the stop flag at least this often */

@@ -1,12 +1,12 @@
-#include "worker.h"
+#include "engine/worker.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "bind/ffi.h"
-#include "clock.h"
-#include "engine.h"
-#include "util.h"
+#include "engine/ffi_engine.h"
+#include "util/clock.h"
+#include "engine/engine.h"
+#include "util/util.h"
 
 static __thread struct lb_worker *self;
 /* The engine whose workers sb_* calls address by thread id; set once per run. */

@@ -7,8 +7,8 @@
 #include <pthread.h>
 #include <stdint.h>
 
-#include "rand.h"
-#include "stats.h"
+#include "engine/rand.h"
+#include "engine/stats.h"
 
 struct lb_engine;
 struct lb_vm;

@@ -1,7 +1,7 @@
 /* luabench merge (see merge.h). The inputs are read into the structures a run fills — a snapshot
  * with histograms, per-thread figures, intervals — and a description of the merged run, so the
  * report and the JSON document come from the same code as a run's (report.c, result.c). */
-#include "merge.h"
+#include "output/merge.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -12,14 +12,14 @@
 #include <time.h>
 
 #include "bind/vm.h"
-#include "clock.h"
-#include "engine.h"
-#include "hist.h"
-#include "log.h"
-#include "report.h"
-#include "result.h"
-#include "util.h"
-#include "worker.h"
+#include "util/clock.h"
+#include "engine/engine.h"
+#include "engine/latency_hist.h"
+#include "util/log.h"
+#include "output/text_report.h"
+#include "output/result_json.h"
+#include "util/util.h"
+#include "engine/worker.h"
 
 #define ERRLEN 1024
 

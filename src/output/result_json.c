@@ -1,4 +1,4 @@
-#include "result.h"
+#include "output/result_json.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -12,9 +12,9 @@
 
 #include "bind/vm.h"
 #include "lb_config.h"
-#include "log.h"
-#include "sysmetrics.h"
-#include "util.h"
+#include "util/log.h"
+#include "sys/sysmetrics.h"
+#include "util/util.h"
 
 static void add_time(cJSON *o, const char *key, int64_t wall_ns)
 {

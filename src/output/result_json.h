@@ -2,8 +2,8 @@
 #ifndef LB_RESULT_H
 #define LB_RESULT_H
 
-#include "engine.h"
-#include "report.h"
+#include "engine/engine.h"
+#include "output/text_report.h"
 
 /* Renders the result document. status: "ok", "interrupted", "forced_shutdown", "error".
  * workload_json: extra JSON object from the workload (may be NULL). Caller frees. */

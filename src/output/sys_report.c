@@ -3,7 +3,7 @@
 #include <cjson/cJSON.h>
 #include <stdarg.h>
 
-#include "sysmetrics.h"
+#include "sys/sysmetrics.h"
 
 static void row(FILE *out, const char *label, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 

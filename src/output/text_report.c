@@ -1,11 +1,11 @@
-#include "report.h"
+#include "output/text_report.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "hist.h"
-#include "worker.h"
+#include "engine/latency_hist.h"
+#include "engine/worker.h"
 
 const double lb_type_pcts[LB_TYPE_NPCT] = { 50, 90, 95, 99 };
 

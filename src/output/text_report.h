@@ -7,8 +7,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "engine.h"
-#include "stats.h"
+#include "engine/engine.h"
+#include "engine/stats.h"
 
 /* The figures a report hook sees (sysbench's `stat` table), for an interval or a window. */
 struct lb_report_stat {

@@ -1,5 +1,5 @@
 /* System metrics from /proc and /sys, sampled by the monitor thread (see sysmetrics.h). */
-#include "sysmetrics.h"
+#include "sys/sysmetrics.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -10,9 +10,9 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-#include "log.h"
-#include "opt.h"
-#include "util.h"
+#include "util/log.h"
+#include "util/opt.h"
+#include "util/util.h"
 
 #define MAX_DISKS 64
 #define DISK_FIELDS 17 /* numbers after the name in /proc/diskstats (kernel 5.5+) */

@@ -1,4 +1,4 @@
-#include "opt.h"
+#include "util/opt.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "util.h"
+#include "util/util.h"
 
 void lb_opts_init(struct lb_opts *o)
 {

@@ -3,8 +3,8 @@
 #include <stdlib.h>
 
 #include "../tap.h"
-#include "hist.h"
-#include "rand.h"
+#include "engine/latency_hist.h"
+#include "engine/rand.h"
 
 static int cmp_u64(const void *a, const void *b)
 {

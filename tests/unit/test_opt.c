@@ -4,7 +4,7 @@
 #include <unistd.h>
 
 #include "../tap.h"
-#include "opt.h"
+#include "util/opt.h"
 
 static char err[1024];
 

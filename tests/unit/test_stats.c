@@ -1,6 +1,6 @@
 /* Counter and histogram merging across workers, interval differences and window extremes. */
 #include "../tap.h"
-#include "stats.h"
+#include "engine/stats.h"
 
 int main(void)
 {

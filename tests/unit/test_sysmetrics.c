@@ -11,8 +11,8 @@
 #include <unistd.h>
 
 #include "../tap.h"
-#include "opt.h"
-#include "sysmetrics.h"
+#include "util/opt.h"
+#include "sys/sysmetrics.h"
 
 #define S(x) ((int64_t)(x) * 1000000000LL)
 

@@ -1,7 +1,7 @@
 -- fileio's report beyond sysbench's layout: per-direction throughput and latency (submit to
 -- reap), the submit and completion parts of asynchronous engines, SQLIO's whole-ms histogram,
 -- IOPS per second, achieved depth, process CPU and the device's own counters; and all of it as
--- the JSON result's workload_stats. Figures come from lb_fio_report (src/fileio.c), which reads
+-- the JSON result's workload_stats. Figures come from lb_fio_report (src/api/fileio.c), which reads
 -- the run's current statistics window (warm-up excluded).
 local ffi = require("ffi")
 local C = ffi.C

@@ -1,0 +1,96 @@
+/* The engine's part of the FFI surface (see api/ffi.h, which includes this header): the event
+ * loop, emulated users, transaction types and random numbers, implemented in this layer. */
+#ifndef LB_ENGINE_FFI_ENGINE_H
+#define LB_ENGINE_FFI_ENGINE_H
+
+#ifndef LB_CDEF
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#define LB_FFI __attribute__((visibility("default")))
+#else
+#define LB_FFI
+#endif
+
+struct lb_worker;
+struct lb_db_conn; /* the SQL layer (ffi_sql.h) */
+struct lb_rng;
+
+/* ---- event loop (worker.c) ---------------------------------------------------------------- */
+
+/* Ends the previous event (prev_start_ns >= 0: records its latency, now - prev_start_ns) and
+ * starts the next one. Returns the next event's start time in ns since the run started (its
+ * intended start in --rate mode, after sleeping until it is due), or -1 when this worker must
+ * stop (time or event limit reached, shutdown requested). One clock read per event. */
+LB_FFI double lb_event_next(struct lb_worker *w, double prev_start_ns);
+/* Marks the worker as not in an event (the event returned a stop value or failed). */
+LB_FFI void lb_event_abandon(struct lb_worker *w);
+/* ns since the run started (CLOCK_MONOTONIC). */
+LB_FFI double lb_clock_ns(struct lb_worker *w);
+/* Think time in a worker without emulated users: sleeps, and the time is left out of the
+ * current event's latency. */
+LB_FFI void lb_think_ns(struct lb_worker *w, double ns);
+LB_FFI void lb_counter_add(struct lb_worker *w, int counter, uint64_t n);
+LB_FFI int lb_worker_tid(struct lb_worker *w);
+LB_FFI struct lb_rng *lb_worker_rng(struct lb_worker *w);
+/* 1 once the run is stopping (time up, signal, fatal error): long custom loops should poll it. */
+LB_FFI int lb_worker_stopping(struct lb_worker *w);
+LB_FFI void lb_sleep_ns(double ns);
+
+/* ---- emulated users (user_sched.c, worker.c) ---------------------------------------------------
+ * With --users, each worker runs its users as Lua coroutines. A user parks itself here before
+ * yielding (on a timer, on a database socket, or on nothing until lb_usched_ready), and the
+ * worker's loop asks lb_usched_next() whom to resume; that call blocks in epoll until a timer
+ * is due or a socket is ready. One scheduler per worker, used by that worker's thread only. */
+struct lb_usched;
+
+LB_FFI struct lb_usched *lb_usched_new(struct lb_worker *w, int nusers);
+LB_FFI void lb_usched_free(struct lb_usched *s);
+/* Wakes `user` (0..nusers-1 on this worker) at wake_ns (ns since the run started). */
+LB_FFI void lb_usched_sleep(struct lb_usched *s, int user, double wake_ns);
+/* Wakes `user` when connection c's operation in flight can progress, or at its deadline
+ * (then with LB_DB_WAIT_TIMEOUT). Returns 0, or -1 if the connection has nothing in flight. */
+LB_FFI int lb_usched_wait_db(struct lb_usched *s, int user, struct lb_db_conn *c);
+/* Parks `user` without a wake-up of its own (lb_usched_ready will wake it). */
+LB_FFI void lb_usched_park(struct lb_usched *s, int user);
+LB_FFI void lb_usched_ready(struct lb_usched *s, int user);
+/* Whether `user` is parked on something (a yield without a wait would lose the user). */
+LB_FFI int lb_usched_waiting(struct lb_usched *s, int user);
+/* The next user to resume; *bits = database readiness (LB_DB_WAIT_*), 0 for other wake-ups.
+ * Returns -1 when the run is over (time or event limit, shutdown): nobody is resumed again. */
+LB_FFI int lb_usched_next(struct lb_usched *s, uint32_t *bits);
+
+/* Users of this worker (0 = one implicit user: sysbench mode), all users, and the global id of
+ * this worker's i-th user. */
+LB_FFI int lb_users_here(struct lb_worker *w);
+LB_FFI int lb_users_total(struct lb_worker *w);
+LB_FFI int lb_users_global_id(struct lb_worker *w, int i);
+/* When global user `uid` starts, in ns since the run started (--ramp-up). */
+LB_FFI double lb_users_start_ns(struct lb_worker *w, int uid);
+/* Physical connections this worker's pool may open (--connections split over the workers). */
+LB_FFI int lb_users_pool_size(struct lb_worker *w);
+/* lb_event_next for users: the previous event's latency excludes excluded_ns (think time spent
+ * inside it); the worker's concurrency counts users inside an event. */
+LB_FFI double lb_user_event_next(struct lb_worker *w, double prev_start_ns, double excluded_ns);
+
+/* ---- named transaction types: luabench.stats (worker.c) ------------------------------------ */
+/* Id of the type called `name` (the same in every thread), or -1 when 64 types exist already. */
+LB_FFI int lb_type_define(const char *name);
+/* Records an outcome: 0 ok, 1 error, 2 intentional rollback, 3 retried; for 0 and 2 the
+ * latency is now - start_ns (ns since the run started, from lb_clock_ns). */
+LB_FFI void lb_type_record(struct lb_worker *w, int id, double start_ns, int outcome);
+
+/* ---- random numbers (rand.c); arguments wrap to uint32 as in sysbench ---------------------- */
+LB_FFI uint32_t lb_rand_uniform(struct lb_rng *r, uint32_t a, uint32_t b);
+LB_FFI uint32_t lb_rand_gaussian(struct lb_rng *r, uint32_t a, uint32_t b);
+LB_FFI uint32_t lb_rand_special(struct lb_rng *r, uint32_t a, uint32_t b);
+LB_FFI uint32_t lb_rand_pareto(struct lb_rng *r, uint32_t a, uint32_t b);
+LB_FFI uint32_t lb_rand_zipfian(struct lb_rng *r, uint32_t a, uint32_t b);
+LB_FFI uint32_t lb_rand_default(struct lb_rng *r, uint32_t a, uint32_t b);
+LB_FFI uint32_t lb_rand_unique(void);
+LB_FFI double lb_rand_exp(struct lb_rng *r, double mean);
+LB_FFI void lb_rand_str(struct lb_rng *r, const char *fmt, char *buf, uint32_t len);
+LB_FFI uint64_t lb_rand_u64(struct lb_rng *r);
+LB_FFI double lb_rand_double(struct lb_rng *r);
+
+#endif
