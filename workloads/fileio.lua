@@ -595,7 +595,7 @@ function thread_run(tid)
   -- --validate: self-checking blocks, and no two I/Os on the same bytes at once.
   local validate = c.validate
   local vb = c.vblock
-  local busy = validate and C.lb_fio_busy_get("fileio.busy", c.threads * depth + 1)
+  local busy = validate and C.lb_fio_busy_get(sysbench.worker, "fileio.busy", c.threads * depth + 1)
   local errbuf = ffi.new("char[256]")
   local wseq = tid * 2 ^ 40
 

@@ -24,7 +24,7 @@ function init()
 end
 
 function thread_init()
-  mutexes = C.lb_shared_mutexes("mutex.array", sysbench.opt.mutex_num)
+  mutexes = C.lb_shared_mutexes(sysbench.worker, "mutex.array", sysbench.opt.mutex_num)
   done = false
 end
 

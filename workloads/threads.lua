@@ -24,11 +24,11 @@ end
 function thread_init()
   nlocks = sysbench.opt.thread_locks
   yields = sysbench.opt.thread_yields
-  locks = C.lb_shared_mutexes("threads.locks", nlocks)
+  locks = C.lb_shared_mutexes(sysbench.worker, "threads.locks", nlocks)
 end
 
 function event()
-  local idx = tonumber(C.lb_kernel_ticket("threads.ticket") % nlocks)
+  local idx = tonumber(C.lb_kernel_ticket(sysbench.worker, "threads.ticket") % nlocks)
   C.lb_kernel_threads(locks, idx, yields)
 end
 

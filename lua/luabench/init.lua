@@ -70,7 +70,7 @@ end
 function sb.shared(name, ctype, count)
   count = count or 1
   local size = ffi.sizeof(ctype) * count
-  local p = C.lb_shared_bytes(name, size)
+  local p = C.lb_shared_bytes(worker, name, size)
   if p == nil then
     error(string.format("shared object '%s' exists with another size (asked %d bytes)", name, size), 2)
   end

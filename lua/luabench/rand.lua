@@ -14,7 +14,7 @@ return function(worker)
   function rand.pareto(a, b) return C.lb_rand_pareto(rng, a, b) end
   function rand.zipfian(a, b) return C.lb_rand_zipfian(rng, a, b) end
   function rand.default(a, b) return C.lb_rand_default(rng, a, b) end
-  function rand.unique() return C.lb_rand_unique() end
+  function rand.unique() return C.lb_rand_unique(worker) end
   function rand.uniform_uint64() return C.lb_rand_u64(rng) end
   function rand.uniform_double() return C.lb_rand_double(rng) end
   -- Exponentially distributed value with the given mean (think times, arrivals).

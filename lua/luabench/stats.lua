@@ -38,7 +38,7 @@ local types = {}
 function stats.type(name)
   local t = types[name]
   if t then return t end
-  local id = C.lb_type_define(tostring(name))
+  local id = C.lb_type_define(worker, tostring(name))
   if id < 0 then error("too many statistics types (at most 64)", 2) end
   t = setmetatable({ id = id, name = name }, Type)
   types[name] = t

@@ -26,12 +26,12 @@ LB_FFI void lb_uhist_update(struct lb_uhist *h, double value);
 LB_FFI void lb_uhist_print(struct lb_uhist *h);
 LB_FFI double lb_uhist_percentile(struct lb_uhist *h, double pct);
 
-/* ---- process-wide named objects shared by all Lua states (shared.c) ----------------------- */
-/* Zeroed memory of `size` bytes named `name`, created on first use and kept until exit. Later
+/* ---- named objects shared by all Lua states of a run (shared.c) --------------------------- */
+/* Zeroed memory of `size` bytes named `name`, created on first use and kept until the run ends. Later
  * calls with the same name return the same block (and fail with NULL if the size differs). */
-LB_FFI void *lb_shared_bytes(const char *name, uint64_t size);
+LB_FFI void *lb_shared_bytes(struct lb_worker *w, const char *name, uint64_t size);
 /* An array of n mutexes named `name`, created on first use. */
-LB_FFI struct lb_mutexes *lb_shared_mutexes(const char *name, uint32_t n);
+LB_FFI struct lb_mutexes *lb_shared_mutexes(struct lb_worker *w, const char *name, uint32_t n);
 /* Atomic operations on shared memory (counters, tickets, flags): return the previous value. */
 LB_FFI uint64_t lb_atomic_add(uint64_t *p, uint64_t v);
 LB_FFI uint64_t lb_atomic_load(uint64_t *p);
@@ -47,8 +47,8 @@ LB_FFI uint64_t lb_kernel_memory(void *buf, uint64_t size_bytes, int oper, int r
 LB_FFI void *lb_kernel_memory_alloc(uint64_t size_bytes, int hugetlb);
 /* threads: `yields` times lock mutex `idx`, sched_yield(), unlock. */
 LB_FFI void lb_kernel_threads(struct lb_mutexes *m, uint32_t idx, uint32_t yields);
-/* A process-wide ticket counter (threads test: which lock the next event uses). */
-LB_FFI uint64_t lb_kernel_ticket(const char *name);
+/* A ticket counter of the run (threads test: which lock the next event uses). */
+LB_FFI uint64_t lb_kernel_ticket(struct lb_worker *w, const char *name);
 /* mutex: `locks` times: spin `loops` empty iterations, then lock a random mutex and bump a
  * shared counter under it. */
 LB_FFI void lb_kernel_mutex(struct lb_mutexes *m, uint32_t locks, uint32_t loops, struct lb_rng *r);

@@ -116,7 +116,7 @@ LB_FFI uint64_t lb_fio_seq_next(uint64_t *cursor, uint64_t want, uint64_t file_s
 				uint64_t total, uint64_t *len_out);
 /* The i-th element of a pseudo-random permutation of [0, n) chosen by key. */
 LB_FFI uint64_t lb_fio_perm(uint64_t i, uint64_t n, uint64_t key);
-LB_FFI struct lb_fio_busy *lb_fio_busy_get(const char *name, uint32_t slots);
+LB_FFI struct lb_fio_busy *lb_fio_busy_get(struct lb_worker *w, const char *name, uint32_t slots);
 /* A slot if no I/O in flight overlaps [off, off + len) of file, else -1. */
 LB_FFI int32_t lb_fio_busy_claim(struct lb_fio_busy *b, uint32_t file, uint64_t off, uint64_t len);
 LB_FFI void lb_fio_busy_release(struct lb_fio_busy *b, int32_t slot);

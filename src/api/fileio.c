@@ -707,10 +707,10 @@ struct lb_fio_busy {
 	} slot[];
 };
 
-LB_FFI struct lb_fio_busy *lb_fio_busy_get(const char *name, uint32_t slots)
+LB_FFI struct lb_fio_busy *lb_fio_busy_get(struct lb_worker *w, const char *name, uint32_t slots)
 {
 	uint64_t size = sizeof(struct lb_fio_busy) + (uint64_t)slots * sizeof(((struct lb_fio_busy *)0)->slot[0]);
-	struct lb_fio_busy *b = lb_shared_bytes(name, size);
+	struct lb_fio_busy *b = lb_shared_bytes(w, name, size);
 
 	if (b)
 		__atomic_store_n(&b->n, slots, __ATOMIC_RELEASE);

@@ -99,9 +99,9 @@ LB_FFI void lb_kernel_threads(struct lb_mutexes *m, uint32_t idx, uint32_t yield
 	}
 }
 
-LB_FFI uint64_t lb_kernel_ticket(const char *name)
+LB_FFI uint64_t lb_kernel_ticket(struct lb_worker *w, const char *name)
 {
-	uint64_t *t = lb_shared_bytes(name, sizeof(uint64_t));
+	uint64_t *t = lb_shared_bytes(w, name, sizeof(uint64_t));
 	return t ? __atomic_fetch_add(t, 1, __ATOMIC_RELAXED) : 0;
 }
 

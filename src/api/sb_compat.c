@@ -96,7 +96,8 @@ LB_FFI uint32_t sb_rand_zipfian(uint32_t a, uint32_t b)
 
 LB_FFI uint32_t sb_rand_unique(void)
 {
-	return lb_rand_unique();
+	struct lb_worker *w = lb_worker_self();
+	return w ? lb_rand_unique(w) : 0;
 }
 
 LB_FFI uint32_t sb_rand_default(uint32_t a, uint32_t b)

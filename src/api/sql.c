@@ -5,11 +5,12 @@
 #include <poll.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "api/ffi_sql.h"
 #include "util/clock.h"
-#include "cli/dbopts.h"
+#include "api/dbopts.h"
 #include "engine/engine.h"
 #include "util/log.h"
 #include "util/util.h"
@@ -17,14 +18,35 @@
 
 #define POLL_SLICE_MS 100
 
-/* One configuration per driver for the whole process: every connection of every thread shares
- * it, and it lives until exit so no finalizer order can free it under a connection. */
+/* One configuration per driver for the whole run: every connection of every thread shares it,
+ * and it lives until the run's engine goes, so no finalizer order can free it under a
+ * connection. */
 struct cached_config {
 	char name[32];
 	struct lb_db_config *cfg;
 };
-static pthread_mutex_t configs_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct cached_config configs[8];
+struct config_cache {
+	pthread_mutex_t lock;
+	struct cached_config configs[8];
+};
+
+static void *cache_create(struct lb_engine *e)
+{
+	struct config_cache *c = lb_xzalloc(sizeof(*c));
+	pthread_mutex_init(&c->lock, NULL);
+	return c;
+}
+
+static void cache_destroy(void *state)
+{
+	struct config_cache *c = state;
+	for (size_t i = 0; i < LB_ARRAY_LENGTH(c->configs) && c->configs[i].cfg; i++)
+		lb_db_config_free(c->configs[i].cfg);
+	pthread_mutex_destroy(&c->lock);
+	free(c);
+}
+
+static const struct lb_ext_kind cache_kind = { "SQL configurations", cache_create, cache_destroy };
 
 LB_FFI struct lb_db_config *lb_sql_config(struct lb_worker *w, const char *name, char *err,
 					  uint32_t errlen)
@@ -32,13 +54,15 @@ LB_FFI struct lb_db_config *lb_sql_config(struct lb_worker *w, const char *name,
 	struct lb_engine *e = w->eng;
 	if (!name || !*name)
 		name = lb_dbopts_default_driver(e->opts);
+	struct config_cache *cache = lb_engine_ext(e, &cache_kind);
+	struct cached_config *configs = cache->configs;
 	struct lb_db_config *cfg = NULL;
-	pthread_mutex_lock(&configs_lock);
+	pthread_mutex_lock(&cache->lock);
 	size_t i;
-	for (i = 0; i < LB_ARRAY_LENGTH(configs) && configs[i].cfg; i++)
+	for (i = 0; i < LB_ARRAY_LENGTH(cache->configs) && configs[i].cfg; i++)
 		if (!strcmp(configs[i].name, name))
 			cfg = configs[i].cfg;
-	if (!cfg && i < LB_ARRAY_LENGTH(configs)) {
+	if (!cfg && i < LB_ARRAY_LENGTH(cache->configs)) {
 		const struct lb_db_ops *drv = lb_db_find_driver(name);
 		if (!drv) {
 			snprintf(err, errlen, "invalid database driver name: '%s'", name);
@@ -51,7 +75,7 @@ LB_FFI struct lb_db_config *lb_sql_config(struct lb_worker *w, const char *name,
 			}
 		}
 	}
-	pthread_mutex_unlock(&configs_lock);
+	pthread_mutex_unlock(&cache->lock);
 	if (cfg)
 		e->sql_used = true;
 	return cfg;
@@ -59,10 +83,7 @@ LB_FFI struct lb_db_config *lb_sql_config(struct lb_worker *w, const char *name,
 
 LB_FFI const char *lb_sql_driver_name(struct lb_db_config *cfg)
 {
-	for (size_t i = 0; i < LB_ARRAY_LENGTH(configs) && configs[i].cfg; i++)
-		if (configs[i].cfg == cfg)
-			return configs[i].name;
-	return "";
+	return cfg ? lb_db_driver_name(lb_db_config_driver(cfg)) : "";
 }
 
 /* Absolute CLOCK_MONOTONIC time after which nothing may keep waiting for the server. */

@@ -12,6 +12,7 @@
 #include "bind/vm.h"
 #include "engine/engine.h"
 #include "lb_config.h"
+#include "util/opt.h"
 #include "util/util.h"
 #include "engine/worker.h"
 

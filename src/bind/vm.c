@@ -13,7 +13,6 @@
 #include "bind/internal.h"
 #include "engine/engine.h"
 #include "util/log.h"
-#include "output/text_report.h"
 #include "util/util.h"
 #include "engine/worker.h"
 
@@ -374,7 +373,7 @@ static void push_types(lua_State *L, const struct lb_report_stat *st)
 		for (int k = 0; k < LB_TYPE_NPCT; k++)
 			set_num(L, keys[k], (double)lb_hist_percentile(&t->lat, lb_type_pcts[k], 0, max) / 1e9);
 		set_num(L, "max", (double)max / 1e9);
-		lua_setfield(L, -2, lb_types_name(i));
+		lua_setfield(L, -2, lb_types_name(st->types, i));
 	}
 	lua_setfield(L, -2, "types");
 }
@@ -498,3 +497,20 @@ char *lb_vm_report_merge(struct lb_vm *vm, const struct cJSON *inputs, const str
 	lua_pop(L, 2);
 	return json;
 }
+
+static struct lb_vm *host_state_new(struct lb_engine *e, struct lb_worker *w, char *err, size_t errlen)
+{
+	struct lb_vm *vm = lb_vm_new(e, w, err, errlen);
+	if (vm)
+		lb_vm_export_options(vm, err, errlen);
+	return vm;
+}
+
+const struct lb_host lb_lua_host = {
+	.state_new = host_state_new,
+	.state_free = lb_vm_free,
+	.call = lb_vm_call,
+	.call_command = lb_vm_call_command,
+	.run_thread = lb_vm_run_thread,
+	.has_hook = lb_vm_has_hook,
+};

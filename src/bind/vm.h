@@ -8,6 +8,7 @@
 #include <stddef.h>
 
 struct lb_engine;
+struct lb_host;
 struct lb_worker;
 struct lb_opts;
 struct lb_report_stat;
@@ -75,6 +76,9 @@ char *lb_vm_report_merge(struct lb_vm *vm, const struct cJSON *inputs, const str
 			 char **text);
 /* Prints the script's help: its help() hook, else its options. */
 int lb_vm_help(struct lb_vm *vm, struct lb_opts *opts, char *err, size_t errlen);
+
+/* The engine's host (engine.h) on these verbs: what the engine runs scripts with. */
+extern const struct lb_host lb_lua_host;
 
 /* "LuaJIT 2.1.0-beta3" */
 const char *lb_luajit_version(void);

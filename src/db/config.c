@@ -426,3 +426,8 @@ void lb_db_config_free(struct lb_db_config *cfg)
 	free_options(&cfg->opts);
 	free(cfg);
 }
+
+const struct lb_db_ops *lb_db_config_driver(const struct lb_db_config *cfg)
+{
+	return cfg->ops;
+}

@@ -220,6 +220,8 @@ const char *lb_db_strerror(int32_t rc);
 int32_t lb_db_config_new(const struct lb_db_ops *drv, const struct lb_db_options *opts,
 			 struct lb_db_config **out, char *errbuf, uint32_t errbuf_bytes);
 void lb_db_config_free(struct lb_db_config *cfg);
+/* The driver of a configuration. */
+const struct lb_db_ops *lb_db_config_driver(const struct lb_db_config *cfg);
 
 /* ---- connections ---------------------------------------------------------------------------- */
 

@@ -1,5 +1,5 @@
 /* General options and the configuration derived from them. */
-#include "engine/engine.h"
+#include "engine/config.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -10,6 +10,7 @@
 
 #include "util/clock.h"
 #include "util/log.h"
+#include "util/opt.h"
 #include "util/util.h"
 
 static const struct lb_opt_def general_opts[] = {
@@ -68,7 +69,7 @@ static const struct lb_opt_def log_opts[] = {
 	{ "histogram", LB_OPT_BOOL, "off", "print latency histogram in report" },
 };
 
-int lb_engine_register_options(struct lb_opts *opts, char *err, int errlen)
+int lb_config_register_options(struct lb_opts *opts, char *err, int errlen)
 {
 	if (lb_opts_add_defs(opts, general_opts, LB_ARRAY_LENGTH(general_opts), "General options", err,
 		      errlen) < 0 ||
@@ -320,11 +321,9 @@ static int parse_users(struct lb_config *c, const struct lb_opts *o, char *err, 
 	return 0;
 }
 
-int lb_engine_configure(struct lb_engine *eng, struct lb_opts *o, char *err, int errlen)
+int lb_config_read(struct lb_config *c, const struct lb_opts *o, char *err, int errlen)
 {
-	struct lb_config *c = &eng->cfg;
 	memset(c, 0, sizeof(*c));
-	eng->opts = o;
 	int64_t threads = lb_opts_int(o, "threads"), t = lb_opts_int(o, "time");
 	int64_t events = lb_opts_int(o, "events"), warm = lb_opts_int(o, "warmup-time");
 	int64_t ri = lb_opts_int(o, "report-interval"), tit = lb_opts_int(o, "thread-init-timeout");
@@ -368,11 +367,5 @@ int lb_engine_configure(struct lb_engine *eng, struct lb_opts *o, char *err, int
 		snprintf(err, (size_t)errlen, "--histogram cannot be used with --percentile=0");
 		return -1;
 	}
-	eng->rate_mode = c->rate > 0;
 	return parse_users(c, o, err, errlen);
-}
-
-int64_t lb_engine_now(const struct lb_engine *eng)
-{
-	return lb_now_ns() - eng->epoch_ns;
 }

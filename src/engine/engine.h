@@ -1,5 +1,12 @@
-/* The run lifecycle: configuration from the general options, worker threads, start barrier,
- * time/event limits, warm-up, checkpoints, forced shutdown, and the final report. */
+/* The run lifecycle: worker threads, start barrier, time/event limits, warm-up, checkpoints,
+ * forced shutdown; the statistics windows it measures become run results (result.h).
+ *
+ * The engine knows neither Lua nor output formats. It runs scripts through a host (bind
+ * implements one with LuaJIT) and hands what it measured to a sink (output implements one):
+ *
+ *     cli ── sets up ──► engine ── host: states, hooks, event loops ──► bind
+ *                          └────── sink: header, intervals, results ──► output
+ */
 #ifndef LB_ENGINE_H
 #define LB_ENGINE_H
 
@@ -9,82 +16,84 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "util/opt.h"
-#include "engine/rand.h"
 #include "engine/arrivals.h"
+#include "engine/config.h"
+#include "engine/rand.h"
+#include "engine/result.h"
 #include "engine/stats.h"
 #include "sys/sysmetrics.h"
 
+struct lb_engine;
 struct lb_worker;
 struct lb_vm;
 struct lb_script;
+struct lb_opts;
 
-#define LB_MAX_PERCENTILES 32
 /* Statements (and users' events) still running this long after the time limit are abandoned, so
  * a hung server can't keep a run alive; --forced-shutdown can cut it shorter. */
 #define LB_STOP_GRACE_NS (5 * 1000000000LL)
-#define LB_MAX_CHECKPOINTS 256
 
-enum lb_format { LB_FORMAT_TEXT, LB_FORMAT_JSON, LB_FORMAT_CSV };
-
-/* Settings derived from the options; fixed once the run starts. */
-struct lb_config {
-	int threads;
-	int64_t time_ns;            /* 0 = no time limit */
-	uint64_t events;            /* 0 = no event limit */
-	double rate;                /* events/s, 0 = closed loop */
-	bool rate_constant;         /* --rate-arrival=constant */
-	int64_t report_interval_ns;
-	int64_t warmup_ns;
-	int64_t checkpoints_ns[LB_MAX_CHECKPOINTS];
-	int ncheckpoints;
-	struct lb_sys_conf sys;     /* --system-stats, --report-system, --db-server-* */
-	double start_at;            /* --start-at: wall-clock start, s since the epoch (0 = now) */
-#define LB_START_AT_TOLERANCE_S 1.0 /* how late a process may reach --start-at */
-	int instance, instances;    /* --instance=i/n (0/1 when not given) */
-	int64_t forced_shutdown_ns; /* after the time limit; -1 = off */
-	int64_t thread_init_timeout_ns;
-	uint64_t thread_stack_bytes;
-	double percentiles[LB_MAX_PERCENTILES];
-	int npercentiles;           /* 0 = percentiles disabled (--percentile=0) */
-	bool histogram;
-	bool debug;
-	bool validate;
-	enum lb_format format;
-	const char *output_path;    /* --output, NULL = none */
-	struct lb_rand_conf rand;
-	bool seed_from_time;
-	int users;                  /* --users: emulated users (0 = one per thread) */
-	int connections;            /* --connections: pool size per process (0 = one per user) */
-	int64_t ramp_up_ns;         /* --ramp-up over this long (0 = all at once) */
-	double ramp_rate_per_ns;    /* --ramp-up N/min: users started per ns (0 = unused) */
-	bool db_debug;              /* --db-debug: log every statement */
-	int64_t db_reconnect_ns;    /* --db-reconnect-timeout */
+/* What the engine needs from the script runtime. A state belongs to one worker and is used by
+ * that worker's thread only. Calls return 0, 1 when the function returned false, or -1 with a
+ * message in err; a missing function returns 0. */
+struct lb_host {
+	/* A state for worker w with the script loaded and its options exported. */
+	struct lb_vm *(*state_new)(struct lb_engine *e, struct lb_worker *w, char *err, size_t errlen);
+	void (*state_free)(struct lb_vm *vm);
+	/* Calls global function `name` (with the worker's tid when pass_tid). */
+	int (*call)(struct lb_vm *vm, const char *name, bool pass_tid, char *err, size_t errlen);
+	/* Runs the script's custom command `name`. */
+	int (*call_command)(struct lb_vm *vm, const char *name, char *err, size_t errlen);
+	/* Runs the worker's event loop. 0 or -1. */
+	int (*run_thread)(struct lb_vm *vm, char *err, size_t errlen);
+	/* Whether the script defines hook `name` (sysbench.hooks or luabench.hooks). */
+	bool (*has_hook)(struct lb_vm *vm, const char *name);
 };
 
-/* One intermediate sample kept for the JSON/CSV time series. */
-struct lb_interval {
-	double time_s, interval_s;
-	int threads_running;
-	uint64_t cnt[LB_CNT_MAX];
-	double lat_pct_ms[LB_MAX_PERCENTILES];
-	double lat_max_ms;
-	uint64_t queue_length;
-	uint32_t concurrency;
-	double lag_ms;
-	uint64_t type_done[LB_MAX_TYPES];
-	int sys;                    /* its system metrics: lb_sysmon_at(sysmon, sys); -1 = none */
+/* Where a run's reports go. ctx is lb_engine.sink_ctx. */
+struct lb_run_sink {
+	/* Before the threads start: the options header and the workload's own lines. -1 ends the
+	 * run (exit code 1) after the sink said why. */
+	int (*header)(void *ctx, const struct lb_config *cfg);
+	/* The start barrier was released: the measured run begins. */
+	void (*started)(void *ctx, const struct lb_config *cfg);
+	/* An intermediate sample, as a result whose st holds the interval's figures (r->sys its
+	 * system metrics); it is in the time series too. -1: a report hook failed. */
+	int (*interval)(void *ctx, const struct lb_result *r);
+	/* A statistics window ended: a checkpoint (r->status "checkpoint") or the end of the run.
+	 * -1: a report hook or the result file failed. */
+	int (*window)(void *ctx, const struct lb_result *r);
+	/* The run failed before it could report: r holds what ran and r->error. */
+	void (*failed)(void *ctx, const struct lb_result *r);
 };
+
+/* Per-run state of a layer above the engine (the SQL configurations, file I/O statistics,
+ * shared objects), created on its first use and destroyed with the engine. `kind` is the
+ * address of a static descriptor that identifies the state. */
+struct lb_ext_kind {
+	const char *name;
+	void *(*create)(struct lb_engine *e);
+	void (*destroy)(void *state);
+};
+#define LB_MAX_EXT 8
 
 struct lb_engine {
-	struct lb_opts *opts;
+	/* Set by the caller between lb_engine_init and lb_engine_run. */
+	struct lb_config cfg;
+	const struct lb_opts *opts;
 	int argc;                    /* the command line, for sysbench.cmdline.argv */
 	char **argv;
 	const char *command;         /* NULL when none was given */
-	struct lb_config cfg;
-	struct lb_script *script;
-	struct lb_vm *control;       /* the global Lua state */
+	const char *workload;        /* the script's name as given, for results */
+	struct lb_script *script;    /* the host's script, opaque here */
+	bool legacy_options;         /* the script declares no options: export them as globals */
+	bool plain_init_errors;      /* init() errors are option checks, printed as they are */
+	const struct lb_host *host;
+	const struct lb_run_sink *sink;
+	void *sink_ctx;
+	struct lb_vm *control;       /* the global state: init, done, prepare, commands (the caller's) */
 	struct lb_worker *control_w;
+
 	struct lb_worker **workers;  /* cfg.threads run workers */
 	int nworkers;
 
@@ -97,8 +106,8 @@ struct lb_engine {
 	bool rate_mode;
 	struct lb_sched sched;
 	bool sql_used;               /* a DB driver was created: use the SQL report layout */
-	bool legacy_options;         /* the script declares no options: export them as globals */
-	int exit_code;
+	struct lb_types types;       /* transaction type names (luabench.stats) */
+	struct lb_unique unique;     /* sysbench.rand.unique() */
 
 	/* Owned by the monitor/main thread. */
 	pthread_mutex_t lock;
@@ -123,19 +132,26 @@ struct lb_engine {
 	int64_t epoch_wall_ns;       /* CLOCK_REALTIME at the start barrier */
 	struct lb_sysmon *sysmon;    /* system metrics; NULL with --system-stats=off */
 	uint64_t unserved_arrivals;  /* rate mode: arrivals due but not started at the end */
-	struct lb_vm *reporter;      /* state for the report_intermediate hook */
-	struct lb_worker *reporter_w;
+
+	struct {
+		const struct lb_ext_kind *kind;
+		void *state;
+	} ext[LB_MAX_EXT];
 };
 
-/* Reads the general options (already registered by lb_engine_register_options). */
-int lb_engine_configure(struct lb_engine *eng, struct lb_opts *opts, char *err, int errlen);
-/* Registers the general, RNG and log options. */
-int lb_engine_register_options(struct lb_opts *opts, char *err, int errlen);
+/* An idle engine for configuration cfg (time counts from now until a run starts). */
+void lb_engine_init(struct lb_engine *e, const struct lb_config *cfg);
+/* Frees what the engine owns: workers, time series, per-run states. Not the control state,
+ * the script or the options, which belong to the caller. */
+void lb_engine_fini(struct lb_engine *e);
 
-/* Runs the "run" command: init, threads, report, done. Returns the process exit code. */
+/* Runs the "run" command: init, threads, reports, done. Returns the process exit code. */
 int lb_engine_run(struct lb_engine *eng);
 /* Runs a custom command in `threads` parallel states (each with its own tid). */
 int lb_engine_run_parallel(struct lb_engine *eng, const char *command);
+
+/* The per-run state of `kind`, created on first use. Thread-safe. */
+void *lb_engine_ext(struct lb_engine *e, const struct lb_ext_kind *kind);
 
 /* Called by any thread that hits a fatal error: records it and stops the run. */
 void lb_engine_fail(struct lb_engine *eng, const char *msg);

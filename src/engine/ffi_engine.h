@@ -75,7 +75,7 @@ LB_FFI double lb_user_event_next(struct lb_worker *w, double prev_start_ns, doub
 
 /* ---- named transaction types: luabench.stats (worker.c) ------------------------------------ */
 /* Id of the type called `name` (the same in every thread), or -1 when 64 types exist already. */
-LB_FFI int lb_type_define(const char *name);
+LB_FFI int lb_type_define(struct lb_worker *w, const char *name);
 /* Records an outcome: 0 ok, 1 error, 2 intentional rollback, 3 retried; for 0 and 2 the
  * latency is now - start_ns (ns since the run started, from lb_clock_ns). */
 LB_FFI void lb_type_record(struct lb_worker *w, int id, double start_ns, int outcome);
@@ -87,7 +87,7 @@ LB_FFI uint32_t lb_rand_special(struct lb_rng *r, uint32_t a, uint32_t b);
 LB_FFI uint32_t lb_rand_pareto(struct lb_rng *r, uint32_t a, uint32_t b);
 LB_FFI uint32_t lb_rand_zipfian(struct lb_rng *r, uint32_t a, uint32_t b);
 LB_FFI uint32_t lb_rand_default(struct lb_rng *r, uint32_t a, uint32_t b);
-LB_FFI uint32_t lb_rand_unique(void);
+LB_FFI uint32_t lb_rand_unique(struct lb_worker *w);
 LB_FFI double lb_rand_exp(struct lb_rng *r, double mean);
 LB_FFI void lb_rand_str(struct lb_rng *r, const char *fmt, char *buf, uint32_t len);
 LB_FFI uint64_t lb_rand_u64(struct lb_rng *r);

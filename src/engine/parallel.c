@@ -6,7 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bind/vm.h"
 #include "engine/engine.h"
 #include "util/log.h"
 #include "util/util.h"
@@ -29,16 +28,18 @@ static void *command_thread(void *arg)
 	struct command_job *j = arg;
 	char *err = lb_xzalloc(ERRLEN);
 	lb_worker_set_self(j->w);
-	struct lb_vm *vm = lb_vm_new(j->eng, j->w, err, ERRLEN);
+	const struct lb_host *host = j->eng->host;
+	struct lb_vm *vm = host->state_new(j->eng, j->w, err, ERRLEN);
 	j->rc = 1;
-	if (vm && lb_vm_export_options(vm, err, ERRLEN) == 0) {
-		int rc = lb_vm_call_command(vm, j->command, err, ERRLEN);
+	if (vm) {
+		int rc = host->call_command(vm, j->command, err, ERRLEN);
 		j->rc = rc == 0 ? 0 : 1;
 	}
 	/* Reported once all threads are done (see report_failures). */
 	if (j->rc && *err)
 		j->order = atomic_fetch_add(j->failures, 1) + 1;
-	lb_vm_free(vm);
+	if (vm)
+		host->state_free(vm);
 	j->err = err;
 	return NULL;
 }

@@ -129,10 +129,8 @@ uint32_t lb_rand_default(struct lb_rng *r, uint32_t a, uint32_t b)
 	}
 }
 
-/* unique(): a permutation of all 32-bit values, walked by one process-wide counter. Quadratic
+/* unique(): a permutation of all 32-bit values, walked by one counter per run. Quadratic
  * residues modulo a prime p = 3 mod 4 permute [0, p); the 5 values above p map to themselves. */
-static uint32_t unique_base, unique_xor;
-static uint32_t unique_next;
 
 static uint32_t permute_qpr(uint32_t x)
 {
@@ -143,18 +141,18 @@ static uint32_t permute_qpr(uint32_t x)
 	return x <= p / 2 ? residue : p - residue;
 }
 
-void lb_rand_unique_seed(uint64_t seed)
+void lb_unique_seed(struct lb_unique *u, uint64_t seed)
 {
 	uint64_t x = seed;
-	unique_base = (uint32_t)splitmix64(&x);
-	unique_xor = (uint32_t)splitmix64(&x);
-	unique_next = 0;
+	u->base = (uint32_t)splitmix64(&x);
+	u->xor_mask = (uint32_t)splitmix64(&x);
+	u->next = 0;
 }
 
-uint32_t lb_rand_unique(void)
+uint32_t lb_unique_next(struct lb_unique *u)
 {
-	uint32_t i = __atomic_fetch_add(&unique_next, 1, __ATOMIC_RELAXED);
-	return permute_qpr((permute_qpr(i) + unique_base) ^ unique_xor);
+	uint32_t i = __atomic_fetch_add(&u->next, 1, __ATOMIC_RELAXED);
+	return permute_qpr((permute_qpr(i) + u->base) ^ u->xor_mask);
 }
 
 double lb_rand_exp(struct lb_rng *r, double mean)

@@ -1,7 +1,7 @@
 /* Per-worker random number generation and the sysbench 1.0.20 distributions.
  *
  * Every worker (and the control state) owns one struct lb_rng; nothing is shared on the hot
- * path except rand.unique(), whose sequence is process-wide by definition. Streams are seeded
+ * path except rand.unique(), whose sequence is one per run by definition. Streams are seeded
  * from (--rand-seed, stream id), so a given seed reproduces every thread's numbers. */
 #ifndef LB_RAND_H
 #define LB_RAND_H
@@ -40,8 +40,16 @@ struct lb_rng {
 
 /* Seeds stream `stream` (0 = control state, 1 + tid for workers, ...) from conf->seed. */
 void lb_rng_seed(struct lb_rng *r, const struct lb_rand_conf *conf, uint64_t stream);
-/* Seeds the process-wide unique() permutation; call once before threads start. */
-void lb_rand_unique_seed(uint64_t seed);
+/* rand.unique(): one permutation of the 32-bit values per run, shared by its threads. */
+struct lb_unique {
+	uint32_t base, xor_mask;
+	uint32_t next;
+};
+
+/* Seeds the permutation; call before threads start. */
+void lb_unique_seed(struct lb_unique *u, uint64_t seed);
+/* The next value; thread-safe. */
+uint32_t lb_unique_next(struct lb_unique *u);
 
 static inline uint64_t lb_rng_next(struct lb_rng *r)
 {
@@ -70,7 +78,6 @@ uint32_t lb_rand_special(struct lb_rng *r, uint32_t a, uint32_t b);
 uint32_t lb_rand_pareto(struct lb_rng *r, uint32_t a, uint32_t b);
 uint32_t lb_rand_zipfian(struct lb_rng *r, uint32_t a, uint32_t b);
 uint32_t lb_rand_default(struct lb_rng *r, uint32_t a, uint32_t b);
-uint32_t lb_rand_unique(void);
 /* Exponentially distributed value with the given mean (for arrivals and think times). */
 double lb_rand_exp(struct lb_rng *r, double mean);
 /* Fills buf[0..len) from a template: '#' -> digit, '@' -> lowercase letter, other bytes copied. */

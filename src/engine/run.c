@@ -9,15 +9,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "bind/vm.h"
-#include "util/clock.h"
 #include "engine/engine.h"
-#include "util/log.h"
-#include "output/text_report.h"
-#include "output/result_json.h"
-#include "util/util.h"
-#include "sys/sysmetrics.h"
 #include "engine/worker.h"
+#include "sys/sysmetrics.h"
+#include "util/clock.h"
+#include "util/log.h"
+#include "util/util.h"
 
 #define ERRLEN 4096
 
@@ -46,53 +43,24 @@ static void install_signals(struct lb_engine *e)
 	sigaction(SIGTERM, &sa, NULL);
 }
 
-void lb_engine_fail(struct lb_engine *e, const char *msg)
-{
-	pthread_mutex_lock(&e->lock);
-	if (!e->fatal) {
-		e->fatal = lb_xstrdup(msg);
-		lb_fatal("%s", msg);
-	}
-	__atomic_store_n(&e->stop, 1, __ATOMIC_RELAXED);
-	pthread_cond_broadcast(&e->cond);
-	pthread_mutex_unlock(&e->lock);
-	sem_post(&e->wake);
-}
-
 void lb_engine_interrupt(struct lb_engine *e)
 {
 	on_signal(SIGINT);
 	(void)e;
 }
 
-void lb_engine_collect(struct lb_engine *e, struct lb_snap *out)
-{
-	lb_snap_clear(out);
-	uint32_t window = __atomic_load_n(&e->window, __ATOMIC_RELAXED);
-	for (int i = 0; i < e->nworkers; i++)
-		lb_snap_add_stats(out, &e->workers[i]->stats, window);
-}
-
-int lb_engine_threads_running(struct lb_engine *e)
-{
-	int n = 0;
-	for (int i = 0; i < e->nworkers; i++)
-		n += !__atomic_load_n(&e->workers[i]->finished, __ATOMIC_RELAXED);
-	return n;
-}
-
 /* ---- worker threads ------------------------------------------------------------------------ */
 
 static int worker_init(struct lb_worker *w, char *err)
 {
+	const struct lb_host *host = w->eng->host;
 	char msg[ERRLEN - 64];
-	w->vm = lb_vm_new(w->eng, w, msg, sizeof(msg));
+	w->vm = host->state_new(w->eng, w, msg, sizeof(msg));
 	if (!w->vm) {
 		snprintf(err, ERRLEN, "%s", msg);
 		return -1;
 	}
-	if (lb_vm_export_options(w->vm, msg, sizeof(msg)) < 0 ||
-	    lb_vm_call(w->vm, "thread_init", true, msg, sizeof(msg)) < 0) {
+	if (host->call(w->vm, "thread_init", true, msg, sizeof(msg)) < 0) {
 		snprintf(err, ERRLEN, "`thread_init' function failed: %s", msg);
 		return -1;
 	}
@@ -152,7 +120,7 @@ static void *worker_thread(void *arg)
 		lb_debug("Worker thread (#%d) initialized", w->tid);
 	}
 	bool go = worker_barrier(w, rc);
-	if (go && lb_vm_run_thread(w->vm, err, ERRLEN) < 0) {
+	if (go && e->host->run_thread(w->vm, err, ERRLEN) < 0) {
 		char *msg = lb_xasprintf("`thread_run' function failed: %s", err);
 		w->failed = 1;
 		lb_engine_fail(e, msg);
@@ -167,12 +135,13 @@ static void *worker_thread(void *arg)
 	sem_post(&e->wake);
 	if (go)
 		wait_end_read(e);
-	if (go && rc == 0 && lb_vm_call(w->vm, "thread_done", true, err, ERRLEN) < 0) {
+	if (go && rc == 0 && e->host->call(w->vm, "thread_done", true, err, ERRLEN) < 0) {
 		char *msg = lb_xasprintf("`thread_done' function failed: %s", err);
 		lb_engine_fail(e, msg);
 		free(msg);
 	}
-	lb_vm_free(w->vm);
+	if (w->vm)
+		e->host->state_free(w->vm);
 	w->vm = NULL;
 	free(err);
 	return NULL;
@@ -307,7 +276,7 @@ static void new_window(struct lb_engine *e, int64_t now)
 	lb_sysmon_new_window(e->sysmon, e->epoch_ns + now);
 	/* Lets a workload snapshot its own counters (e.g. NOPM) where the measurement starts. */
 	char err[ERRLEN];
-	if (lb_vm_call(e->control, "luabench.hooks.window_start", false, err, sizeof(err)) < 0)
+	if (e->host->call(e->control, "luabench.hooks.window_start", false, err, sizeof(err)) < 0)
 		lb_alert("luabench.hooks.window_start failed: %s", err);
 }
 
@@ -349,11 +318,30 @@ static void push_interval(struct lb_engine *e, const struct lb_report_stat *st, 
 		iv->type_done[i] = st->snap->types[i] ? st->snap->types[i]->cnt[LB_TCNT_DONE] : 0;
 }
 
+/* What ran and how it ended: the part of a result that exists even when the run failed. */
+static void result_head(struct lb_engine *e, struct lb_result *r, const char *status)
+{
+	memset(r, 0, sizeof(*r));
+	r->cfg = &e->cfg;
+	r->workload = e->workload ? e->workload : "";
+	r->opts = e->opts;
+	r->types = &e->types;
+	r->sql = e->sql_used;
+	r->rate_mode = e->rate_mode;
+	r->start_wall_ns = e->start_wall_ns;
+	r->end_wall_ns = e->end_wall_ns ? e->end_wall_ns : e->start_wall_ns;
+	r->status = status;
+	r->error = e->fatal;
+	r->intervals = e->intervals;
+	r->nintervals = e->nintervals;
+	r->sysmon = e->sysmon;
+}
+
 static void interval_report(struct lb_engine *e, struct monitor *m, int64_t now)
 {
 	lb_engine_collect(e, &m->cur);
 	lb_snap_diff(&m->delta, &m->cur, &m->prev);
-	struct lb_report_stat st = { .cumulative = false };
+	struct lb_report_stat st = { .cumulative = false, .types = &e->types };
 	st.threads_running = lb_engine_threads_running(e);
 	st.time_total_s = (double)now / 1e9;
 	st.time_interval_s = (double)(now - m->prev_ns) / 1e9;
@@ -370,122 +358,84 @@ static void interval_report(struct lb_engine *e, struct monitor *m, int64_t now)
 	push_interval(e, &st, max_ns);
 	int sys = lb_sysmon_sample(e->sysmon, lb_now_ns());
 	e->intervals[e->nintervals - 1].sys = sys;
-	char err[ERRLEN];
-	if (e->cfg.format == LB_FORMAT_CSV) {
-		lb_report_interval_csv(stdout, &e->cfg, &st);
-	} else if (!e->cfg.report_interval_ns) {
-		/* sampled only for the result file's time series */
-	} else if (e->reporter) {
-		if (lb_vm_report(e->reporter, "report_intermediate", &st, err, sizeof(err)) < 0) {
-			lb_alert("report_intermediate hook failed: %s", err);
-			m->hook_failed = true;
-		}
-	} else if (e->cfg.format == LB_FORMAT_TEXT) {
-		lb_report_interval_text(stdout, e, &st);
-	}
-	if (e->cfg.sys.report && e->cfg.report_interval_ns && e->cfg.format == LB_FORMAT_TEXT && sys >= 0)
-		lb_sys_report_line(stdout, st.time_total_s, lb_sysmon_at(e->sysmon, sys));
-	fflush(stdout);
+	struct lb_result r;
+	result_head(e, &r, "running");
+	r.st = st;
+	r.snap = &m->delta;
+	r.sys = lb_sysmon_at(e->sysmon, sys);
+	if (e->sink->interval(e->sink_ctx, &r) < 0)
+		m->hook_failed = true;
 	lb_snap_copy(&m->prev, &m->cur);
 	m->prev_ns = now;
 }
 
-/* Computes the report of the current statistics window ending at `end_ns`. */
-static void window_final(struct lb_engine *e, struct lb_snap *cur, struct lb_snap *delta,
-			 int64_t end_ns, struct lb_final *f, uint64_t *tev, double *ttime)
+struct window_buffers {
+	struct lb_snap cur, delta;
+	struct lb_thread_figures *threads;
+	struct lb_sys_sample sys;
+	bool have_sys;
+};
+
+/* The result of the current statistics window ending at `end_ns`. */
+static void window_result(struct lb_engine *e, int64_t end_ns, const char *status,
+			  struct window_buffers *b, struct lb_result *r)
 {
-	lb_engine_collect(e, cur);
-	lb_snap_diff(delta, cur, &e->window_base);
-	memset(f, 0, sizeof(*f));
-	struct lb_report_stat *st = &f->st;
-	st->cumulative = true;
-	st->threads_running = lb_engine_threads_running(e);
-	st->time_total_s = (double)(end_ns - e->window_start_ns) / 1e9;
-	st->time_interval_s = st->time_total_s;
-	memcpy(st->cnt, delta->cnt, sizeof(st->cnt));
-	uint64_t n = delta->cnt[LB_CNT_EVENT];
-	uint64_t mn = n ? cur->lat_min_ns : 0, mx = n ? cur->lat_max_ns : 0;
-	st->lat_min_s = (double)mn / 1e9;
-	st->lat_max_s = (double)mx / 1e9;
-	st->lat_sum_s = (double)delta->lat_sum_ns / 1e9;
-	st->lat_avg_s = n ? st->lat_sum_s / (double)n : 0;
-	lb_report_fill_pct(st, &e->cfg, &delta->lat, mn, mx);
-	st->concurrency = cur->concurrency;
-	f->snap = delta;
-	st->snap = delta;
-	f->nthreads = e->nworkers;
+	result_head(e, r, status);
+	lb_engine_collect(e, &b->cur);
+	lb_snap_diff(&b->delta, &b->cur, &e->window_base);
+	r->window_start_wall_ns = e->epoch_wall_ns + e->window_start_ns;
+	r->end_s = (double)end_ns / 1e9;
+	r->snap = &b->delta;
+	uint64_t n = b->delta.cnt[LB_CNT_EVENT];
+	lb_result_fill_stat(r, (double)(end_ns - e->window_start_ns) / 1e9, n ? b->cur.lat_min_ns : 0,
+			    n ? b->cur.lat_max_ns : 0);
+	r->st.threads_running = lb_engine_threads_running(e);
+	r->st.concurrency = b->cur.concurrency;
+	r->nthreads = e->nworkers;
 	for (int i = 0; i < e->nworkers; i++) {
 		struct lb_stats *s = &e->workers[i]->stats;
-		tev[i] = __atomic_load_n(&s->cnt[LB_CNT_EVENT], __ATOMIC_RELAXED) - e->window_base_events[i];
-		ttime[i] = (double)(__atomic_load_n(&s->lat_sum_ns, __ATOMIC_RELAXED) -
-				    e->window_base_sum_ns[i]) / 1e9;
+		struct lb_thread_figures *t = &b->threads[i];
+		t->events = __atomic_load_n(&s->cnt[LB_CNT_EVENT], __ATOMIC_RELAXED) - e->window_base_events[i];
+		t->time_s = (double)(__atomic_load_n(&s->lat_sum_ns, __ATOMIC_RELAXED) -
+				     e->window_base_sum_ns[i]) / 1e9;
+		t->lat_min_ns = t->events ? __atomic_load_n(&s->lat_min_ns, __ATOMIC_RELAXED) : 0;
+		t->lat_max_ns = __atomic_load_n(&s->lat_max_ns, __ATOMIC_RELAXED);
 	}
-	f->thread_events = tev;
-	f->thread_time_s = ttime;
-	f->overflow = delta->lat.overflow;
+	r->threads = b->threads;
+	if (e->forced)
+		r->unfinished = b->cur.concurrency;
+	r->max_lag_ns = e->sched.max_lag_ns;
+	r->unserved_arrivals = e->unserved_arrivals;
+	b->have_sys = lb_sysmon_window(e->sysmon, lb_now_ns(), &b->sys);
+	r->sys = b->have_sys ? &b->sys : NULL;
 }
 
-/* Prints (or hands to the Lua hook) a cumulative report; writes the result file if final.
- * Returns -1 if the report_cumulative hook or writing the result file failed (after doing
- * the rest), so the run's exit code shows that the report is incomplete. */
-static int emit_final(struct lb_engine *e, struct lb_final *f, bool final, const char *status)
-{
-	char err[ERRLEN];
-	int rc = 0;
-	f->st.final = final;
-	bool hook = lb_vm_has_hook(e->control, "report_cumulative");
-	char *workload_json = final ? lb_vm_report_json(e->control, &f->st) : NULL;
-	FILE *out = e->cfg.format == LB_FORMAT_TEXT ? stdout : lb_log_info_stream();
-	if (e->cfg.format == LB_FORMAT_TEXT || !final) {
-		if (hook) {
-			if (lb_vm_report(e->control, "report_cumulative", &f->st, err, sizeof(err)) < 0) {
-				lb_alert("report_cumulative hook failed: %s", err);
-				rc = -1;
-			}
-		} else {
-			if (e->cfg.histogram)
-				lb_report_histogram(out, &f->snap->lat);
-			char *extra = lb_vm_report_text(e->control, "report_text", &f->st);
-			char *footer = lb_vm_report_text(e->control, "report_footer", &f->st);
-			lb_report_final_text(out, e, f, extra, footer);
-			free(extra);
-			free(footer);
-		}
-	} else if (e->cfg.format == LB_FORMAT_JSON) {
-		char *doc = lb_result_json(e, f, status, workload_json);
-		fputs(doc, stdout);
-		fputc('\n', stdout);
-		free(doc);
-	}
-	fflush(stdout);
-	if (final && e->cfg.output_path && lb_result_write(e, f, status, workload_json) < 0)
-		rc = -1;
-	free(workload_json);
-	return rc;
-}
-
+/* Hands the window ending at `end_ns` to the sink. -1 if a report hook or the result file
+ * failed (the rest was done), so the run's exit code shows that the report is incomplete. */
 static int report_window(struct lb_engine *e, int64_t end_ns, bool final, const char *status)
 {
-	struct lb_snap cur, delta;
-	lb_snap_init(&cur);
-	lb_snap_init(&delta);
-	uint64_t *tev = lb_xcalloc((size_t)e->nworkers, sizeof(uint64_t));
-	double *ttime = lb_xcalloc((size_t)e->nworkers, sizeof(double));
-	struct lb_final f;
-	window_final(e, &cur, &delta, end_ns, &f, tev, ttime);
-	struct lb_sys_sample sys;
-	if (lb_sysmon_window(e->sysmon, lb_now_ns(), &sys))
-		f.sys = &sys;
-	if (e->forced)
-		f.unfinished = cur.concurrency;
-	int rc = emit_final(e, &f, final, status);
-	if (f.sys)
-		lb_sys_sample_fini(&sys);
-	free(tev);
-	free(ttime);
-	lb_snap_fini(&cur);
-	lb_snap_fini(&delta);
+	struct window_buffers b = { .threads = lb_xcalloc((size_t)e->nworkers + 1, sizeof(*b.threads)) };
+	lb_snap_init(&b.cur);
+	lb_snap_init(&b.delta);
+	struct lb_result r;
+	window_result(e, end_ns, status, &b, &r);
+	r.st.final = final;
+	int rc = e->sink->window(e->sink_ctx, &r);
+	if (b.have_sys)
+		lb_sys_sample_fini(&b.sys);
+	free(b.threads);
+	lb_snap_fini(&b.cur);
+	lb_snap_fini(&b.delta);
 	return rc;
+}
+
+/* The sink's record of a run that failed before its report. */
+static void report_failure(struct lb_engine *e, const char *msg)
+{
+	struct lb_result r;
+	result_head(e, &r, "error");
+	r.error = msg;
+	e->sink->failed(e->sink_ctx, &r);
 }
 
 static int64_t signal_grace_ns(const struct lb_engine *e)
@@ -522,8 +472,6 @@ static void wait_until(struct lb_engine *e, int64_t rel_ns)
 
 static void checkpoint(struct lb_engine *e, struct monitor *m, int64_t now)
 {
-	fprintf(e->cfg.format == LB_FORMAT_TEXT ? stdout : lb_log_info_stream(),
-		"[ %.0fs ] Checkpoint report:\n", (double)now / 1e9);
 	if (report_window(e, now, false, "checkpoint") < 0)
 		m->hook_failed = true;
 	new_window(e, now);
@@ -569,45 +517,7 @@ static bool monitor_loop(struct lb_engine *e, struct monitor *m)
 
 /* ---- the run command ----------------------------------------------------------------------- */
 
-static void print_run_header(struct lb_engine *e)
-{
-	const struct lb_config *c = &e->cfg;
-	FILE *out = lb_log_info_stream();
-	if (!c->time_ns && !c->events)
-		lb_warn("Both event and time limits are disabled, running an endless test");
-	if (lb_log_verbosity() < LB_LOG_NOTICE)
-		return;
-	fprintf(out, "Running the test with following options:\n");
-	fprintf(out, "Number of threads: %d\n", c->threads);
-	if (c->rate > 0)
-		fprintf(out, "Target transaction rate: %g/sec\n", c->rate);
-	if (c->report_interval_ns)
-		fprintf(out, "Report intermediate results every %lld second(s)\n",
-			(long long)(c->report_interval_ns / LB_NS_PER_S));
-	if (c->ncheckpoints) {
-		fprintf(out, "Report checkpoint(s) at ");
-		for (int i = 0; i < c->ncheckpoints; i++)
-			fprintf(out, "%s%g", i ? ", " : "", (double)c->checkpoints_ns[i] / 1e9);
-		fprintf(out, " seconds\n");
-	}
-	if (c->debug)
-		fprintf(out, "Debug mode enabled.\n\n");
-	if (c->validate)
-		fprintf(out, "Validation checks: on.\n\n");
-	if (c->seed_from_time)
-		fprintf(out, "Initializing random number generator from current time\n");
-	else
-		fprintf(out, "Initializing random number generator from seed (%llu).\n",
-			(unsigned long long)c->rand.seed);
-	fprintf(out, "\n");
-	if (c->forced_shutdown_ns >= 0)
-		fprintf(out, "Forcing shutdown in %.0f seconds\n",
-			(double)(c->time_ns + c->warmup_ns + c->forced_shutdown_ns) / 1e9);
-	fprintf(out, "\n");
-	fflush(out);
-}
-
-static int create_workers(struct lb_engine *e)
+static void create_workers(struct lb_engine *e)
 {
 	e->nworkers = e->cfg.threads;
 	e->workers = lb_xcalloc((size_t)e->nworkers, sizeof(*e->workers));
@@ -615,33 +525,6 @@ static int create_workers(struct lb_engine *e)
 		e->workers[i] = lb_worker_new(e, i, LB_ROLE_WORKER);
 	e->window_base_events = lb_xcalloc((size_t)e->nworkers, sizeof(uint64_t));
 	e->window_base_sum_ns = lb_xcalloc((size_t)e->nworkers, sizeof(uint64_t));
-	lb_snap_init(&e->window_base);
-	/* Intermediate hooks print text: only in text mode (JSON/CSV keep stdout machine-readable). */
-	if (e->cfg.report_interval_ns && e->cfg.format == LB_FORMAT_TEXT &&
-	    lb_vm_has_hook(e->control, "report_intermediate")) {
-		char err[ERRLEN];
-		e->reporter_w = lb_worker_new(e, e->cfg.threads, LB_ROLE_REPORTER);
-		e->reporter = lb_vm_new(e, e->reporter_w, err, sizeof(err));
-		if (!e->reporter || lb_vm_export_options(e->reporter, err, sizeof(err)) < 0) {
-			lb_fatal("cannot create the reporter's Lua state: %s", err);
-			return -1;
-		}
-	}
-	return 0;
-}
-
-static void print_run_extra(struct lb_engine *e)
-{
-	FILE *out = lb_log_info_stream();
-	/* The workload's own header lines (e.g. "Prime numbers limit"), on the info stream so they
-	 * never mix with JSON or CSV on stdout. */
-	char *text = lb_vm_report_text(e->control, "run_header", NULL);
-	if (text && *text)
-		fprintf(out, "%s%s", text, text[strlen(text) - 1] == '\n' ? "" : "\n");
-	free(text);
-	if (lb_log_verbosity() >= LB_LOG_NOTICE)
-		fprintf(out, "Initializing worker threads...\n\n");
-	fflush(out);
 }
 
 static void monitor_init(struct lb_engine *e, struct monitor *m)
@@ -651,8 +534,7 @@ static void monitor_init(struct lb_engine *e, struct monitor *m)
 	lb_snap_init(&m->prev);
 	lb_snap_init(&m->delta);
 	/* Without --report-interval the series is still sampled every second for the result file. */
-	bool series = e->cfg.report_interval_ns || e->cfg.output_path || e->reporter ||
-		      e->cfg.format != LB_FORMAT_TEXT;
+	bool series = e->cfg.report_interval_ns || e->cfg.output_path || e->cfg.format != LB_FORMAT_TEXT;
 	m->next_report_ns = e->cfg.report_interval_ns ? e->cfg.report_interval_ns
 				: series ? LB_NS_PER_S : INT64_MAX;
 	m->warm = e->cfg.warmup_ns == 0;
@@ -704,15 +586,12 @@ static int finish_run(struct lb_engine *e, bool completed, bool hook_failed)
 	if (e->rate_mode)
 		e->unserved_arrivals = lb_sched_backlog(&e->sched, end, 100000000);
 	e->end_wall_ns = lb_wall_ns();
-	/* Closing the reporter's state first lets report_json's closing bracket precede the summary. */
-	lb_vm_free(e->reporter);
-	e->reporter = NULL;
 	const char *status = e->fatal ? "error" : !completed ? "forced_shutdown"
 			     : e->interrupts ? "interrupted" : "ok";
 	if (!e->fatal && report_window(e, end, true, status) < 0)
 		hook_failed = true;
 	if (e->fatal)
-		lb_result_error(e, e->fatal);
+		report_failure(e, e->fatal);
 	if (e->fatal || hook_failed)
 		return 1;
 	if (!completed)
@@ -720,41 +599,29 @@ static int finish_run(struct lb_engine *e, bool completed, bool hook_failed)
 	return e->interrupts ? 128 + (e->last_signal ? e->last_signal : SIGINT) : 0;
 }
 
-/* The workloads that are C tests in sysbench: their init() errors are option checks that
- * print sysbench's own message ("Invalid value of cpu-max-prime: -5."), not a Lua failure. */
-static bool c_test(const struct lb_engine *e)
+/* Fails the run before it started: one line, the error result, exit code rc. */
+static int fail_early(struct lb_engine *e, const char *msg, int rc)
 {
-	static const char *const names[] = { "cpu", "memory", "threads", "mutex" };
-	for (size_t i = 0; e->script->builtin && i < LB_ARRAY_LENGTH(names); i++)
-		if (!strcmp(e->script->name, names[i]))
-			return true;
-	return false;
+	lb_fatal("%s", msg);
+	report_failure(e, msg);
+	return rc;
 }
 
-int lb_engine_run(struct lb_engine *e)
+static int init_hook(struct lb_engine *e)
 {
 	char err[ERRLEN];
-	pthread_mutex_init(&e->lock, NULL);
-	pthread_cond_init(&e->cond, NULL);
-	sem_init(&e->wake, 0, 0);
-	e->deadline_ns = INT64_MAX;
-	e->start_wall_ns = lb_wall_ns();
-	install_signals(e);
-	if (lb_vm_call(e->control, "init", false, err, sizeof(err)) < 0) {
-		char *msg = c_test(e) ? lb_xstrdup(err) : lb_xasprintf("`init' function failed: %s", err);
-		lb_fatal("%s", msg);
-		lb_result_error(e, msg);
-		free(msg);
-		return 1;
-	}
-	print_run_header(e);
-	/* A workload that ends by itself (memory: --memory-total-size) ignores --events, as in
-	 * sysbench; the header above still shows what was given. */
-	if (lb_vm_has_hook(e->control, "_ignore_events"))
-		e->cfg.events = 0;
-	if (create_workers(e) < 0)
-		return 1;
-	print_run_extra(e);
+	if (e->host->call(e->control, "init", false, err, sizeof(err)) >= 0)
+		return 0;
+	char *msg = e->plain_init_errors ? lb_xstrdup(err) : lb_xasprintf("`init' function failed: %s", err);
+	fail_early(e, msg, 1);
+	free(msg);
+	return -1;
+}
+
+/* Starts the threads and waits until they are initialized and --start-at is due. Returns 0 or
+ * the exit code. */
+static int start_run(struct lb_engine *e)
+{
 	e->sysmon = lb_sysmon_new(&e->cfg.sys);
 	if (start_threads(e) < 0) {
 		join_threads(e);
@@ -764,8 +631,7 @@ int lb_engine_run(struct lb_engine *e)
 	if (init == -2) {
 		char *msg = lb_xasprintf("Worker threads failed to initialize within %lld seconds!",
 					 (long long)(e->cfg.thread_init_timeout_ns / LB_NS_PER_S));
-		lb_fatal("%s", msg);
-		lb_result_error(e, msg);
+		fail_early(e, msg, 2);
 		free(msg);
 		e->threads_stuck = true;
 		return 2;
@@ -774,17 +640,32 @@ int lb_engine_run(struct lb_engine *e)
 		__atomic_store_n(&e->stop, 1, __ATOMIC_RELAXED);
 		pthread_cond_broadcast(&e->cond);
 		join_threads(e);
-		lb_result_error(e, e->fatal);
+		report_failure(e, e->fatal);
 		return 1;
 	}
 	release_barrier(e);
-	FILE *info = lb_log_info_stream();
-	fprintf(info, "Threads started!\n\n");
-	if (e->cfg.warmup_ns)
-		fprintf(info, "Warming up for %lld seconds...\n\n", (long long)(e->cfg.warmup_ns / LB_NS_PER_S));
-	if (e->cfg.format == LB_FORMAT_CSV)
-		lb_report_csv_header(stdout, &e->cfg);
-	fflush(NULL);
+	e->sink->started(e->sink_ctx, &e->cfg);
+	return 0;
+}
+
+int lb_engine_run(struct lb_engine *e)
+{
+	char err[ERRLEN];
+	e->deadline_ns = INT64_MAX;
+	e->start_wall_ns = lb_wall_ns();
+	install_signals(e);
+	if (init_hook(e) < 0)
+		return 1;
+	if (e->sink->header(e->sink_ctx, &e->cfg) < 0)
+		return 1;
+	/* A workload that ends by itself (memory: --memory-total-size) ignores --events, as in
+	 * sysbench; the header above still shows what was given. */
+	if (e->host->has_hook(e->control, "_ignore_events"))
+		e->cfg.events = 0;
+	create_workers(e);
+	int rc = start_run(e);
+	if (rc)
+		return rc;
 	struct monitor m;
 	monitor_init(e, &m);
 	bool completed = monitor_loop(e, &m);
@@ -795,8 +676,8 @@ int lb_engine_run(struct lb_engine *e)
 		join_threads(e);
 		print_done(e);
 	}
-	int rc = finish_run(e, completed, hook_failed);
-	if (completed && lb_vm_call(e->control, "done", false, err, sizeof(err)) < 0) {
+	rc = finish_run(e, completed, hook_failed);
+	if (completed && e->host->call(e->control, "done", false, err, sizeof(err)) < 0) {
 		lb_fatal("`done' function failed: %s", err);
 		rc = rc ? rc : 1;
 	}

@@ -42,34 +42,36 @@ void lb_stats_fini(struct lb_stats *s)
 		type_free(s->types[i]);
 }
 
-static pthread_mutex_t types_lock = PTHREAD_MUTEX_INITIALIZER;
-static char type_names[LB_MAX_TYPES][LB_TYPE_NAME_BYTES];
-static int ntypes;
-
-int lb_types_define(const char *name)
+void lb_types_init(struct lb_types *t)
 {
-	pthread_mutex_lock(&types_lock);
+	memset(t, 0, sizeof(*t));
+	pthread_mutex_init(&t->lock, NULL);
+}
+
+void lb_types_fini(struct lb_types *t)
+{
+	pthread_mutex_destroy(&t->lock);
+}
+
+int lb_types_define(struct lb_types *t, const char *name)
+{
+	pthread_mutex_lock(&t->lock);
 	int id = -1;
-	for (int i = 0; i < ntypes && id < 0; i++)
-		if (!strncmp(type_names[i], name, LB_TYPE_NAME_BYTES - 1))
+	for (int i = 0; i < t->n && id < 0; i++)
+		if (!strncmp(t->names[i], name, LB_TYPE_NAME_BYTES - 1))
 			id = i;
-	if (id < 0 && ntypes < LB_MAX_TYPES) {
-		snprintf(type_names[ntypes], LB_TYPE_NAME_BYTES, "%s", name);
-		id = ntypes;
-		__atomic_store_n(&ntypes, ntypes + 1, __ATOMIC_RELEASE);
+	if (id < 0 && t->n < LB_MAX_TYPES) {
+		snprintf(t->names[t->n], LB_TYPE_NAME_BYTES, "%s", name);
+		id = t->n;
+		__atomic_store_n(&t->n, t->n + 1, __ATOMIC_RELEASE);
 	}
-	pthread_mutex_unlock(&types_lock);
+	pthread_mutex_unlock(&t->lock);
 	return id;
 }
 
-const char *lb_types_name(int id)
+const char *lb_types_name(const struct lb_types *t, int id)
 {
-	return id >= 0 && id < lb_types_count() ? type_names[id] : "";
-}
-
-int lb_types_count(void)
-{
-	return __atomic_load_n(&ntypes, __ATOMIC_ACQUIRE);
+	return id >= 0 && id < __atomic_load_n(&t->n, __ATOMIC_ACQUIRE) ? t->names[id] : "";
 }
 
 void lb_stats_type(struct lb_stats *s, int id, uint64_t lat_ns, enum lb_outcome outcome)

@@ -8,6 +8,7 @@
 #ifndef LB_STATS_H
 #define LB_STATS_H
 
+#include <pthread.h>
 #include <stdalign.h>
 #include <stdint.h>
 
@@ -47,11 +48,19 @@ struct lb_type_stats {
 	struct lb_hist lat;
 };
 
-/* Process-wide registry of type names: the same name gets the same id in every Lua state.
- * Returns the id, or -1 when LB_MAX_TYPES are taken. Thread-safe. */
-int lb_types_define(const char *name);
-const char *lb_types_name(int id);
-int lb_types_count(void);
+/* A run's registry of type names: the same name gets the same id in every Lua state. */
+struct lb_types {
+	pthread_mutex_t lock;
+	int n;
+	char names[LB_MAX_TYPES][LB_TYPE_NAME_BYTES];
+};
+
+void lb_types_init(struct lb_types *t);
+void lb_types_fini(struct lb_types *t);
+/* Returns the id of `name`, or -1 when LB_MAX_TYPES are taken. Thread-safe. */
+int lb_types_define(struct lb_types *t, const char *name);
+/* The name of type `id` ("" if there is none). */
+const char *lb_types_name(const struct lb_types *t, int id);
 
 struct lb_stats {
 	alignas(64) uint64_t cnt[LB_CNT_MAX];

@@ -9,8 +9,6 @@
 #include "util/util.h"
 
 static __thread struct lb_worker *self;
-/* The engine whose workers sb_* calls address by thread id; set once per run. */
-static struct lb_engine *tid_engine;
 
 struct lb_worker *lb_worker_new(struct lb_engine *eng, int tid, enum lb_worker_role role)
 {
@@ -29,8 +27,6 @@ struct lb_worker *lb_worker_new(struct lb_engine *eng, int tid, enum lb_worker_r
 	uint64_t stream = role == LB_ROLE_CONTROL ? 0 : role == LB_ROLE_WORKER ? 1 + (uint64_t)tid
 		: role == LB_ROLE_REPORTER ? 1000003 : 2000003 + (uint64_t)tid;
 	lb_rng_seed(&w->rng, &eng->cfg.rand, stream);
-	if (role == LB_ROLE_WORKER)
-		tid_engine = eng;
 	return w;
 }
 
@@ -55,7 +51,7 @@ void lb_worker_set_self(struct lb_worker *w)
 
 struct lb_worker *lb_worker_by_tid(int tid)
 {
-	struct lb_engine *e = tid_engine;
+	struct lb_engine *e = self ? self->eng : NULL;
 	if (e && tid >= 0 && tid < e->nworkers && e->workers)
 		return e->workers[tid];
 	return self;
@@ -219,9 +215,14 @@ LB_FFI void lb_sleep_ns(double ns)
 		lb_sleep_until_ns(lb_now_ns() + (int64_t)ns);
 }
 
-LB_FFI int lb_type_define(const char *name)
+LB_FFI int lb_type_define(struct lb_worker *w, const char *name)
 {
-	return lb_types_define(name);
+	return lb_types_define(&w->eng->types, name);
+}
+
+LB_FFI uint32_t lb_rand_unique(struct lb_worker *w)
+{
+	return lb_unique_next(&w->eng->unique);
 }
 
 LB_FFI void lb_type_record(struct lb_worker *w, int id, double start_ns, int outcome)

@@ -1,6 +1,6 @@
-/* luabench merge (see merge.h). The inputs are read into the structures a run fills — a snapshot
- * with histograms, per-thread figures, intervals — and a description of the merged run, so the
- * report and the JSON document come from the same code as a run's (report.c, result.c). */
+/* luabench merge (see merge.h). The inputs are read into a run result (engine/result.h) — a
+ * snapshot with histograms, per-thread figures, intervals, and the configuration of the merged
+ * run — so the report and the JSON document come from the same code as a run's. */
 #include "output/merge.h"
 
 #include <cjson/cJSON.h>
@@ -12,14 +12,14 @@
 #include <time.h>
 
 #include "bind/vm.h"
-#include "util/clock.h"
 #include "engine/engine.h"
 #include "engine/latency_hist.h"
-#include "util/log.h"
-#include "output/text_report.h"
-#include "output/result_json.h"
-#include "util/util.h"
 #include "engine/worker.h"
+#include "output/result_json.h"
+#include "output/text_report.h"
+#include "util/clock.h"
+#include "util/log.h"
+#include "util/util.h"
 
 #define ERRLEN 1024
 
@@ -32,13 +32,18 @@ struct args {
 };
 
 struct merge {
-	struct lb_engine eng;    /* the merged run, as report.c and result.c expect it */
+	struct lb_config cfg;    /* the merged run's */
+	struct lb_types types;
 	struct lb_snap snap;
+	bool sql, rate_mode;
+	int64_t max_lag_ns;
+	uint64_t unserved_arrivals;
+	struct lb_interval *intervals;
+	int nintervals;
 	int64_t start_us, end_us; /* union of the measured windows */
 	double start_unix_s;
 	int64_t end_wall_ns;
-	uint64_t *tev;           /* per thread, all inputs' threads in input order */
-	double *ttime;
+	struct lb_thread_figures *threads; /* all inputs' threads in input order */
 	int nthreads, capthreads;
 	uint64_t unfinished;
 	int status;              /* index into statuses[]: the worst input's */
@@ -269,17 +274,16 @@ static void add_threads(struct merge *m, const cJSON *d)
 	cJSON_ArrayForEach(t, get(get(d, "fairness"), "per_thread")) {
 		if (m->nthreads == m->capthreads) {
 			m->capthreads = m->capthreads ? m->capthreads * 2 : 64;
-			m->tev = lb_xrealloc(m->tev, (size_t)m->capthreads * sizeof(*m->tev));
-			m->ttime = lb_xrealloc(m->ttime, (size_t)m->capthreads * sizeof(*m->ttime));
+			m->threads = lb_xrealloc(m->threads, (size_t)m->capthreads * sizeof(*m->threads));
 		}
-		m->tev[m->nthreads] = u64(t, "events");
-		m->ttime[m->nthreads++] = num(t, "time_s");
+		m->threads[m->nthreads++] = (struct lb_thread_figures){ .events = u64(t, "events"),
+									.time_s = num(t, "time_s") };
 	}
 }
 
 static struct lb_type_stats *type_slot(struct merge *m, const char *name)
 {
-	int id = lb_types_define(name);
+	int id = lb_types_define(&m->types, name);
 	if (id < 0)
 		return NULL;
 	if (!m->snap.types[id]) {
@@ -317,15 +321,14 @@ static void add_rate(struct merge *m, const cJSON *d)
 	const cJSON *r = get(d, "rate");
 	if (!cJSON_IsObject(r))
 		return;
-	struct lb_engine *e = &m->eng;
-	if (!e->rate_mode)
-		e->cfg.rate_constant = !strcmp(str(r, "arrivals"), "constant");
-	e->rate_mode = true;
-	e->cfg.rate += num(r, "target_per_s");
+	if (!m->rate_mode)
+		m->cfg.rate_constant = !strcmp(str(r, "arrivals"), "constant");
+	m->rate_mode = true;
+	m->cfg.rate += num(r, "target_per_s");
 	int64_t lag = llround(num(r, "max_lag_ms") * 1e6);
-	if (lag > e->sched.max_lag_ns)
-		e->sched.max_lag_ns = lag;
-	e->unserved_arrivals += u64(r, "unserved_arrivals");
+	if (lag > m->max_lag_ns)
+		m->max_lag_ns = lag;
+	m->unserved_arrivals += u64(r, "unserved_arrivals");
 	add_hist(&m->snap.svc, get(r, "service_histogram"));
 }
 
@@ -338,19 +341,18 @@ static double max2(double a, double b)
  * Counts add; percentiles of an interval cannot be merged without its histogram (null). */
 static void add_intervals(struct merge *m, const cJSON *d)
 {
-	struct lb_engine *e = &m->eng;
 	int i = 0;
 	const cJSON *j;
 	cJSON_ArrayForEach(j, get(d, "intervals")) {
-		if (i == e->nintervals) {
-			e->intervals = lb_xrealloc(e->intervals, (size_t)(i + 1) * sizeof(*e->intervals));
-			struct lb_interval *iv = &e->intervals[e->nintervals++];
+		if (i == m->nintervals) {
+			m->intervals = lb_xrealloc(m->intervals, (size_t)(i + 1) * sizeof(*m->intervals));
+			struct lb_interval *iv = &m->intervals[m->nintervals++];
 			memset(iv, 0, sizeof(*iv));
 			iv->sys = -1;
 			for (int k = 0; k < LB_MAX_PERCENTILES; k++)
 				iv->lat_pct_ms[k] = NAN;
 		}
-		struct lb_interval *iv = &e->intervals[i++];
+		struct lb_interval *iv = &m->intervals[i++];
 		iv->time_s = max2(iv->time_s, num(j, "time_s"));
 		iv->interval_s = max2(iv->interval_s, num(j, "interval_s"));
 		iv->threads_running += (int)num(j, "threads_running");
@@ -361,7 +363,7 @@ static void add_intervals(struct merge *m, const cJSON *d)
 		iv->concurrency += (uint32_t)num(j, "concurrency");
 		iv->lag_ms = max2(iv->lag_ms, num(j, "lag_ms"));
 		for (const cJSON *t = get(j, "types") ? get(j, "types")->child : NULL; t; t = t->next) {
-			int id = lb_types_define(t->string);
+			int id = lb_types_define(&m->types, t->string);
 			if (id >= 0)
 				iv->type_done[id] += (uint64_t)llround(t->valuedouble);
 		}
@@ -426,14 +428,14 @@ static int add_doc(struct merge *m, const char *path, const cJSON *d)
 	if (!m->first) {
 		m->first = d;
 		m->first_file = path;
-		m->eng.cfg.warmup_ns = llround(num(d, "warmup_s") * 1e9);
+		m->cfg.warmup_ns = llround(num(d, "warmup_s") * 1e9);
 	} else {
 		compare(m, path, d);
 	}
 	int st = status_index(str(d, "status"));
 	if (st > m->status)
 		m->status = st;
-	m->eng.sql_used |= cJSON_IsTrue(get(d, "sql"));
+	m->sql |= cJSON_IsTrue(get(d, "sql"));
 	m->unfinished += u64(d, "unfinished_events");
 	add_latency(m, d);
 	add_window(m, path, d);
@@ -451,7 +453,7 @@ static int add_doc(struct merge *m, const char *path, const cJSON *d)
 
 static int set_percentiles(struct merge *m, const char *list)
 {
-	struct lb_config *c = &m->eng.cfg;
+	struct lb_config *c = &m->cfg;
 	if (list) {
 		char *copy = lb_xstrdup(list), *save = NULL;
 		for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
@@ -475,32 +477,32 @@ static int set_percentiles(struct merge *m, const char *list)
 	return 0;
 }
 
-static void build_final(struct merge *m, struct lb_final *f)
+static void build_result(struct merge *m, struct lb_result *r)
 {
-	struct lb_engine *e = &m->eng;
-	struct lb_report_stat *st = &f->st;
-	memset(f, 0, sizeof(*f));
-	e->cfg.threads = m->nthreads;
-	e->cfg.instances = cJSON_GetArraySize(m->from);
-	e->start_wall_ns = llround(m->start_unix_s * 1e9);
-	e->end_wall_ns = m->end_wall_ns;
-	e->epoch_wall_ns = m->start_us * LB_NS_PER_US;
-	st->cumulative = true;
-	st->time_total_s = st->time_interval_s = (double)(m->end_us - m->start_us) / 1e6;
-	memcpy(st->cnt, m->snap.cnt, sizeof(st->cnt));
+	memset(r, 0, sizeof(*r));
+	m->cfg.threads = m->nthreads;
+	m->cfg.instances = cJSON_GetArraySize(m->from);
+	r->cfg = &m->cfg;
+	r->workload = str(m->first, "workload");
+	r->types = &m->types;
+	r->sql = m->sql;
+	r->rate_mode = m->rate_mode;
+	r->start_wall_ns = llround(m->start_unix_s * 1e9);
+	r->end_wall_ns = m->end_wall_ns;
+	r->status = statuses[m->status];
+	r->window_start_wall_ns = m->start_us * LB_NS_PER_US;
+	r->snap = &m->snap;
 	uint64_t n = lb_hist_total(&m->snap.lat);
-	uint64_t mn = n ? m->snap.lat_min_ns : 0, mx = n ? m->snap.lat_max_ns : 0;
-	st->lat_min_s = (double)mn / 1e9;
-	st->lat_max_s = (double)mx / 1e9;
-	st->lat_sum_s = (double)m->snap.lat_sum_ns / 1e9;
-	st->lat_avg_s = n ? st->lat_sum_s / (double)n : 0;
-	lb_report_fill_pct(st, &e->cfg, &m->snap.lat, mn, mx);
-	st->snap = f->snap = &m->snap;
-	f->nthreads = m->nthreads;
-	f->thread_events = m->tev;
-	f->thread_time_s = m->ttime;
-	f->unfinished = m->unfinished;
-	f->overflow = m->snap.lat.overflow;
+	lb_result_fill_stat(r, (double)(m->end_us - m->start_us) / 1e6, n ? m->snap.lat_min_ns : 0,
+			    n ? m->snap.lat_max_ns : 0);
+	r->end_s = r->st.time_total_s;
+	r->nthreads = m->nthreads;
+	r->threads = m->threads;
+	r->unfinished = m->unfinished;
+	r->max_lag_ns = m->max_lag_ns;
+	r->unserved_arrivals = m->unserved_arrivals;
+	r->intervals = m->intervals;
+	r->nintervals = m->nintervals;
 }
 
 /* Puts `item` under `key` right after `after` (keeps the usual order of a result's fields);
@@ -527,7 +529,7 @@ static cJSON *insert_after(cJSON *doc, const char *after, const char *key, cJSON
  * luabench.hooks.report_merge, given every original result's workload_stats and the merged
  * statistics. A script that is not on this machine (a user's, merged elsewhere) has none: the
  * inputs' figures stay in merged_from. */
-static void workload_merge(struct merge *m, const struct lb_final *f, char **json, char **text)
+static void workload_merge(struct merge *m, const struct lb_result *r, char **json, char **text)
 {
 	*json = *text = NULL;
 	const char *name = str(m->first, "workload");
@@ -535,17 +537,21 @@ static void workload_merge(struct merge *m, const struct lb_final *f, char **jso
 	char err[ERRLEN];
 	if (!*name || !strcmp(name, "-") || lb_script_load(name, &script, err, sizeof(err)) < 0)
 		return;
-	m->eng.script = script;
-	struct lb_worker *w = lb_worker_new(&m->eng, 0, LB_ROLE_CONTROL);
+	/* The hook runs in a Lua state of its own, which lives in an idle engine. */
+	struct lb_engine *e = lb_xzalloc(sizeof(*e));
+	lb_engine_init(e, &m->cfg);
+	e->script = script;
+	e->workload = name;
+	struct lb_worker *w = lb_worker_new(e, 0, LB_ROLE_CONTROL);
 	lb_worker_set_self(w);
-	struct lb_vm *vm = lb_vm_new(&m->eng, w, err, sizeof(err));
+	struct lb_vm *vm = lb_vm_new(e, w, err, sizeof(err));
 	if (vm) {
 		cJSON *inputs = cJSON_CreateArray();
 		const cJSON *x;
 		cJSON_ArrayForEach(x, m->from)
 			if (get(x, "workload_stats"))
 				cJSON_AddItemReferenceToArray(inputs, (cJSON *)get(x, "workload_stats"));
-		*json = lb_vm_report_merge(vm, inputs, &f->st, text);
+		*json = lb_vm_report_merge(vm, inputs, &r->st, text);
 		cJSON_Delete(inputs);
 	} else {
 		lb_warn("merge: workload '%s' does not load here, so its own figures are left out: %s", name, err);
@@ -553,13 +559,14 @@ static void workload_merge(struct merge *m, const struct lb_final *f, char **jso
 	lb_vm_free(vm);
 	lb_worker_set_self(NULL);
 	lb_worker_free(w);
+	lb_engine_fini(e);
+	free(e);
 	lb_script_free(script);
-	m->eng.script = NULL;
 }
 
-static cJSON *merged_doc(struct merge *m, const struct lb_final *f, const char *workload_json)
+static cJSON *merged_doc(struct merge *m, const struct lb_result *r, const char *workload_json)
 {
-	cJSON *doc = lb_result_doc(&m->eng, f, statuses[m->status], NULL);
+	cJSON *doc = lb_result_doc(r, NULL);
 	char *hosts = NULL;
 	const cJSON *h;
 	cJSON_ArrayForEach(h, m->hosts) {
@@ -569,7 +576,6 @@ static cJSON *merged_doc(struct merge *m, const struct lb_final *f, const char *
 	}
 	cJSON_ReplaceItemInObjectCaseSensitive(doc, "hostname", cJSON_CreateString(hosts ? hosts : ""));
 	free(hosts);
-	cJSON_ReplaceItemInObjectCaseSensitive(doc, "workload", cJSON_CreateString(str(m->first, "workload")));
 	cJSON_DeleteItemFromObjectCaseSensitive(doc, "seed");     /* per instance: in merged_from */
 	cJSON_DeleteItemFromObjectCaseSensitive(doc, "instance"); /* "instances" counts the inputs */
 	if (get(m->first, "options"))
@@ -606,17 +612,17 @@ static char *systems_text(const struct merge *m)
 	return b.data;
 }
 
-static void print_text(struct merge *m, const struct lb_final *f, const char *workload_text)
+static void print_text(struct merge *m, const struct lb_result *r, const char *workload_text)
 {
 	printf("Merged %d results (%d threads in all) from ", cJSON_GetArraySize(m->from), m->nthreads);
 	int i = 0;
 	const cJSON *h;
 	cJSON_ArrayForEach(h, m->hosts)
 		printf("%s%s", i++ ? ", " : "", h->valuestring);
-	printf("; common window %.4fs\n\n", f->st.time_total_s);
+	printf("; common window %.4fs\n\n", r->st.time_total_s);
 	char *systems = systems_text(m);
 	char *footer = lb_xasprintf("%s%s", workload_text ? workload_text : "", systems ? systems : "");
-	lb_report_final_text(stdout, &m->eng, f, NULL, footer);
+	lb_report_final_text(stdout, r, NULL, footer);
 	free(footer);
 	free(systems);
 }
@@ -649,18 +655,18 @@ static void check_instances(const struct merge *m)
 
 static int emit(struct merge *m, const struct args *a)
 {
-	struct lb_final f;
-	build_final(m, &f);
+	struct lb_result r;
+	build_result(m, &r);
 	char *workload_json, *workload_text;
-	workload_merge(m, &f, &workload_json, &workload_text);
-	cJSON *doc = merged_doc(m, &f, workload_json);
+	workload_merge(m, &r, &workload_json, &workload_text);
+	cJSON *doc = merged_doc(m, &r, workload_json);
 	free(workload_json);
 	char *json = cJSON_Print(doc);
 	cJSON_Delete(doc);
 	if (a->json)
 		printf("%s\n", json);
 	else
-		print_text(m, &f, workload_text);
+		print_text(m, &r, workload_text);
 	free(workload_text);
 	fflush(stdout);
 	int rc = 0;
@@ -732,10 +738,11 @@ int lb_merge_main(int argc, char **argv)
 	cJSON **docs = lb_xcalloc((size_t)argc, sizeof(*docs));
 	int rc = 1;
 	lb_snap_init(&m->snap);
+	lb_types_init(&m->types);
 	m->hosts = cJSON_CreateArray();
 	m->from = cJSON_CreateArray();
 	m->systems = cJSON_CreateArray();
-	m->eng.cfg.instances = 1;
+	m->cfg.instances = 1;
 	if (parse_args(argc, argv, &a, m->err) < 0)
 		goto out;
 	for (int i = 0; i < a.nfiles; i++)
@@ -756,9 +763,9 @@ out:
 	cJSON_Delete(m->from);
 	cJSON_Delete(m->systems);
 	lb_snap_fini(&m->snap);
-	free(m->eng.intervals);
-	free(m->tev);
-	free(m->ttime);
+	lb_types_fini(&m->types);
+	free(m->intervals);
+	free(m->threads);
 	free(m);
 	return rc;
 }

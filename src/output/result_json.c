@@ -10,10 +10,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "bind/vm.h"
+#include "engine/latency_hist.h"
 #include "lb_config.h"
+#include "output/sys_report.h"
 #include "util/log.h"
-#include "sys/sysmetrics.h"
+#include "util/opt.h"
 #include "util/util.h"
 
 static void add_time(cJSON *o, const char *key, int64_t wall_ns)
@@ -136,10 +137,10 @@ static cJSON *latency_json(const struct lb_report_stat *st)
 	return o;
 }
 
-static cJSON *types_json(const struct lb_engine *e, const struct lb_final *f)
+static cJSON *types_json(const struct lb_result *r)
 {
 	cJSON *o = cJSON_CreateObject();
-	const struct lb_snap *s = f->snap;
+	const struct lb_snap *s = r->snap;
 	uint64_t total = 0;
 	for (int i = 0; i < LB_MAX_TYPES; i++)
 		total += s->types[i] ? s->types[i]->cnt[LB_TCNT_DONE] : 0;
@@ -150,10 +151,10 @@ static cJSON *types_json(const struct lb_engine *e, const struct lb_final *f)
 			continue;
 		uint64_t n = t->cnt[LB_TCNT_DONE];
 		uint64_t max = lb_hist_max(&t->lat);
-		cJSON *j = cJSON_AddObjectToObject(o, lb_types_name(i));
+		cJSON *j = cJSON_AddObjectToObject(o, lb_types_name(r->types, i));
 		cJSON_AddNumberToObject(j, "count", (double)n);
 		cJSON_AddNumberToObject(j, "mix_pct", total ? 100.0 * (double)n / (double)total : 0);
-		cJSON_AddNumberToObject(j, "per_s", f->st.time_total_s > 0 ? (double)n / f->st.time_total_s : 0);
+		cJSON_AddNumberToObject(j, "per_s", r->st.time_total_s > 0 ? (double)n / r->st.time_total_s : 0);
 		cJSON_AddNumberToObject(j, "errors", (double)t->cnt[LB_TCNT_ERROR]);
 		cJSON_AddNumberToObject(j, "rollbacks", (double)t->cnt[LB_TCNT_ROLLBACK]);
 		cJSON_AddNumberToObject(j, "retries", (double)t->cnt[LB_TCNT_RETRY]);
@@ -164,10 +165,10 @@ static cJSON *types_json(const struct lb_engine *e, const struct lb_final *f)
 		for (int q = 0; q < LB_TYPE_NPCT; q++)
 			cJSON_AddNumberToObject(p, pct_key(k, sizeof(k), lb_type_pcts[q]),
 						(double)lb_hist_percentile(&t->lat, lb_type_pcts[q], 0, max) / 1e6);
-		for (int q = 0; q < e->cfg.npercentiles; q++)
-			if (!cJSON_GetObjectItemCaseSensitive(p, pct_key(k, sizeof(k), e->cfg.percentiles[q])))
+		for (int q = 0; q < r->cfg->npercentiles; q++)
+			if (!cJSON_GetObjectItemCaseSensitive(p, pct_key(k, sizeof(k), r->cfg->percentiles[q])))
 				cJSON_AddNumberToObject(p, k,
-							(double)lb_hist_percentile(&t->lat, e->cfg.percentiles[q], 0, max) / 1e6);
+							(double)lb_hist_percentile(&t->lat, r->cfg->percentiles[q], 0, max) / 1e6);
 		cJSON *th = histogram_json(&t->lat, false, 0, max, t->sum_ns);
 		cJSON_AddNumberToObject(th, "sum_ns", (double)t->sum_ns); /* exact: merges keep avg exact */
 		cJSON_AddItemToObject(j, "histogram", th);
@@ -175,23 +176,24 @@ static cJSON *types_json(const struct lb_engine *e, const struct lb_final *f)
 	return o;
 }
 
-static cJSON *fairness_json(const struct lb_final *f)
+static cJSON *fairness_json(const struct lb_result *r)
 {
 	cJSON *o = cJSON_CreateObject();
 	double se = 0, st = 0, qe = 0, qt = 0;
-	int n = f->nthreads;
+	int n = r->nthreads;
 	for (int i = 0; i < n; i++) {
-		se += (double)f->thread_events[i];
-		st += f->thread_time_s[i];
+		se += (double)r->threads[i].events;
+		st += r->threads[i].time_s;
 	}
 	double me = n ? se / n : 0, mt = n ? st / n : 0;
 	cJSON *per = cJSON_CreateArray();
 	for (int i = 0; i < n; i++) {
-		qe += ((double)f->thread_events[i] - me) * ((double)f->thread_events[i] - me);
-		qt += (f->thread_time_s[i] - mt) * (f->thread_time_s[i] - mt);
+		double ev = (double)r->threads[i].events, ts = r->threads[i].time_s;
+		qe += (ev - me) * (ev - me);
+		qt += (ts - mt) * (ts - mt);
 		cJSON *t = cJSON_CreateObject();
-		cJSON_AddNumberToObject(t, "events", (double)f->thread_events[i]);
-		cJSON_AddNumberToObject(t, "time_s", f->thread_time_s[i]);
+		cJSON_AddNumberToObject(t, "events", ev);
+		cJSON_AddNumberToObject(t, "time_s", ts);
 		cJSON_AddItemToArray(per, t);
 	}
 	cJSON_AddNumberToObject(o, "events_avg", me);
@@ -202,12 +204,12 @@ static cJSON *fairness_json(const struct lb_final *f)
 	return o;
 }
 
-static cJSON *intervals_json(const struct lb_engine *e)
+static cJSON *intervals_json(const struct lb_result *r)
 {
 	cJSON *a = cJSON_CreateArray();
 	char k[32];
-	for (int i = 0; i < e->nintervals; i++) {
-		const struct lb_interval *iv = &e->intervals[i];
+	for (int i = 0; i < r->nintervals; i++) {
+		const struct lb_interval *iv = &r->intervals[i];
 		cJSON *o = cJSON_CreateObject();
 		cJSON_AddNumberToObject(o, "time_s", iv->time_s);
 		cJSON_AddNumberToObject(o, "interval_s", iv->interval_s);
@@ -215,10 +217,10 @@ static cJSON *intervals_json(const struct lb_engine *e)
 		add_counters(o, iv->cnt);
 		add_rates(o, iv->cnt, iv->interval_s);
 		cJSON *p = cJSON_AddObjectToObject(o, "latency_ms");
-		for (int j = 0; j < e->cfg.npercentiles; j++)
-			cJSON_AddNumberToObject(p, pct_key(k, sizeof(k), e->cfg.percentiles[j]), iv->lat_pct_ms[j]);
+		for (int j = 0; j < r->cfg->npercentiles; j++)
+			cJSON_AddNumberToObject(p, pct_key(k, sizeof(k), r->cfg->percentiles[j]), iv->lat_pct_ms[j]);
 		cJSON_AddNumberToObject(p, "max", iv->lat_max_ms);
-		if (e->rate_mode) {
+		if (r->rate_mode) {
 			cJSON_AddNumberToObject(o, "queue_length", (double)iv->queue_length);
 			cJSON_AddNumberToObject(o, "lag_ms", iv->lag_ms);
 		}
@@ -229,9 +231,9 @@ static cJSON *intervals_json(const struct lb_engine *e)
 				continue;
 			if (!t)
 				t = cJSON_AddObjectToObject(o, "types");
-			cJSON_AddNumberToObject(t, lb_types_name(ty), (double)iv->type_done[ty]);
+			cJSON_AddNumberToObject(t, lb_types_name(r->types, ty), (double)iv->type_done[ty]);
 		}
-		const struct lb_sys_sample *sys = lb_sysmon_at(e->sysmon, iv->sys);
+		const struct lb_sys_sample *sys = lb_sysmon_at(r->sysmon, iv->sys);
 		if (sys)
 			cJSON_AddItemToObject(o, "system", lb_sys_json(sys));
 		cJSON_AddItemToArray(a, o);
@@ -239,25 +241,25 @@ static cJSON *intervals_json(const struct lb_engine *e)
 	return a;
 }
 
-static cJSON *rate_json(const struct lb_engine *e, const struct lb_final *f)
+static cJSON *rate_json(const struct lb_result *r)
 {
 	cJSON *o = cJSON_CreateObject();
-	cJSON_AddNumberToObject(o, "target_per_s", e->cfg.rate);
-	cJSON_AddStringToObject(o, "arrivals", e->cfg.rate_constant ? "constant" : "poisson");
-	cJSON_AddNumberToObject(o, "max_lag_ms", (double)e->sched.max_lag_ns / 1e6);
-	cJSON_AddNumberToObject(o, "unserved_arrivals", (double)e->unserved_arrivals);
-	cJSON_AddItemToObject(o, "service_histogram", histogram_json(&f->snap->svc, false, 0, 0, 0));
+	cJSON_AddNumberToObject(o, "target_per_s", r->cfg->rate);
+	cJSON_AddStringToObject(o, "arrivals", r->cfg->rate_constant ? "constant" : "poisson");
+	cJSON_AddNumberToObject(o, "max_lag_ms", (double)r->max_lag_ns / 1e6);
+	cJSON_AddNumberToObject(o, "unserved_arrivals", (double)r->unserved_arrivals);
+	cJSON_AddItemToObject(o, "service_histogram", histogram_json(&r->snap->svc, false, 0, 0, 0));
 	return o;
 }
 
-static cJSON *users_json(const struct lb_engine *e, const struct lb_final *f)
+static cJSON *users_json(const struct lb_result *r)
 {
 	cJSON *o = cJSON_CreateObject();
-	const struct lb_hist *h = &f->snap->wake;
+	const struct lb_hist *h = &r->snap->wake;
 	uint64_t max = lb_hist_max(h);
-	cJSON_AddNumberToObject(o, "users", e->cfg.users);
-	cJSON_AddNumberToObject(o, "connections", e->cfg.connections);
-	cJSON_AddNumberToObject(o, "ramp_up_s", (double)e->cfg.ramp_up_ns / 1e9);
+	cJSON_AddNumberToObject(o, "users", r->cfg->users);
+	cJSON_AddNumberToObject(o, "connections", r->cfg->connections);
+	cJSON_AddNumberToObject(o, "ramp_up_s", (double)r->cfg->ramp_up_ns / 1e9);
 	cJSON *l = cJSON_AddObjectToObject(o, "wake_lateness_ms");
 	cJSON_AddNumberToObject(l, "p50", (double)lb_hist_percentile(h, 50, 0, max) / 1e6);
 	cJSON_AddNumberToObject(l, "p99", (double)lb_hist_percentile(h, 99, 0, max) / 1e6);
@@ -266,8 +268,9 @@ static cJSON *users_json(const struct lb_engine *e, const struct lb_final *f)
 	return o;
 }
 
-static cJSON *header_json(struct lb_engine *e, const char *status)
+static cJSON *header_json(const struct lb_result *r)
 {
+	const struct lb_config *c = r->cfg;
 	cJSON *root = cJSON_CreateObject();
 	cJSON *lb = cJSON_AddObjectToObject(root, "luabench");
 	cJSON_AddStringToObject(lb, "version", LB_VERSION);
@@ -275,68 +278,67 @@ static cJSON *header_json(struct lb_engine *e, const char *status)
 	char host[256] = "";
 	gethostname(host, sizeof(host) - 1);
 	cJSON_AddStringToObject(root, "hostname", host);
-	cJSON_AddStringToObject(root, "status", status);
-	cJSON_AddBoolToObject(root, "interrupted", strcmp(status, "ok") != 0 && strcmp(status, "error") != 0);
-	if (e->fatal)
-		cJSON_AddStringToObject(root, "error", e->fatal);
+	cJSON_AddStringToObject(root, "status", r->status);
+	cJSON_AddBoolToObject(root, "interrupted", strcmp(r->status, "ok") != 0 && strcmp(r->status, "error") != 0);
+	if (r->error)
+		cJSON_AddStringToObject(root, "error", r->error);
 	else
 		cJSON_AddNullToObject(root, "error");
-	cJSON_AddStringToObject(root, "workload", e->script ? e->script->name : "");
+	cJSON_AddStringToObject(root, "workload", r->workload);
 	cJSON_AddStringToObject(root, "command", "run");
-	add_time(root, "start_time", e->start_wall_ns);
-	add_time(root, "end_time", e->end_wall_ns ? e->end_wall_ns : e->start_wall_ns);
-	cJSON_AddNumberToObject(root, "start_unix_s", (double)e->start_wall_ns / 1e9);
-	cJSON_AddNumberToObject(root, "threads", e->cfg.threads);
+	add_time(root, "start_time", r->start_wall_ns);
+	add_time(root, "end_time", r->end_wall_ns);
+	cJSON_AddNumberToObject(root, "start_unix_s", (double)r->start_wall_ns / 1e9);
+	cJSON_AddNumberToObject(root, "threads", c->threads);
 	char seed[32];
-	snprintf(seed, sizeof(seed), "%llu", (unsigned long long)e->cfg.rand.seed);
+	snprintf(seed, sizeof(seed), "%llu", (unsigned long long)c->rand.seed);
 	cJSON_AddStringToObject(root, "seed", seed); /* as text: a 64-bit seed does not fit a double */
-	if (e->opts)
-		cJSON_AddItemToObject(root, "options", options_json(e->opts));
-	cJSON_AddNumberToObject(root, "instance", e->cfg.instance);
-	cJSON_AddNumberToObject(root, "instances", e->cfg.instances ? e->cfg.instances : 1);
-	if (e->cfg.start_at)
-		cJSON_AddNumberToObject(root, "start_at_unix_s", e->cfg.start_at);
+	if (r->opts)
+		cJSON_AddItemToObject(root, "options", options_json(r->opts));
+	cJSON_AddNumberToObject(root, "instance", c->instance);
+	cJSON_AddNumberToObject(root, "instances", c->instances ? c->instances : 1);
+	if (c->start_at)
+		cJSON_AddNumberToObject(root, "start_at_unix_s", c->start_at);
 	return root;
 }
 
 /* The measured window in wall-clock microseconds (exact in a double), for merging results of
  * processes that ran at the same time: their common window is the union of theirs. */
-static cJSON *window_json(const struct lb_engine *e, const struct lb_final *f)
+static cJSON *window_json(const struct lb_result *r)
 {
 	cJSON *o = cJSON_CreateObject();
-	double start_us = (double)((e->epoch_wall_ns + e->window_start_ns) / 1000);
+	double start_us = (double)(r->window_start_wall_ns / 1000);
 	cJSON_AddNumberToObject(o, "start_unix_us", start_us);
-	cJSON_AddNumberToObject(o, "end_unix_us", start_us + (double)llround(f->st.time_total_s * 1e6));
+	cJSON_AddNumberToObject(o, "end_unix_us", start_us + (double)llround(r->st.time_total_s * 1e6));
 	return o;
 }
 
-cJSON *lb_result_doc(struct lb_engine *e, const struct lb_final *f, const char *status,
-		     const char *workload_json)
+cJSON *lb_result_doc(const struct lb_result *r, const char *workload_json)
 {
-	cJSON *root = header_json(e, status);
-	const struct lb_report_stat *st = &f->st;
+	cJSON *root = header_json(r);
+	const struct lb_report_stat *st = &r->st;
 	cJSON_AddNumberToObject(root, "time_s", st->time_total_s);
-	cJSON_AddItemToObject(root, "window", window_json(e, f));
-	cJSON_AddNumberToObject(root, "warmup_s", (double)e->cfg.warmup_ns / 1e9);
-	cJSON_AddBoolToObject(root, "sql", e->sql_used);
+	cJSON_AddItemToObject(root, "window", window_json(r));
+	cJSON_AddNumberToObject(root, "warmup_s", (double)r->cfg->warmup_ns / 1e9);
+	cJSON_AddBoolToObject(root, "sql", r->sql);
 	add_counters(cJSON_AddObjectToObject(root, "counters"), st->cnt);
 	add_rates(cJSON_AddObjectToObject(root, "rates"), st->cnt, st->time_total_s);
 	cJSON_AddItemToObject(root, "latency_ms", latency_json(st));
 	uint64_t n = st->cnt[LB_CNT_EVENT];
 	cJSON_AddItemToObject(root, "histogram",
-			      histogram_json(&f->snap->lat, true, n ? (uint64_t)llround(st->lat_min_s * 1e9) : 0,
-					     (uint64_t)llround(st->lat_max_s * 1e9), f->snap->lat_sum_ns));
-	cJSON_AddItemToObject(root, "fairness", fairness_json(f));
-	cJSON_AddItemToObject(root, "types", types_json(e, f));
-	if (f->sys)
-		cJSON_AddItemToObject(root, "system", lb_sys_json(f->sys));
-	if (f->unfinished)
-		cJSON_AddNumberToObject(root, "unfinished_events", (double)f->unfinished);
-	if (e->rate_mode)
-		cJSON_AddItemToObject(root, "rate", rate_json(e, f));
-	if (e->cfg.users)
-		cJSON_AddItemToObject(root, "users", users_json(e, f));
-	cJSON_AddItemToObject(root, "intervals", intervals_json(e));
+			      histogram_json(&r->snap->lat, true, n ? (uint64_t)llround(st->lat_min_s * 1e9) : 0,
+					     (uint64_t)llround(st->lat_max_s * 1e9), r->snap->lat_sum_ns));
+	cJSON_AddItemToObject(root, "fairness", fairness_json(r));
+	cJSON_AddItemToObject(root, "types", types_json(r));
+	if (r->sys)
+		cJSON_AddItemToObject(root, "system", lb_sys_json(r->sys));
+	if (r->unfinished)
+		cJSON_AddNumberToObject(root, "unfinished_events", (double)r->unfinished);
+	if (r->rate_mode)
+		cJSON_AddItemToObject(root, "rate", rate_json(r));
+	if (r->cfg->users)
+		cJSON_AddItemToObject(root, "users", users_json(r));
+	cJSON_AddItemToObject(root, "intervals", intervals_json(r));
 	if (workload_json) {
 		cJSON *w = cJSON_Parse(workload_json);
 		if (w)
@@ -345,50 +347,44 @@ cJSON *lb_result_doc(struct lb_engine *e, const struct lb_final *f, const char *
 	return root;
 }
 
-char *lb_result_json(struct lb_engine *e, const struct lb_final *f, const char *status,
-		     const char *workload_json)
+char *lb_result_json(const struct lb_result *r, const char *workload_json)
 {
-	cJSON *root = lb_result_doc(e, f, status, workload_json);
+	cJSON *root = lb_result_doc(r, workload_json);
 	char *s = cJSON_Print(root);
 	cJSON_Delete(root);
 	return s;
 }
 
-static int write_doc(struct lb_engine *e, char *doc)
+static int write_doc(const char *path, char *doc)
 {
 	size_t n = strlen(doc);
 	doc = lb_xrealloc(doc, n + 2);
 	doc[n] = '\n';
 	doc[n + 1] = '\0';
-	int rc = lb_write_file_atomic(e->cfg.output_path, doc, n + 1);
+	int rc = lb_write_file_atomic(path, doc, n + 1);
 	if (rc < 0)
-		lb_alert("cannot write the result file '%s': %s", e->cfg.output_path, strerror(-rc));
+		lb_alert("cannot write the result file '%s': %s", path, strerror(-rc));
 	free(doc);
 	return rc < 0 ? -1 : 0;
 }
 
-int lb_result_write(struct lb_engine *e, const struct lb_final *f, const char *status,
-		    const char *workload_json)
+int lb_result_write(const struct lb_result *r, const char *workload_json)
 {
-	return write_doc(e, lb_result_json(e, f, status, workload_json));
+	return write_doc(r->cfg->output_path, lb_result_json(r, workload_json));
 }
 
-void lb_result_error(struct lb_engine *e, const char *msg)
+void lb_result_error(const struct lb_result *r)
 {
-	cJSON *root = header_json(e, "error");
-	if (msg && !e->fatal) {
-		cJSON_DeleteItemFromObject(root, "error");
-		cJSON_AddStringToObject(root, "error", msg);
-	}
+	cJSON *root = header_json(r);
 	char *s = cJSON_Print(root);
 	cJSON_Delete(root);
-	if (e->cfg.format == LB_FORMAT_JSON) {
+	if (r->cfg->format == LB_FORMAT_JSON) {
 		fputs(s, stdout);
 		fputc('\n', stdout);
 		fflush(stdout);
 	}
-	if (e->cfg.output_path)
-		(void)write_doc(e, s); /* the run already failed; the alert says why the file is missing */
+	if (r->cfg->output_path)
+		(void)write_doc(r->cfg->output_path, s); /* the run already failed; the alert says why the file is missing */
 	else
 		free(s);
 }

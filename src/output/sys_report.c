@@ -3,7 +3,7 @@
 #include <cjson/cJSON.h>
 #include <stdarg.h>
 
-#include "sys/sysmetrics.h"
+#include "output/sys_report.h"
 
 static void row(FILE *out, const char *label, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 

@@ -5,9 +5,7 @@
 #include <string.h>
 
 #include "engine/latency_hist.h"
-#include "engine/worker.h"
-
-const double lb_type_pcts[LB_TYPE_NPCT] = { 50, 90, 95, 99 };
+#include "output/sys_report.h"
 
 void lb_report_pct_label(char *buf, size_t len, double p)
 {
@@ -15,16 +13,6 @@ void lb_report_pct_label(char *buf, size_t len, double p)
 		snprintf(buf, len, "%3dth", (int)p);
 	else
 		snprintf(buf, len, "%gth", p);
-}
-
-void lb_report_fill_pct(struct lb_report_stat *st, const struct lb_config *cfg,
-			const struct lb_hist *h, uint64_t min_ns, uint64_t max_ns)
-{
-	st->npct = cfg->npercentiles;
-	for (int i = 0; i < cfg->npercentiles; i++) {
-		st->pct_rank[i] = cfg->percentiles[i];
-		st->pct[i] = (double)lb_hist_percentile(h, cfg->percentiles[i], min_ns, max_ns) / 1e9;
-	}
 }
 
 static double per_s(uint64_t n, double s)
@@ -46,11 +34,12 @@ static void print_pct_fields(FILE *out, const struct lb_report_stat *st, bool fi
 	}
 }
 
-void lb_report_interval_text(FILE *out, const struct lb_engine *eng, const struct lb_report_stat *st)
+void lb_report_interval_text(FILE *out, const struct lb_result *r)
 {
+	const struct lb_report_stat *st = &r->st;
 	double t = st->time_interval_s;
 	const uint64_t *c = st->cnt;
-	if (eng->sql_used) {
+	if (r->sql) {
 		uint64_t q = c[LB_CNT_READ] + c[LB_CNT_WRITE] + c[LB_CNT_OTHER];
 		fprintf(out, "[ %.0fs ] thds: %u tps: %4.2f qps: %4.2f (r/w/o: %4.2f/%4.2f/%4.2f) ",
 			st->time_total_s, st->threads_running, per_s(c[LB_CNT_EVENT], t), per_s(q, t),
@@ -66,9 +55,9 @@ void lb_report_interval_text(FILE *out, const struct lb_engine *eng, const struc
 		print_pct_fields(out, st, false);
 	}
 	fputc('\n', out);
-	if (eng->rate_mode) {
+	if (r->rate_mode) {
 		fprintf(out, "[ %.0fs ] queue length: %llu%s concurrency: %llu", st->time_total_s,
-			(unsigned long long)st->queue_length, eng->sql_used ? "," : "",
+			(unsigned long long)st->queue_length, r->sql ? "," : "",
 			(unsigned long long)st->concurrency);
 		fprintf(out, " lag (ms): %.2f\n", st->lag_s * 1e3);
 	}
@@ -82,8 +71,10 @@ void lb_report_csv_header(FILE *out, const struct lb_config *cfg)
 	fprintf(out, ",err_per_s,reconn_per_s,queue_length,concurrency\n");
 }
 
-void lb_report_interval_csv(FILE *out, const struct lb_config *cfg, const struct lb_report_stat *st)
+void lb_report_interval_csv(FILE *out, const struct lb_result *r)
 {
+	const struct lb_config *cfg = r->cfg;
+	const struct lb_report_stat *st = &r->st;
 	double t = st->time_interval_s;
 	const uint64_t *c = st->cnt;
 	uint64_t q = c[LB_CNT_READ] + c[LB_CNT_WRITE] + c[LB_CNT_OTHER];
@@ -149,15 +140,19 @@ static void mean_stddev(const double *v, int n, double *mean, double *sd)
 	*sd = n ? sqrt(sq / n) : 0;
 }
 
-static void fairness_block(FILE *out, const struct lb_final *f)
+static void fairness_block(FILE *out, const struct lb_result *r)
 {
-	double *ev = calloc((size_t)(f->nthreads ? f->nthreads : 1), sizeof(double));
-	for (int i = 0; i < f->nthreads; i++)
-		ev[i] = (double)f->thread_events[i];
+	int n = r->nthreads ? r->nthreads : 1;
+	double *ev = calloc((size_t)n, sizeof(double)), *tt = calloc((size_t)n, sizeof(double));
+	for (int i = 0; i < r->nthreads; i++) {
+		ev[i] = (double)r->threads[i].events;
+		tt[i] = r->threads[i].time_s;
+	}
 	double em, esd, tm, tsd;
-	mean_stddev(ev, f->nthreads, &em, &esd);
-	mean_stddev(f->thread_time_s, f->nthreads, &tm, &tsd);
+	mean_stddev(ev, r->nthreads, &em, &esd);
+	mean_stddev(tt, r->nthreads, &tm, &tsd);
 	free(ev);
+	free(tt);
 	fprintf(out, "Threads fairness:\n");
 	fprintf(out, "    events (avg/stddev):           %.4f/%3.2f\n", em, esd);
 	fprintf(out, "    execution time (avg/stddev):   %.4f/%3.2f\n", tm, tsd);
@@ -165,50 +160,51 @@ static void fairness_block(FILE *out, const struct lb_final *f)
 }
 
 /* sysbench's --debug lines (LOG_DEBUG messages, hence the prefix on every line). */
-static void debug_block(FILE *out, const struct lb_engine *eng, const struct lb_final *f)
+static void debug_block(FILE *out, const struct lb_result *r)
 {
 	fprintf(out, "DEBUG: Verbose per-thread statistics:\n\n");
-	for (int i = 0; i < f->nthreads; i++) {
-		const struct lb_stats *s = &eng->workers[i]->stats;
-		uint64_t n = f->thread_events[i];
+	for (int i = 0; i < r->nthreads; i++) {
+		const struct lb_thread_figures *t = &r->threads[i];
+		uint64_t n = t->events;
 		fprintf(out, "DEBUG:     thread #%3d: min: %.4fs  avg: %.4fs  max: %.4fs  events: %llu\n", i,
-			n ? (double)s->lat_min_ns / 1e9 : 0, n ? f->thread_time_s[i] / (double)n : 0,
-			(double)s->lat_max_ns / 1e9, (unsigned long long)n);
+			n ? (double)t->lat_min_ns / 1e9 : 0, n ? t->time_s / (double)n : 0,
+			(double)t->lat_max_ns / 1e9, (unsigned long long)n);
 		fprintf(out, "DEBUG:                  total time taken by event execution: %.4fs\n",
-			f->thread_time_s[i]);
+			t->time_s);
 	}
 	fprintf(out, "\n");
 }
 
-static void rate_block(FILE *out, const struct lb_engine *eng, const struct lb_final *f)
+static void rate_block(FILE *out, const struct lb_result *r)
 {
-	const struct lb_hist *svc = &f->snap->svc;
+	const struct lb_report_stat *st = &r->st;
+	const struct lb_hist *svc = &r->snap->svc;
 	uint64_t n = lb_hist_total(svc);
 	fprintf(out, "Rate (target %g/sec, %s arrivals; latency above is measured from each event's intended start):\n",
-		eng->cfg.rate, eng->cfg.rate_constant ? "constant" : "poisson");
+		r->cfg->rate, r->cfg->rate_constant ? "constant" : "poisson");
 	fprintf(out, "    achieved rate:                       %.2f per sec.\n",
-		per_s(f->st.cnt[LB_CNT_EVENT], f->st.time_total_s));
-	fprintf(out, "    max start lag (ms):                  %.2f\n", (double)eng->sched.max_lag_ns / 1e6);
+		per_s(st->cnt[LB_CNT_EVENT], st->time_total_s));
+	fprintf(out, "    max start lag (ms):                  %.2f\n", (double)r->max_lag_ns / 1e6);
 	fprintf(out, "    arrivals due but not started at end: %llu\n",
-		(unsigned long long)eng->unserved_arrivals);
+		(unsigned long long)r->unserved_arrivals);
 	if (n) {
 		fprintf(out, "    service time, excluding queueing (ms):\n");
-		for (int i = 0; i < f->st.npct; i++) {
+		for (int i = 0; i < st->npct; i++) {
 			char label[32];
-			lb_report_pct_label(label, sizeof(label), f->st.pct_rank[i]);
+			lb_report_pct_label(label, sizeof(label), st->pct_rank[i]);
 			char left[64];
 			snprintf(left, sizeof(left), "        %s percentile: ", label);
 			int width = 53 - (int)strlen(left);
 			fprintf(out, "%s%*.2f\n", left, width < 1 ? 1 : width,
-				(double)lb_hist_percentile(svc, f->st.pct_rank[i], 0, UINT64_MAX) / 1e6);
+				(double)lb_hist_percentile(svc, st->pct_rank[i], 0, UINT64_MAX) / 1e6);
 		}
 	}
 	fprintf(out, "\n");
 }
 
-static void types_block(FILE *out, const struct lb_final *f)
+static void types_block(FILE *out, const struct lb_result *r)
 {
-	const struct lb_snap *s = f->snap;
+	const struct lb_snap *s = r->snap;
 	uint64_t total = 0;
 	bool any = false;
 	for (int i = 0; i < LB_MAX_TYPES; i++) {
@@ -228,8 +224,8 @@ static void types_block(FILE *out, const struct lb_final *f)
 		if (!t)
 			continue;
 		uint64_t n = t->cnt[LB_TCNT_DONE];
-		fprintf(out, "    %-20s %10llu %7.2f %10.2f %9.2f", lb_types_name(i), (unsigned long long)n,
-			total ? 100.0 * (double)n / (double)total : 0, per_s(n, f->st.time_total_s),
+		fprintf(out, "    %-20s %10llu %7.2f %10.2f %9.2f", lb_types_name(r->types, i), (unsigned long long)n,
+			total ? 100.0 * (double)n / (double)total : 0, per_s(n, r->st.time_total_s),
 			n ? (double)t->sum_ns / (double)n / 1e6 : 0);
 		uint64_t max = lb_hist_max(&t->lat);
 		for (int k = 0; k < LB_TYPE_NPCT; k++)
@@ -241,10 +237,10 @@ static void types_block(FILE *out, const struct lb_final *f)
 	fprintf(out, "\n");
 }
 
-static void users_block(FILE *out, const struct lb_engine *eng, const struct lb_final *f)
+static void users_block(FILE *out, const struct lb_result *r)
 {
-	const struct lb_config *c = &eng->cfg;
-	const struct lb_hist *h = &f->snap->wake;
+	const struct lb_config *c = r->cfg;
+	const struct lb_hist *h = &r->snap->wake;
 	uint64_t n = lb_hist_total(h), max = lb_hist_max(h);
 	fprintf(out, "Emulated users:\n");
 	fprintf(out, "    users / threads / connections:       %d / %d / %d\n", c->users, c->threads, c->connections);
@@ -257,46 +253,45 @@ static void users_block(FILE *out, const struct lb_engine *eng, const struct lb_
 	fprintf(out, "\n");
 }
 
-void lb_report_final_text(FILE *out, const struct lb_engine *eng, const struct lb_final *f,
-			  const char *extra, const char *footer)
+void lb_report_final_text(FILE *out, const struct lb_result *r, const char *extra, const char *footer)
 {
-	const struct lb_report_stat *st = &f->st;
-	if (eng->sql_used)
+	const struct lb_report_stat *st = &r->st;
+	if (r->sql)
 		sql_block(out, st);
 	if (extra && *extra) {
 		fputs(extra, out);
 		size_t n = strlen(extra);
 		if (extra[n - 1] != '\n')
 			fputc('\n', out);
-	} else if (!eng->sql_used) {
+	} else if (!r->sql) {
 		/* sysbench's generic report (Lua scripts without SQL, threads, mutex) starts with an
 		 * empty line; cpu, memory, fileio and the SQL report bring their own section instead. */
 		fputc('\n', out);
 	}
 	/* On its own line before the general section, as sysbench prints it. */
-	if (f->unfinished)
+	if (r->unfinished)
 		fprintf(out, "Number of unfinished transactions on forced shutdown: %llu\n\n",
-			(unsigned long long)f->unfinished);
+			(unsigned long long)r->unfinished);
 	fprintf(out, "General statistics:\n");
 	fprintf(out, "    total time:                          %.4fs\n", st->time_total_s);
 	fprintf(out, "    total number of events:              %llu\n",
 		(unsigned long long)st->cnt[LB_CNT_EVENT]);
 	fprintf(out, "\n");
 	latency_block(out, st);
-	fairness_block(out, f);
-	if (eng->cfg.debug)
-		debug_block(out, eng, f);
-	types_block(out, f);
-	if (eng->cfg.users)
-		users_block(out, eng, f);
-	if (eng->rate_mode)
-		rate_block(out, eng, f);
-	if (f->overflow)
+	fairness_block(out, r);
+	if (r->cfg->debug)
+		debug_block(out, r);
+	types_block(out, r);
+	if (r->cfg->users)
+		users_block(out, r);
+	if (r->rate_mode)
+		rate_block(out, r);
+	if (r->overflow)
 		fprintf(out, "Note: %llu events took longer than %.0f s, beyond the histogram's range; "
 			"they are in min/avg/max/sum, and percentiles that fall on them show the maximum.\n\n",
-			(unsigned long long)f->overflow, (double)LB_HIST_MAX_NS / 1e9);
-	if (f->sys)
-		lb_sys_report_block(out, f->sys);
+			(unsigned long long)r->overflow, (double)LB_HIST_MAX_NS / 1e9);
+	if (r->sys)
+		lb_sys_report_block(out, r->sys);
 	if (footer && *footer) {
 		fputs(footer, out);
 		if (footer[strlen(footer) - 1] != '\n')

@@ -14,10 +14,8 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-#include <stdio.h>
 
 struct lb_opts;
-struct cJSON;
 
 #define LB_SYS_MAX_WATCH 32
 #define LB_SYS_NAME_BYTES 32
@@ -93,12 +91,5 @@ void lb_sysmon_stop(struct lb_sysmon *m, int64_t now_ns);
 /* Fills `out` with the current window up to now (or the stop); false (and nothing to free) without a monitor. */
 bool lb_sysmon_window(struct lb_sysmon *m, int64_t now_ns, struct lb_sys_sample *out);
 void lb_sys_sample_fini(struct lb_sys_sample *s);
-
-/* Output: the final report's block, the --report-system line, and the JSON object. */
-void lb_sys_report_block(FILE *out, const struct lb_sys_sample *s);
-void lb_sys_report_line(FILE *out, double time_s, const struct lb_sys_sample *s);
-struct cJSON *lb_sys_json(const struct lb_sys_sample *s);
-/* Sum of IOPS over physical devices (so a dm device on top of a disk is not counted twice). */
-double lb_sys_disk_iops(const struct lb_sys_sample *s);
 
 #endif

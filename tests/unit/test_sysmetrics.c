@@ -13,6 +13,7 @@
 #include "../tap.h"
 #include "util/opt.h"
 #include "sys/sysmetrics.h"
+#include "output/sys_report.h"
 
 #define S(x) ((int64_t)(x) * 1000000000LL)
 

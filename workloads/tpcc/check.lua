@@ -113,7 +113,7 @@ function M.check()
     end
     if tid >= s.load_threads then return end
     while failed[0] == 0 do
-      local i = tonumber(C.lb_kernel_ticket("tpcc.check.next")) + 1
+      local i = tonumber(C.lb_kernel_ticket(sysbench.worker, "tpcc.check.next")) + 1
       if i > n then break end
       local c = CONDITIONS[i]
       local t0 = luabench.time()

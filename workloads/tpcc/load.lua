@@ -327,7 +327,7 @@ local function body()
     local n = nunits(W)
     while true do
       if ld:failed() then return end
-      local i = tonumber(C.lb_kernel_ticket("tpcc.load.units"))
+      local i = tonumber(C.lb_kernel_ticket(sysbench.worker, "tpcc.load.units"))
       if i >= n then break end
       if sh.done[i] == 0 then load_unit(i, now) end
     end
@@ -347,7 +347,7 @@ local function body()
     local cfg_here = common.config_read(con)
     while true do
       if ld:failed() then return end
-      local i = tonumber(C.lb_kernel_ticket("tpcc.load.steps")) + 1
+      local i = tonumber(C.lb_kernel_ticket(sysbench.worker, "tpcc.load.steps")) + 1
       if i > #steps then break end
       local name = steps[i]
       if cfg_here["post:" .. name] ~= "1" then

@@ -1,10 +1,10 @@
-#include "cli/dbopts.h"
+#include "api/dbopts.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine/engine.h"
+#include "engine/config.h"
 #include "lb_config.h"
 #include "util/util.h"
 

@@ -1,0 +1,36 @@
+#include "engine/result.h"
+
+#include <string.h>
+
+#include "engine/latency_hist.h"
+
+const double lb_type_pcts[LB_TYPE_NPCT] = { 50, 90, 95, 99 };
+
+void lb_report_fill_pct(struct lb_report_stat *st, const struct lb_config *cfg,
+			const struct lb_hist *h, uint64_t min_ns, uint64_t max_ns)
+{
+	st->npct = cfg->npercentiles;
+	for (int i = 0; i < cfg->npercentiles; i++) {
+		st->pct_rank[i] = cfg->percentiles[i];
+		st->pct[i] = (double)lb_hist_percentile(h, cfg->percentiles[i], min_ns, max_ns) / 1e9;
+	}
+}
+
+void lb_result_fill_stat(struct lb_result *r, double time_s, uint64_t min_ns, uint64_t max_ns)
+{
+	struct lb_report_stat *st = &r->st;
+	const struct lb_snap *s = r->snap;
+	memset(st, 0, sizeof(*st));
+	st->cumulative = true;
+	st->time_total_s = st->time_interval_s = time_s;
+	memcpy(st->cnt, s->cnt, sizeof(st->cnt));
+	uint64_t n = s->cnt[LB_CNT_EVENT];
+	st->lat_min_s = (double)min_ns / 1e9;
+	st->lat_max_s = (double)max_ns / 1e9;
+	st->lat_sum_s = (double)s->lat_sum_ns / 1e9;
+	st->lat_avg_s = n ? st->lat_sum_s / (double)n : 0;
+	lb_report_fill_pct(st, r->cfg, &s->lat, min_ns, max_ns);
+	st->snap = s;
+	st->types = r->types;
+	r->overflow = s->lat.overflow;
+}

@@ -1,0 +1,105 @@
+/* The run's result as a value: everything a report, a result file, a merge or a comparison
+ * needs, and nothing of the machinery that measured it.
+ *
+ * The engine fills one struct lb_result per statistics window (a checkpoint, or the end of the
+ * run) and hands it to its sink (engine.h); `luabench merge` fills one from result files. The
+ * output layer reads nothing else. A result borrows its arrays from whoever filled it (the
+ * engine, the merge): it stays valid until that owner goes away. */
+#ifndef LB_ENGINE_RESULT_H
+#define LB_ENGINE_RESULT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "engine/config.h"
+#include "engine/stats.h"
+
+struct lb_opts;
+struct lb_sys_sample;
+struct lb_sysmon;
+
+/* The figures a report hook sees (sysbench's `stat` table), for an interval or a window. */
+struct lb_report_stat {
+	bool cumulative;
+	bool final;          /* the end-of-run report (false for intervals and checkpoints) */
+	int threads_running;
+	double time_interval_s, time_total_s;
+	uint64_t cnt[LB_CNT_MAX];
+	double pct[LB_MAX_PERCENTILES];    /* latency percentiles in seconds */
+	double pct_rank[LB_MAX_PERCENTILES];
+	int npct;
+	uint64_t queue_length;
+	uint32_t concurrency;
+	double lag_s;
+	/* cumulative only */
+	double lat_min_s, lat_max_s, lat_avg_s, lat_sum_s;
+	/* the snapshot these figures come from (per-type statistics) */
+	const struct lb_snap *snap;
+	const struct lb_types *types;
+};
+
+/* Fixed percentiles of the per-type figures (TPC-C and TPC-W style reports). */
+#define LB_TYPE_NPCT 4
+extern const double lb_type_pcts[LB_TYPE_NPCT];
+
+/* One intermediate sample kept for the JSON/CSV time series. */
+struct lb_interval {
+	double time_s, interval_s;
+	int threads_running;
+	uint64_t cnt[LB_CNT_MAX];
+	double lat_pct_ms[LB_MAX_PERCENTILES];
+	double lat_max_ms;
+	uint64_t queue_length;
+	uint32_t concurrency;
+	double lag_ms;
+	uint64_t type_done[LB_MAX_TYPES];
+	int sys;                    /* its system metrics: lb_sysmon_at(sysmon, sys); -1 = none */
+};
+
+/* One worker over the window (the fairness block, --debug). */
+struct lb_thread_figures {
+	uint64_t events;
+	double time_s;              /* sum of its events' latencies */
+	uint64_t lat_min_ns, lat_max_ns; /* exact over the window (0 when not known, as in a merge) */
+};
+
+struct lb_result {
+	/* What ran. */
+	const struct lb_config *cfg;
+	const char *workload;       /* the script's name as given ("" when unknown) */
+	const struct lb_opts *opts; /* the options, for the result file (secrets are left out) */
+	const struct lb_types *types; /* names of the transaction types */
+	bool sql;                   /* a DB driver was used: the SQL report layout */
+	bool rate_mode;
+	int64_t start_wall_ns, end_wall_ns; /* the command, CLOCK_REALTIME */
+	/* How it ended: "ok", "interrupted", "forced_shutdown", "error" ("checkpoint" for one). */
+	const char *status;
+	const char *error;          /* the fatal error of a failed run, NULL otherwise */
+
+	/* The statistics window (all zero in the result of a run that failed before it). */
+	int64_t window_start_wall_ns;
+	double end_s;               /* when the window ended, in s since the run started */
+	struct lb_report_stat st;   /* window totals and percentiles; st.snap = snap */
+	const struct lb_snap *snap; /* counters, histograms and per-type statistics */
+	int nthreads;
+	const struct lb_thread_figures *threads;
+	uint64_t unfinished;        /* events in flight at a forced shutdown */
+	uint64_t overflow;          /* latencies beyond the histogram's range */
+	int64_t max_lag_ns;         /* rate mode: the largest start lag */
+	uint64_t unserved_arrivals; /* rate mode: arrivals due but not started at the end */
+	const struct lb_sys_sample *sys; /* system metrics over the window; NULL = not sampled */
+
+	/* The time series of the whole run. */
+	const struct lb_interval *intervals;
+	int nintervals;
+	const struct lb_sysmon *sysmon; /* the intervals' system metrics (NULL: none) */
+};
+
+/* Fills st's percentiles (those of cfg) from histogram h; min/max bound the extremes. */
+void lb_report_fill_pct(struct lb_report_stat *st, const struct lb_config *cfg,
+			const struct lb_hist *h, uint64_t min_ns, uint64_t max_ns);
+/* Fills r->st from r->snap: the window's totals, min/max/avg/sum and percentiles, over
+ * time_s seconds. */
+void lb_result_fill_stat(struct lb_result *r, double time_s, uint64_t min_ns, uint64_t max_ns);
+
+#endif

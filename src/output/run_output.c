@@ -1,0 +1,215 @@
+#include "output/run_output.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bind/vm.h"
+#include "engine/worker.h"
+#include "output/result_json.h"
+#include "output/sys_report.h"
+#include "output/text_report.h"
+#include "util/clock.h"
+#include "util/log.h"
+
+#define ERRLEN 4096
+
+void lb_run_output_init(struct lb_run_output *o, struct lb_engine *e)
+{
+	memset(o, 0, sizeof(*o));
+	o->eng = e;
+	o->control = e->control;
+	e->sink = &lb_run_output_sink;
+	e->sink_ctx = o;
+}
+
+static void free_reporter(struct lb_run_output *o)
+{
+	lb_vm_free(o->reporter);
+	o->reporter = NULL;
+	lb_worker_free(o->reporter_w);
+	o->reporter_w = NULL;
+}
+
+void lb_run_output_fini(struct lb_run_output *o)
+{
+	free_reporter(o);
+}
+
+/* The text or JSON document goes to stdout; everything else to the info stream, so JSON and
+ * CSV on stdout stay machine-readable. */
+static FILE *report_stream(const struct lb_config *c)
+{
+	return c->format == LB_FORMAT_TEXT ? stdout : lb_log_info_stream();
+}
+
+static void print_options(const struct lb_config *c)
+{
+	FILE *out = lb_log_info_stream();
+	if (!c->time_ns && !c->events)
+		lb_warn("Both event and time limits are disabled, running an endless test");
+	if (lb_log_verbosity() < LB_LOG_NOTICE)
+		return;
+	fprintf(out, "Running the test with following options:\n");
+	fprintf(out, "Number of threads: %d\n", c->threads);
+	if (c->rate > 0)
+		fprintf(out, "Target transaction rate: %g/sec\n", c->rate);
+	if (c->report_interval_ns)
+		fprintf(out, "Report intermediate results every %lld second(s)\n",
+			(long long)(c->report_interval_ns / LB_NS_PER_S));
+	if (c->ncheckpoints) {
+		fprintf(out, "Report checkpoint(s) at ");
+		for (int i = 0; i < c->ncheckpoints; i++)
+			fprintf(out, "%s%g", i ? ", " : "", (double)c->checkpoints_ns[i] / 1e9);
+		fprintf(out, " seconds\n");
+	}
+	if (c->debug)
+		fprintf(out, "Debug mode enabled.\n\n");
+	if (c->validate)
+		fprintf(out, "Validation checks: on.\n\n");
+	if (c->seed_from_time)
+		fprintf(out, "Initializing random number generator from current time\n");
+	else
+		fprintf(out, "Initializing random number generator from seed (%llu).\n",
+			(unsigned long long)c->rand.seed);
+	fprintf(out, "\n");
+	if (c->forced_shutdown_ns >= 0)
+		fprintf(out, "Forcing shutdown in %.0f seconds\n",
+			(double)(c->time_ns + c->warmup_ns + c->forced_shutdown_ns) / 1e9);
+	fprintf(out, "\n");
+	fflush(out);
+}
+
+/* Intermediate hooks print text: only in text mode (JSON/CSV keep stdout machine-readable). */
+static int create_reporter(struct lb_run_output *o, const struct lb_config *c)
+{
+	if (!c->report_interval_ns || c->format != LB_FORMAT_TEXT ||
+	    !lb_vm_has_hook(o->control, "report_intermediate"))
+		return 0;
+	char err[ERRLEN];
+	o->reporter_w = lb_worker_new(o->eng, c->threads, LB_ROLE_REPORTER);
+	o->reporter = lb_lua_host.state_new(o->eng, o->reporter_w, err, sizeof(err));
+	if (!o->reporter) {
+		lb_fatal("cannot create the reporter's Lua state: %s", err);
+		return -1;
+	}
+	return 0;
+}
+
+static int on_header(void *ctx, const struct lb_config *c)
+{
+	struct lb_run_output *o = ctx;
+	print_options(c);
+	if (create_reporter(o, c) < 0)
+		return -1;
+	FILE *out = lb_log_info_stream();
+	/* The workload's own header lines (e.g. "Prime numbers limit"). */
+	char *text = lb_vm_report_text(o->control, "run_header", NULL);
+	if (text && *text)
+		fprintf(out, "%s%s", text, text[strlen(text) - 1] == '\n' ? "" : "\n");
+	free(text);
+	if (lb_log_verbosity() >= LB_LOG_NOTICE)
+		fprintf(out, "Initializing worker threads...\n\n");
+	fflush(out);
+	return 0;
+}
+
+static void on_started(void *ctx, const struct lb_config *c)
+{
+	FILE *info = lb_log_info_stream();
+	fprintf(info, "Threads started!\n\n");
+	if (c->warmup_ns)
+		fprintf(info, "Warming up for %lld seconds...\n\n", (long long)(c->warmup_ns / LB_NS_PER_S));
+	if (c->format == LB_FORMAT_CSV)
+		lb_report_csv_header(stdout, c);
+	fflush(NULL);
+}
+
+static int on_interval(void *ctx, const struct lb_result *r)
+{
+	struct lb_run_output *o = ctx;
+	const struct lb_config *c = r->cfg;
+	int rc = 0;
+	char err[ERRLEN];
+	if (c->format == LB_FORMAT_CSV) {
+		lb_report_interval_csv(stdout, r);
+	} else if (!c->report_interval_ns) {
+		/* sampled only for the result file's time series */
+	} else if (o->reporter) {
+		if (lb_vm_report(o->reporter, "report_intermediate", &r->st, err, sizeof(err)) < 0) {
+			lb_alert("report_intermediate hook failed: %s", err);
+			rc = -1;
+		}
+	} else if (c->format == LB_FORMAT_TEXT) {
+		lb_report_interval_text(stdout, r);
+	}
+	if (c->sys.report && c->report_interval_ns && c->format == LB_FORMAT_TEXT && r->sys)
+		lb_sys_report_line(stdout, r->st.time_total_s, r->sys);
+	fflush(stdout);
+	return rc;
+}
+
+/* The text report of a window: the script's report_cumulative hook, or ours with the
+ * workload's own blocks (report_text before "General statistics", report_footer after). */
+static int window_text(struct lb_run_output *o, const struct lb_result *r, FILE *out)
+{
+	char err[ERRLEN];
+	if (lb_vm_has_hook(o->control, "report_cumulative")) {
+		if (lb_vm_report(o->control, "report_cumulative", &r->st, err, sizeof(err)) < 0) {
+			lb_alert("report_cumulative hook failed: %s", err);
+			return -1;
+		}
+		return 0;
+	}
+	if (r->cfg->histogram)
+		lb_report_histogram(out, &r->snap->lat);
+	char *extra = lb_vm_report_text(o->control, "report_text", &r->st);
+	char *footer = lb_vm_report_text(o->control, "report_footer", &r->st);
+	lb_report_final_text(out, r, extra, footer);
+	free(extra);
+	free(footer);
+	return 0;
+}
+
+static int on_window(void *ctx, const struct lb_result *r)
+{
+	struct lb_run_output *o = ctx;
+	const struct lb_config *c = r->cfg;
+	bool final = r->st.final;
+	FILE *out = report_stream(c);
+	int rc = 0;
+	if (!final) {
+		fprintf(out, "[ %.0fs ] Checkpoint report:\n", r->end_s);
+	} else {
+		/* Closing the reporter's state first lets report_json's closing bracket precede the
+		 * summary. */
+		free_reporter(o);
+	}
+	char *workload_json = final ? lb_vm_report_json(o->control, &r->st) : NULL;
+	if (c->format == LB_FORMAT_TEXT || !final) {
+		rc = window_text(o, r, out);
+	} else if (c->format == LB_FORMAT_JSON) {
+		char *doc = lb_result_json(r, workload_json);
+		fputs(doc, stdout);
+		fputc('\n', stdout);
+		free(doc);
+	}
+	fflush(stdout);
+	if (final && c->output_path && lb_result_write(r, workload_json) < 0)
+		rc = -1;
+	free(workload_json);
+	return rc;
+}
+
+static void on_failed(void *ctx, const struct lb_result *r)
+{
+	lb_result_error(r);
+}
+
+const struct lb_run_sink lb_run_output_sink = {
+	.header = on_header,
+	.started = on_started,
+	.interval = on_interval,
+	.window = on_window,
+	.failed = on_failed,
+};
