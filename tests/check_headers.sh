@@ -1,0 +1,19 @@
+#!/bin/sh
+# Every header under src/ compiles on its own (it includes what it uses), with the project's
+# warnings as errors. Args: the C compiler, the source root, the build root, extra flags.
+cc=$1; src=$2; build=$3; shift 3
+n=0; bad=0
+for h in $(cd "$src/src" && find . -name '*.h' | sed 's|^\./||' | sort); do
+  n=$((n + 1))
+  if out=$(printf '#include "%s"\n' "$h" | "$cc" -x c -std=c11 -D_GNU_SOURCE -fsyntax-only \
+      -Wall -Wextra -Werror -Wno-unused-function -Wno-unused-parameter \
+      -I"$src/src" -I"$src/src/db" -I"$src/src/io" -I"$build" "$@" - 2>&1); then
+    echo "ok $n - $h"
+  else
+    echo "not ok $n - $h"
+    echo "$out" | sed 's/^/# /'
+    bad=$((bad + 1))
+  fi
+done
+echo "1..$n"
+[ "$bad" -eq 0 ]
