@@ -9,17 +9,6 @@ __luabench_c = nil
 ffi.cdef(require("luabench.cdef"))
 _G.ffi = ffi
 
--- print() writes each line with one call, so lines from different threads never interleave.
-do
-  local select, tostring, concat, stdout = select, tostring, table.concat, io.stdout
-  local parts = {}
-  function print(...)
-    local n = select("#", ...)
-    for i = 1, n do parts[i] = tostring((select(i, ...))) end
-    stdout:write(concat(parts, "\t", 1, n), "\n")
-  end
-end
-
 local C = ffi.C
 local worker = ffi.cast("struct lb_worker *", C_.worker)
 

@@ -1,5 +1,5 @@
 /* Connection options: validation, endpoint lists, ignore lists, error descriptors, and the
- * small allocation helpers the rest of the layer uses. */
+ * NUL-terminated buffer the rest of the layer builds SQL text in. */
 #include <ctype.h>
 #include <errno.h>
 #include <limits.h>
@@ -17,29 +17,6 @@ static void oom(size_t size)
 	abort();
 }
 
-void *lb_db_xzalloc(size_t size)
-{
-	void *p = calloc(1, size ? size : 1);
-	if (!p)
-		oom(size);
-	return p;
-}
-
-void *lb_db_xrealloc(void *p, size_t size)
-{
-	void *n = realloc(p, size ? size : 1);
-	if (!n)
-		oom(size);
-	return n;
-}
-
-char *lb_db_xstrndup(const char *s, size_t len)
-{
-	char *d = lb_db_xzalloc(len + 1);
-	memcpy(d, s, len);
-	return d;
-}
-
 void lb_db_buf_reserve(struct lb_db_buf *b, size_t extra)
 {
 	size_t need = b->len + extra + 1; /* always room for a terminator */
@@ -48,7 +25,7 @@ void lb_db_buf_reserve(struct lb_db_buf *b, size_t extra)
 	size_t cap = b->cap ? b->cap : 256;
 	while (cap < need)
 		cap *= 2;
-	b->data = lb_db_xrealloc(b->data, cap);
+	b->data = lb_xrealloc(b->data, cap);
 	b->cap = cap;
 }
 
@@ -141,7 +118,7 @@ static int ignore_add(struct lb_db_ignore_list *l, const char *s, size_t n, char
 			 "an error number or 'all')", (int)(n > 32 ? 32 : n), s);
 		return LB_DB_EINVAL;
 	}
-	l->entries = lb_db_xrealloc(l->entries, (l->count + 1) * sizeof(*l->entries));
+	l->entries = lb_xrealloc(l->entries, (l->count + 1) * sizeof(*l->entries));
 	e = &l->entries[l->count++];
 	memset(e, 0, sizeof(*e));
 	for (size_t i = 0; i < n; i++)
@@ -206,8 +183,8 @@ static char **split_list(const char *text, uint32_t *count)
 		while (len && isspace((unsigned char)s[len - 1]))
 			len--;
 		if (len) {
-			items = lb_db_xrealloc(items, (n + 1) * sizeof(*items));
-			items[n++] = lb_db_xstrndup(s, len);
+			items = lb_xrealloc(items, (n + 1) * sizeof(*items));
+			items[n++] = lb_xstrndup(s, len);
 		}
 		text = end ? end + 1 : NULL;
 	}
@@ -256,12 +233,12 @@ static int build_endpoints(struct lb_db_config *cfg, char *err, size_t errlen)
 	char **hosts = split_list(cfg->opts.hosts, &nh);
 	char **ports = split_list(cfg->opts.ports, &np);
 	char **socks = split_list(cfg->opts.sockets, &ns);
-	uint32_t *port_nums = lb_db_xzalloc((np ? np : 1) * sizeof(*port_nums));
+	uint32_t *port_nums = lb_xzalloc((np ? np : 1) * sizeof(*port_nums));
 	int rc = parse_ports(ports, np, port_nums, err, errlen);
 	uint32_t total = ns ? ns : (nh ? nh : 1) * (np ? np : 1);
 
 	if (rc == 0) {
-		cfg->endpoints = lb_db_xzalloc(total * sizeof(*cfg->endpoints));
+		cfg->endpoints = lb_xzalloc(total * sizeof(*cfg->endpoints));
 		cfg->endpoint_count = total;
 		for (uint32_t i = 0; i < total; i++) {
 			struct lb_db_endpoint *ep = &cfg->endpoints[i];
@@ -270,7 +247,7 @@ static int build_endpoints(struct lb_db_config *cfg, char *err, size_t errlen)
 				socks[i] = NULL;
 			} else {
 				uint32_t h = i / (np ? np : 1), p = i % (np ? np : 1);
-				ep->host = nh ? lb_db_xstrndup(hosts[h], strlen(hosts[h])) : NULL;
+				ep->host = nh ? lb_xstrndup(hosts[h], strlen(hosts[h])) : NULL;
 				ep->port = np ? port_nums[p] : 0;
 			}
 			endpoint_label(ep);
@@ -311,7 +288,7 @@ static int library_init(const struct lb_db_ops *drv)
 
 static const char *dup_opt(const char *s)
 {
-	return s ? lb_db_xstrndup(s, strlen(s)) : NULL;
+	return s ? lb_xstrndup(s, strlen(s)) : NULL;
 }
 
 static void copy_options(struct lb_db_options *d, const struct lb_db_options *s)
@@ -393,7 +370,7 @@ int32_t lb_db_config_new(const struct lb_db_ops *drv, const struct lb_db_options
 		snprintf(err, errlen, "no database driver given");
 		return LB_DB_EINVAL;
 	}
-	cfg = lb_db_xzalloc(sizeof(*cfg));
+	cfg = lb_xzalloc(sizeof(*cfg));
 	cfg->ops = drv;
 	copy_options(&cfg->opts, opts ? opts : &defaults);
 	rc = config_parse(cfg, err, errlen);

@@ -11,6 +11,8 @@
 #include <time.h>
 
 #include "driver.h"
+#include "util/clock.h"
+#include "util/util.h"
 
 /* Internal step result: the server cannot prepare this statement (MySQL 1295), run it through
  * client-side emulation instead. Never returned to callers. */
@@ -107,26 +109,15 @@ struct lb_db_stmt {
 	void *priv;                          /* ops->stmt_priv_size bytes */
 };
 
-/* ---- allocation: failure aborts, so callers need no NULL checks ---- */
-void *lb_db_xzalloc(size_t size);
-void *lb_db_xrealloc(void *p, size_t size);
-char *lb_db_xstrndup(const char *s, size_t len);
+/* ---- allocation (util/util.h: failure aborts, so callers need no NULL checks) ---- */
 void lb_db_buf_reserve(struct lb_db_buf *b, size_t extra);
 void lb_db_buf_append(struct lb_db_buf *b, const char *s, size_t len);
 void lb_db_buf_free(struct lb_db_buf *b);
 
-/* ---- clock ---- */
-static inline int64_t lb_db_now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
 /* now + ms, or 0 (no deadline) when ms is 0. */
 static inline int64_t lb_db_deadline_ms(uint32_t ms)
 {
-	return ms ? lb_db_now_ns() + (int64_t)ms * 1000000 : 0;
+	return ms ? lb_now_ns() + (int64_t)ms * 1000000 : 0;
 }
 
 static inline void lb_db_set_wait(struct lb_db_conn *c, int fd, uint32_t events,

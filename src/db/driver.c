@@ -107,11 +107,11 @@ const char *lb_db_strerror(int32_t rc)
 
 struct lb_db_conn *lb_db_conn_new(struct lb_db_config *cfg)
 {
-	struct lb_db_conn *c = lb_db_xzalloc(sizeof(*c));
+	struct lb_db_conn *c = lb_xzalloc(sizeof(*c));
 
 	c->cfg = cfg;
 	c->ops = cfg->ops;
-	c->priv = lb_db_xzalloc(cfg->ops->conn_priv_size);
+	c->priv = lb_xzalloc(cfg->ops->conn_priv_size);
 	c->state = LB_DB_STATE_DISCONNECTED;
 	lb_db_set_wait(c, -1, 0, 0);
 	return c;
@@ -245,8 +245,8 @@ static void grow_row(struct lb_db_conn *c, uint32_t nfields)
 {
 	if (nfields <= c->row_cap)
 		return;
-	c->row_values = lb_db_xrealloc(c->row_values, nfields * sizeof(*c->row_values));
-	c->row_lengths = lb_db_xrealloc(c->row_lengths, nfields * sizeof(*c->row_lengths));
+	c->row_values = lb_xrealloc(c->row_values, nfields * sizeof(*c->row_values));
+	c->row_lengths = lb_xrealloc(c->row_lengths, nfields * sizeof(*c->row_lengths));
 	c->row_cap = nfields;
 }
 
@@ -332,7 +332,7 @@ static int poll_timeout_ms(int64_t deadline_ns)
 {
 	if (!deadline_ns)
 		return -1;
-	int64_t left = deadline_ns - lb_db_now_ns();
+	int64_t left = deadline_ns - lb_now_ns();
 	if (left <= 0)
 		return 0;
 	int64_t ms = (left + 999999) / 1000000;
@@ -374,7 +374,7 @@ int32_t lb_db_wait(struct lb_db_conn *c, struct lb_db_result *out)
 				ready |= LB_DB_WAIT_READ;
 			if (pfd.revents & (POLLOUT | POLLERR | POLLHUP))
 				ready |= LB_DB_WAIT_WRITE;
-		} else if (c->wait.deadline_ns && lb_db_now_ns() >= c->wait.deadline_ns) {
+		} else if (c->wait.deadline_ns && lb_now_ns() >= c->wait.deadline_ns) {
 			ready = LB_DB_WAIT_TIMEOUT;
 		} else {
 			continue;
@@ -440,7 +440,7 @@ static int connect_once(struct lb_db_conn *c, int64_t deadline_ns)
 	int64_t attempt = lb_db_deadline_ms(c->cfg->connect_timeout_ms);
 	int rc;
 
-	if (deadline_ns > lb_db_now_ns() && deadline_ns < attempt)
+	if (deadline_ns > lb_now_ns() && deadline_ns < attempt)
 		attempt = deadline_ns;
 	rc = connect_start(c, attempt);
 	return rc == LB_DB_PENDING ? lb_db_wait(c, NULL) : rc;
@@ -461,7 +461,7 @@ int32_t lb_db_reconnect(struct lb_db_conn *c, int64_t deadline_ns)
 			rc = dry_run(c) ? LB_DB_OK : lb_db_stmts_reprepare(c);
 		if (rc == LB_DB_OK)
 			break;
-		int64_t left = deadline_ns - lb_db_now_ns();
+		int64_t left = deadline_ns - lb_now_ns();
 		if (left <= 0)
 			return LB_DB_ECONNECT;
 		sleep_ns(delay_ns < left ? delay_ns : left);

@@ -91,7 +91,7 @@ int lb_mysql_wait_for(struct lb_db_conn *c, int status)
 	if (status & MYSQL_WAIT_WRITE)
 		ev |= LB_DB_WAIT_WRITE;
 	if (status & MYSQL_WAIT_TIMEOUT) {
-		int64_t lib = lb_db_now_ns() + (int64_t)mysql_get_timeout_value_ms(p->m) * 1000000;
+		int64_t lib = lb_now_ns() + (int64_t)mysql_get_timeout_value_ms(p->m) * 1000000;
 		if (!deadline || lib < deadline)
 			deadline = lib;
 	}

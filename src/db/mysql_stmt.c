@@ -64,8 +64,8 @@ int lb_mysql_prepared(struct lb_db_conn *c, int status)
 		return prepare_failed(c, ms, lb_db_misuse(c, msg));
 	}
 	if (!ms->params && s->nparams) {
-		ms->params = lb_db_xzalloc(s->nparams * sizeof(*ms->params));
-		ms->param_lens = lb_db_xzalloc(s->nparams * sizeof(*ms->param_lens));
+		ms->params = lb_xzalloc(s->nparams * sizeof(*ms->params));
+		ms->param_lens = lb_xzalloc(s->nparams * sizeof(*ms->param_lens));
 	}
 	return p->then_execute ? start_execute(c, s) : LB_DB_OK;
 }
@@ -154,7 +154,7 @@ static void size_column(struct my_stmt *ms, uint32_t i, unsigned long need)
 {
 	if (need <= ms->caps[i])
 		return;
-	ms->bufs[i] = lb_db_xrealloc(ms->bufs[i], need);
+	ms->bufs[i] = lb_xrealloc(ms->bufs[i], need);
 	ms->caps[i] = need;
 }
 
@@ -164,12 +164,12 @@ static void grow_columns(struct my_stmt *ms, uint32_t n)
 
 	if (n <= old)
 		return;
-	ms->cols = lb_db_xrealloc(ms->cols, n * sizeof(*ms->cols));
-	ms->bufs = lb_db_xrealloc(ms->bufs, n * sizeof(*ms->bufs));
-	ms->caps = lb_db_xrealloc(ms->caps, n * sizeof(*ms->caps));
-	ms->lens = lb_db_xrealloc(ms->lens, n * sizeof(*ms->lens));
-	ms->nulls = lb_db_xrealloc(ms->nulls, n * sizeof(*ms->nulls));
-	ms->errs = lb_db_xrealloc(ms->errs, n * sizeof(*ms->errs));
+	ms->cols = lb_xrealloc(ms->cols, n * sizeof(*ms->cols));
+	ms->bufs = lb_xrealloc(ms->bufs, n * sizeof(*ms->bufs));
+	ms->caps = lb_xrealloc(ms->caps, n * sizeof(*ms->caps));
+	ms->lens = lb_xrealloc(ms->lens, n * sizeof(*ms->lens));
+	ms->nulls = lb_xrealloc(ms->nulls, n * sizeof(*ms->nulls));
+	ms->errs = lb_xrealloc(ms->errs, n * sizeof(*ms->errs));
 	for (uint32_t i = old; i < n; i++) {
 		ms->bufs[i] = NULL;
 		ms->caps[i] = 0;
@@ -288,7 +288,7 @@ void lb_mysql_stmt_release(struct lb_db_conn *c, struct lb_db_stmt *s, int alive
 	} else {
 		if (p->norphans == p->orphans_cap) {
 			p->orphans_cap = p->orphans_cap ? 2 * p->orphans_cap : 8;
-			p->orphans = lb_db_xrealloc(p->orphans, p->orphans_cap * sizeof(*p->orphans));
+			p->orphans = lb_xrealloc(p->orphans, p->orphans_cap * sizeof(*p->orphans));
 		}
 		p->orphans[p->norphans++] = ms->h;
 	}

@@ -516,7 +516,7 @@ static int64_t pg_escape(struct lb_db_conn *c, char *dst, const char *src, size_
 static char *rewrite_placeholders(const struct lb_db_stmt *s)
 {
 	size_t cap = s->sql_len + (size_t)s->nparams * 11 + 1, o = 0, pos = 0;
-	char *out = lb_db_xzalloc(cap);
+	char *out = lb_xzalloc(cap);
 
 	for (uint32_t i = 0; i < s->nparams; i++) {
 		memcpy(out + o, s->sql + pos, s->ph_offsets[i] - pos);
@@ -574,11 +574,11 @@ static int pg_bind(struct lb_db_conn *c, struct lb_db_stmt *s)
 	uint32_t n = s->nparams;
 
 	if (!ps->types && n) {
-		ps->types = lb_db_xzalloc(n * sizeof(*ps->types));
-		ps->values = lb_db_xzalloc(n * sizeof(*ps->values));
-		ps->lengths = lb_db_xzalloc(n * sizeof(*ps->lengths));
-		ps->formats = lb_db_xzalloc(n * sizeof(*ps->formats));
-		ps->scratch = lb_db_xzalloc(n * sizeof(*ps->scratch));
+		ps->types = lb_xzalloc(n * sizeof(*ps->types));
+		ps->values = lb_xzalloc(n * sizeof(*ps->values));
+		ps->lengths = lb_xzalloc(n * sizeof(*ps->lengths));
+		ps->formats = lb_xzalloc(n * sizeof(*ps->formats));
+		ps->scratch = lb_xzalloc(n * sizeof(*ps->scratch));
 	}
 	for (uint32_t i = 0; i < n; i++) {
 		Oid t = type_oid(s->params[i].type);
@@ -687,7 +687,7 @@ static void exec_quiet(struct lb_db_conn *c, const char *sql)
 {
 	struct pg_conn *p = P(c);
 	uint32_t ms = c->cfg->read_timeout_ms ? c->cfg->read_timeout_ms : 5000;
-	int64_t deadline = lb_db_now_ns() + (int64_t)ms * 1000000;
+	int64_t deadline = lb_now_ns() + (int64_t)ms * 1000000;
 
 	if (!PQsendQuery(p->pg, sql)) {
 		p->broken = true;
@@ -703,7 +703,7 @@ static void exec_quiet(struct lb_db_conn *c, const char *sql)
 				return;
 			PQclear(r);
 		}
-		int64_t left = deadline - lb_db_now_ns();
+		int64_t left = deadline - lb_now_ns();
 		if (left <= 0)
 			break;
 		struct pollfd pfd = { .fd = PQsocket(p->pg), .events = POLLIN | (f ? POLLOUT : 0) };

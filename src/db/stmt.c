@@ -19,16 +19,16 @@ static bool type_supported(int32_t t)
 
 static struct lb_db_stmt *stmt_new(struct lb_db_conn *c, const char *sql, size_t len)
 {
-	struct lb_db_stmt *s = lb_db_xzalloc(sizeof(*s));
+	struct lb_db_stmt *s = lb_xzalloc(sizeof(*s));
 
 	s->ops = c->ops;
 	s->conn = c;
-	s->sql = lb_db_xstrndup(sql, len);
+	s->sql = lb_xstrndup(sql, len);
 	s->sql_len = len;
 	s->nparams = lb_db_sql_placeholders(s->sql, len, c->ops->dialect, NULL, 0);
-	s->ph_offsets = lb_db_xzalloc((s->nparams ? s->nparams : 1) * sizeof(*s->ph_offsets));
+	s->ph_offsets = lb_xzalloc((s->nparams ? s->nparams : 1) * sizeof(*s->ph_offsets));
 	lb_db_sql_placeholders(s->sql, len, c->ops->dialect, s->ph_offsets, s->nparams);
-	s->priv = lb_db_xzalloc(c->ops->stmt_priv_size);
+	s->priv = lb_xzalloc(c->ops->stmt_priv_size);
 	s->id = ++c->next_stmt_id;
 	s->emulated = c->cfg->opts.ps_mode == LB_DB_PS_DISABLE || !c->ops->prepare_start ||
 		      dry_run(c);
@@ -422,6 +422,6 @@ int32_t lb_db_copy_init(struct lb_db_conn *c, const char *sql, uint64_t len)
 		return LB_DB_ENOTSUP;
 	}
 	int rc = lb_db_bulk_insert_init(c, "", 0);
-	c->copy_sql = lb_db_xstrndup(sql, (size_t)len);
+	c->copy_sql = lb_xstrndup(sql, (size_t)len);
 	return rc;
 }
