@@ -26,6 +26,8 @@ char *lb_json_encode_value(lua_State *L, int idx);
 /* Pushes a cJSON value as Lua (null as luabench's json_null). */
 struct cJSON;
 void lb_json_push(lua_State *L, const struct cJSON *j);
+/* Calls the function on top of the stack; 0, 1 (it returned false) or -1 with err set. */
+int lb_vm_call_top(struct lb_vm *vm, int nargs, char *err, size_t errlen);
 /* Fills sysbench.opt (and legacy globals). */
 int lb_options_export(struct lb_vm *vm, char *err, size_t errlen);
 

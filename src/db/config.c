@@ -74,6 +74,15 @@ void lb_db_set_error(struct lb_db_conn *c, int32_t sql_errno, const char *sqlsta
 	one_line(e->message);
 }
 
+int lb_db_misuse(struct lb_db_conn *c, const char *what)
+{
+	if (c) {
+		lb_db_set_error(c, 0, NULL, false, "%s: %s", c->ops->name, what);
+		c->err.error_class = LB_DB_ERROR_FATAL;
+	}
+	return LB_DB_EINVAL;
+}
+
 void lb_db_clear_error(struct lb_db_conn *c)
 {
 	c->err.error_class = LB_DB_ERROR_NONE;

@@ -148,22 +148,29 @@ bool lb_db_ignore_match(const struct lb_db_ignore_list *l, const struct lb_db_er
 uint32_t lb_db_sql_placeholders(const char *sql, size_t len, uint32_t dialect,
 				uint32_t *offsets, uint32_t max);
 
-/* ---- statements (stmt.c) ---- */
+/* Applies an API misuse error to the descriptor and returns LB_DB_EINVAL (config.c). */
+int lb_db_misuse(struct lb_db_conn *c, const char *what);
+
+/* ---- statement text (stmt_text.c) ---- */
 /* Builds the text of an emulated execution into c->text (NUL-terminated). */
 int lb_db_emulate_text(struct lb_db_conn *c, struct lb_db_stmt *s);
-/* Forgets every server-side statement of a connection that is going away. */
-void lb_db_stmts_release_all(struct lb_db_conn *c, bool alive);
+
+/* ---- statements (stmt.c) ---- */
 /* Re-prepares every statement after a reconnect (blocking). LB_DB_ELOST if the new session
  * broke meanwhile; other failures are left for the statement's next execute. */
 int lb_db_stmts_reprepare(struct lb_db_conn *c);
 
-/* ---- core helpers used by stmt.c (driver.c) ---- */
+/* ---- core helpers used by stmt.c and reconnect.c (driver.c) ---- */
+/* Closes the session and forgets server-side state; the connection object stays usable. */
+void lb_db_close_session(struct lb_db_conn *c);
+/* Ends an operation in flight as a caller that gives up would (a timeout step). */
+void lb_db_abandon_op(struct lb_db_conn *c);
+/* Starts connecting with an absolute deadline (lb_db_connect_start uses the connect timeout). */
+int lb_db_connect_by(struct lb_db_conn *c, int64_t deadline_ns);
 /* Checks that an operation may start; frees the live result set. */
 int lb_db_begin_op(struct lb_db_conn *c, int op, struct lb_db_stmt *s);
 /* Completes an operation: classifies errors, updates state, fills *out. */
 int lb_db_end_op(struct lb_db_conn *c, int rc, struct lb_db_result *out);
-/* Applies an API misuse error to the descriptor and returns LB_DB_EINVAL. */
-int lb_db_misuse(struct lb_db_conn *c, const char *what);
 int32_t lb_db_copy(struct lb_db_conn *c, const char *sql, const char *data, size_t len,
 		   struct lb_db_result *out);
 

@@ -1,6 +1,7 @@
 /* Core of the database layer: the driver registry, connection lifecycle, the operation state
  * every driver call goes through (busy/lost checks, error classification, result accounting),
- * and the blocking wait loop on top of the non-blocking step API. */
+ * and the blocking wait loop on top of the non-blocking step API. Reconnecting, which also
+ * re-prepares statements, is in reconnect.c. */
 #include <errno.h>
 #include <poll.h>
 #include <pthread.h>
@@ -130,12 +131,22 @@ static void drop_result(struct lb_db_conn *c)
 	c->result_stmt = NULL;
 }
 
+/* Forgets every server-side statement of a session that is going away. */
+static void release_stmts(struct lb_db_conn *c, bool alive)
+{
+	if (dry_run(c))
+		return;
+	for (struct lb_db_stmt *s = c->stmts; s; s = s->next)
+		if (!s->emulated)
+			c->ops->stmt_release(c, s, alive);
+}
+
 /* Closes the session and forgets server-side state; the connection object stays usable. The
  * server drops prepared statements with the session, so there is nothing to send first. */
-static void close_session(struct lb_db_conn *c)
+void lb_db_close_session(struct lb_db_conn *c)
 {
 	drop_result(c);
-	lb_db_stmts_release_all(c, false);
+	release_stmts(c, false);
 	if (c->state != LB_DB_STATE_DISCONNECTED && !dry_run(c))
 		c->ops->close(c);
 	c->state = LB_DB_STATE_DISCONNECTED;
@@ -147,7 +158,7 @@ static void close_session(struct lb_db_conn *c)
 
 /* Ends an operation in flight the way a caller that gives up would (a timeout step), so the
  * client library is never closed in the middle of one of its calls. */
-static void abandon_op(struct lb_db_conn *c)
+void lb_db_abandon_op(struct lb_db_conn *c)
 {
 	if (c->state == LB_DB_STATE_BUSY || c->state == LB_DB_STATE_CONNECTING)
 		lb_db_step(c, LB_DB_WAIT_TIMEOUT, NULL);
@@ -157,8 +168,8 @@ void lb_db_conn_free(struct lb_db_conn *c)
 {
 	if (!c)
 		return;
-	abandon_op(c);
-	close_session(c);
+	lb_db_abandon_op(c);
+	lb_db_close_session(c);
 	for (struct lb_db_stmt *s = c->stmts; s; s = s->next)
 		s->conn = NULL;
 	if (c->ops->conn_fini)
@@ -207,15 +218,6 @@ void lb_db_conn_wait_info(const struct lb_db_conn *c, struct lb_db_wait *w)
 		memset(w, 0, sizeof(*w));
 		w->fd = -1;
 	}
-}
-
-int lb_db_misuse(struct lb_db_conn *c, const char *what)
-{
-	if (c) {
-		lb_db_set_error(c, 0, NULL, false, "%s: %s", c->ops->name, what);
-		c->err.error_class = LB_DB_ERROR_FATAL;
-	}
-	return LB_DB_EINVAL;
 }
 
 /* ---- operation state ----------------------------------------------------------------------- */
@@ -269,12 +271,12 @@ static int end_error(struct lb_db_conn *c, int rc, struct lb_db_result *out)
 	c->op = LB_DB_OP_NONE;
 	c->op_stmt = NULL;
 	if (connecting) {
-		close_session(c);
+		lb_db_close_session(c);
 		return LB_DB_ECONNECT;
 	}
 	if (c->err.lost || rc == LB_DB_ELOST) {
 		c->err.lost = 1;
-		lb_db_stmts_release_all(c, false);
+		release_stmts(c, false);
 		c->ops->close(c);
 		c->state = LB_DB_STATE_LOST;
 		lb_db_set_wait(c, -1, 0, 0);
@@ -386,14 +388,14 @@ int32_t lb_db_wait(struct lb_db_conn *c, struct lb_db_result *out)
 
 /* ---- connect ------------------------------------------------------------------------------- */
 
-static int connect_start(struct lb_db_conn *c, int64_t deadline_ns)
+int lb_db_connect_by(struct lb_db_conn *c, int64_t deadline_ns)
 {
 	int rc;
 
 	if (c->state == LB_DB_STATE_BUSY || c->state == LB_DB_STATE_CONNECTING)
 		return LB_DB_EBUSY;
 	if (c->state != LB_DB_STATE_DISCONNECTED)
-		close_session(c);
+		lb_db_close_session(c);
 	if (!c->ep) {
 		uint32_t i = atomic_fetch_add_explicit(&c->cfg->cursor, 1, memory_order_relaxed);
 		c->ep = &c->cfg->endpoints[i % c->cfg->endpoint_count];
@@ -409,7 +411,7 @@ int32_t lb_db_connect_start(struct lb_db_conn *c)
 {
 	if (!c)
 		return LB_DB_EINVAL;
-	return connect_start(c, lb_db_deadline_ms(c->cfg->connect_timeout_ms));
+	return lb_db_connect_by(c, lb_db_deadline_ms(c->cfg->connect_timeout_ms));
 }
 
 int32_t lb_db_connect(struct lb_db_conn *c)
@@ -422,52 +424,8 @@ int32_t lb_db_disconnect(struct lb_db_conn *c)
 {
 	if (!c)
 		return LB_DB_OK;
-	abandon_op(c);
-	close_session(c);
-	return LB_DB_OK;
-}
-
-static void sleep_ns(int64_t ns)
-{
-	struct timespec ts = { .tv_sec = ns / 1000000000, .tv_nsec = ns % 1000000000 };
-	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
-		;
-}
-
-/* One blocking connect attempt that ends by the attempt timeout or the caller's deadline. */
-static int connect_once(struct lb_db_conn *c, int64_t deadline_ns)
-{
-	int64_t attempt = lb_db_deadline_ms(c->cfg->connect_timeout_ms);
-	int rc;
-
-	if (deadline_ns > lb_now_ns() && deadline_ns < attempt)
-		attempt = deadline_ns;
-	rc = connect_start(c, attempt);
-	return rc == LB_DB_PENDING ? lb_db_wait(c, NULL) : rc;
-}
-
-int32_t lb_db_reconnect(struct lb_db_conn *c, int64_t deadline_ns)
-{
-	int64_t delay_ns = 1000000;
-	int rc;
-
-	if (!c)
-		return LB_DB_EINVAL;
-	abandon_op(c);
-	close_session(c);
-	for (;;) {
-		rc = connect_once(c, deadline_ns);
-		if (rc == LB_DB_OK)
-			rc = dry_run(c) ? LB_DB_OK : lb_db_stmts_reprepare(c);
-		if (rc == LB_DB_OK)
-			break;
-		int64_t left = deadline_ns - lb_now_ns();
-		if (left <= 0)
-			return LB_DB_ECONNECT;
-		sleep_ns(delay_ns < left ? delay_ns : left);
-		delay_ns = delay_ns * 2 > 1000000000 ? 1000000000 : delay_ns * 2;
-	}
-	c->reconnects++;
+	lb_db_abandon_op(c);
+	lb_db_close_session(c);
 	return LB_DB_OK;
 }
 

@@ -1,7 +1,8 @@
 /* MySQL/MariaDB driver on MariaDB Connector/C's non-blocking interface (MYSQL_OPT_NONBLOCK and
  * the mysql_*_start/_cont calls). Each call that may wait is started in one phase and
  * continued from step() with the events that occurred until the library reports it finished.
- * Prepared statements are in mysql_stmt.c. */
+ * Prepared statements are in mysql_stmt.c; what both use (errors, waiting, starting a phase) in
+ * mysql_async.c. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -18,40 +19,6 @@ static int my_library_init(void)
 }
 
 /* ---- errors -------------------------------------------------------------------------------- */
-
-static bool errno_means_lost(unsigned int e)
-{
-	switch (e) {
-	case 0:                      /* a failure without a code: trust nothing (sysbench #213) */
-	case CR_SERVER_GONE_ERROR:   /* 2006 */
-	case CR_SERVER_LOST:         /* 2013 */
-	case CR_SERVER_LOST_EXTENDED:/* 2055 */
-	case 2011:                   /* CR_TCP_CONNECTION, in sysbench's reconnect list */
-	case ER_SERVER_SHUTDOWN:     /* 1053 */
-	case 1927:                   /* ER_CONNECTION_KILLED (MariaDB) */
-	case 4031:                   /* ER_CLIENT_INTERACTION_TIMEOUT (MySQL 8) */
-		return true;
-	}
-	return false;
-}
-
-static int report(struct lb_db_conn *c, unsigned int e, const char *state, const char *msg)
-{
-	bool lost = errno_means_lost(e);
-	lb_db_set_error(c, (int32_t)e, state, lost, "%s", msg && *msg ? msg : "unknown error");
-	return lost ? LB_DB_ELOST : LB_DB_ESQL;
-}
-
-int lb_mysql_conn_error(struct lb_db_conn *c)
-{
-	MYSQL *m = M(c)->m;
-	return report(c, mysql_errno(m), mysql_sqlstate(m), mysql_error(m));
-}
-
-int lb_mysql_stmt_error(struct lb_db_conn *c, MYSQL_STMT *h)
-{
-	return report(c, mysql_stmt_errno(h), mysql_stmt_sqlstate(h), mysql_stmt_error(h));
-}
 
 /* Client-side failures (2000+) name the endpoint, and "(111)" becomes "Connection refused";
  * server refusals (access denied, unknown database) are clear as they are. */
@@ -74,29 +41,6 @@ static int connect_error(struct lb_db_conn *c)
 		lb_db_set_error(c, (int32_t)e, mysql_sqlstate(m), false,
 				"mysql: connection to %s failed: %s", c->ep->label, msg);
 	return LB_DB_ECONNECT;
-}
-
-/* ---- waiting ------------------------------------------------------------------------------- */
-
-/* The library says what it waits for; it may also want a timeout of its own (connect and read
- * timeouts), which is merged with the operation's deadline. */
-int lb_mysql_wait_for(struct lb_db_conn *c, int status)
-{
-	struct my_conn *p = M(c);
-	uint32_t ev = 0;
-	int64_t deadline = p->deadline_ns;
-
-	if (status & (MYSQL_WAIT_READ | MYSQL_WAIT_EXCEPT))
-		ev |= LB_DB_WAIT_READ;
-	if (status & MYSQL_WAIT_WRITE)
-		ev |= LB_DB_WAIT_WRITE;
-	if (status & MYSQL_WAIT_TIMEOUT) {
-		int64_t lib = lb_now_ns() + (int64_t)mysql_get_timeout_value_ms(p->m) * 1000000;
-		if (!deadline || lib < deadline)
-			deadline = lib;
-	}
-	lb_db_set_wait(c, (int)mysql_get_socket(p->m), ev, deadline);
-	return LB_DB_PENDING;
 }
 
 static int ready_status(uint32_t ready)
@@ -291,16 +235,6 @@ static void my_close(struct lb_db_conn *c)
 	memset(p, 0, sizeof(*p));
 }
 
-/* The session is idle and alive here: COM_STMT_CLOSE needs no answer. */
-void lb_mysql_close_orphans(struct lb_db_conn *c)
-{
-	struct my_conn *p = M(c);
-
-	for (uint32_t i = 0; i < p->norphans; i++)
-		mysql_stmt_close(p->orphans[i]);
-	p->norphans = 0;
-}
-
 /* ---- text queries -------------------------------------------------------------------------- */
 
 static int next_result(struct lb_db_conn *c);
@@ -387,17 +321,6 @@ static int next_result(struct lb_db_conn *c)
 {
 	struct my_conn *p = M(c);
 	return next_done(c, mysql_next_result_start(&p->ret_int, p->m));
-}
-
-void lb_mysql_begin(struct lb_db_conn *c, int phase, struct lb_db_stmt *s)
-{
-	struct my_conn *p = M(c);
-
-	if (p->norphans)
-		lb_mysql_close_orphans(c);
-	p->phase = phase;
-	p->stmt = s;
-	p->deadline_ns = lb_db_deadline_ms(c->cfg->read_timeout_ms);
 }
 
 static int my_query_start(struct lb_db_conn *c, const char *sql, size_t len)

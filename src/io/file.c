@@ -224,31 +224,3 @@ int lb_io_file_degraded(const char *engine, const struct lb_io_file *f, char *er
 			 "depth still counts each I/O until it is reaped); open with direct, or use "
 			 "io_uring", engine, f->path);
 }
-
-void *lb_io_buf_alloc(uint64_t size_bytes, uint32_t align)
-{
-	void *p = NULL;
-
-	if (!align)
-		align = 4096;
-	if (align & (align - 1))
-		return NULL;
-	if (align < sizeof(void *))
-		align = sizeof(void *);
-	size_bytes = (size_bytes + align - 1) / align * align;
-	if (!size_bytes)
-		size_bytes = align;
-	if (posix_memalign(&p, align, size_bytes) != 0)
-		return NULL;
-	memset(p, 0, size_bytes);
-	return p;
-}
-
-void lb_io_buf_free(void *buf)
-{
-	/* The kernel may still be writing into it for an I/O of a context that has not been freed
-	 * yet: a Lua state closing after an error finalizes its cdata in no particular order. */
-	if (buf)
-		lb_io_quiesce_thread();
-	free(buf);
-}
