@@ -162,20 +162,62 @@ void lb_snap_clear(struct lb_snap *s)
 	types_clear(s->types);
 }
 
-/* The counters (events, and each type's) are read first, one right after the other, and the
- * histograms after: adding a histogram takes tens of microseconds, during which a busy worker
- * completes more events, and a window's baseline of events and of types must agree (fileio's
- * total I/Os against its event count). */
+/* One worker's counters, read together. */
+struct counter_read {
+	uint64_t cnt[LB_CNT_MAX], lat_sum_ns;
+	uint64_t type_cnt[LB_MAX_TYPES][LB_TCNT_MAX], type_sum_ns[LB_MAX_TYPES];
+};
+
+static void counters_read(struct counter_read *c, const struct lb_stats *w,
+			  const struct lb_type_stats **types)
+{
+	for (int i = 0; i < LB_CNT_MAX; i++)
+		c->cnt[i] = __atomic_load_n(&w->cnt[i], __ATOMIC_RELAXED);
+	c->lat_sum_ns = __atomic_load_n(&w->lat_sum_ns, __ATOMIC_RELAXED);
+	for (int i = 0; i < LB_MAX_TYPES; i++) {
+		types[i] = __atomic_load_n(&w->types[i], __ATOMIC_ACQUIRE);
+		if (!types[i])
+			continue;
+		for (int k = 0; k < LB_TCNT_MAX; k++)
+			c->type_cnt[i][k] = __atomic_load_n(&types[i]->cnt[k], __ATOMIC_RELAXED);
+		c->type_sum_ns[i] = __atomic_load_n(&types[i]->sum_ns, __ATOMIC_RELAXED);
+	}
+}
+
+/* A window's baseline of events and of types must agree (fileio's total I/Os against its event
+ * count), but the worker goes on completing events while they are read, and a reader preempted
+ * between the two would see thousands apart. So the counters are read into a copy, and read
+ * again if the worker's event count moved meanwhile; histograms, which take tens of
+ * microseconds to add, come after. */
+static void counters_add(struct lb_snap *s, const struct lb_stats *w,
+			 const struct lb_type_stats **types)
+{
+	struct counter_read c;
+
+	for (int tries = 0; tries < 16; tries++) {
+		counters_read(&c, w, types);
+		if (__atomic_load_n(&w->cnt[LB_CNT_EVENT], __ATOMIC_ACQUIRE) == c.cnt[LB_CNT_EVENT])
+			break;
+	}
+	for (int i = 0; i < LB_CNT_MAX; i++)
+		s->cnt[i] += c.cnt[i];
+	s->lat_sum_ns += c.lat_sum_ns;
+	for (int i = 0; i < LB_MAX_TYPES; i++) {
+		if (!types[i])
+			continue;
+		if (!s->types[i])
+			s->types[i] = type_new();
+		for (int k = 0; k < LB_TCNT_MAX; k++)
+			s->types[i]->cnt[k] += c.type_cnt[i][k];
+		s->types[i]->sum_ns += c.type_sum_ns[i];
+	}
+}
+
 void lb_snap_add_stats(struct lb_snap *s, const struct lb_stats *w, uint32_t window)
 {
 	const struct lb_type_stats *types[LB_MAX_TYPES];
-	for (int i = 0; i < LB_CNT_MAX; i++)
-		s->cnt[i] += __atomic_load_n(&w->cnt[i], __ATOMIC_RELAXED);
-	s->lat_sum_ns += __atomic_load_n(&w->lat_sum_ns, __ATOMIC_RELAXED);
-	for (int i = 0; i < LB_MAX_TYPES; i++) {
-		types[i] = __atomic_load_n(&w->types[i], __ATOMIC_ACQUIRE);
-		type_add_counts(&s->types[i], types[i]);
-	}
+
+	counters_add(s, w, types);
 	if (__atomic_load_n(&w->window, __ATOMIC_ACQUIRE) == window) {
 		uint64_t mn = __atomic_load_n(&w->lat_min_ns, __ATOMIC_RELAXED);
 		uint64_t mx = __atomic_load_n(&w->lat_max_ns, __ATOMIC_RELAXED);
