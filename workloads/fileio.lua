@@ -444,7 +444,7 @@ function init()
     ptrs[i] = f.ptr
   end
   local err = ffi.new("char[512]")
-  if C.lb_fio_watch(c.dir, err, 512) < 0 then
+  if C.lb_fio_watch(sysbench.worker, c.dir, err, 512) < 0 then
     notes[#notes + 1] = "Device counters: not available (" .. ffi.string(err) .. ")"
   end
 end

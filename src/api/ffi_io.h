@@ -63,9 +63,9 @@ struct lb_fio_window {
 	uint64_t dev[17];
 };
 
-/* The device counters the report shows: the block device holding path. 0, or a negative errno
+/* The device counters the run's report shows: the block device holding path. 0, or a negative errno
  * with one line in err (e.g. tmpfs has no block device); the report then leaves them out. */
-LB_FFI int lb_fio_watch(const char *path, char *err, uint32_t errlen);
+LB_FFI int lb_fio_watch(struct lb_worker *w, const char *path, char *err, uint32_t errlen);
 /* Process set-up for file I/O (called when luabench.io loads): writes beyond the file size
  * limit (ulimit -f) fail with EFBIG instead of raising SIGXFSZ. */
 LB_FFI void lb_fio_setup(void);

@@ -61,6 +61,7 @@ struct sec_chunk {
 };
 
 struct lb_fio_stat {
+	struct fio_run *run;
 	struct lb_worker *w;
 	bool worker;                 /* a run worker (only those feed the window figures) */
 	uint32_t window;             /* engine window the parts and depth belong to */
@@ -87,15 +88,57 @@ struct moment {
 	uint64_t dev[LB_IO_DEV_NFIELDS];
 };
 
-static pthread_mutex_t reg_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct lb_fio_stat *registry;
-static bool have_watch;
-static struct lb_io_dev watch;
-static uint32_t start_window = UINT32_MAX; /* window of `start_m` */
-static struct moment start_m, end_m;
-static int nfinished;
+/* A run's file I/O state: every worker's statistics and the CPU and device readings. */
+struct fio_run {
+	pthread_mutex_t lock;
+	struct lb_fio_stat *stats;   /* kept to the end of the run: reports read them after the
+				      * workers are gone */
+	bool have_watch;
+	struct lb_io_dev watch;
+	uint32_t start_window;       /* window of `start_m` */
+	struct moment start_m, end_m;
+	int nfinished;
+};
 
-static void take_moment(struct moment *m)
+static void *fio_run_create(struct lb_engine *e)
+{
+	struct fio_run *r = lb_xzalloc(sizeof(*r));
+
+	(void)e;
+	pthread_mutex_init(&r->lock, NULL);
+	r->start_window = UINT32_MAX;
+	return r;
+}
+
+static void fio_run_destroy(void *state)
+{
+	struct fio_run *r = state;
+
+	while (r->stats) {
+		struct lb_fio_stat *s = r->stats;
+
+		r->stats = s->next;
+		for (int d = 0; d < DIR_N; d++)
+			for (int p = 0; p < PART_N; p++)
+				lb_hist_fini(&s->part[d][p].h);
+		for (uint32_t c = 0; c < SEC_CHUNKS; c++)
+			free(s->sec[c]);
+		pthread_mutex_destroy(&s->pub_lock);
+		free(s);
+	}
+	pthread_mutex_destroy(&r->lock);
+	free(r);
+}
+
+static const struct lb_ext_kind fio_run_kind = { "file I/O statistics", fio_run_create,
+						 fio_run_destroy };
+
+static struct fio_run *fio_run_of(struct lb_engine *e)
+{
+	return lb_engine_ext(e, &fio_run_kind);
+}
+
+static void take_moment(const struct fio_run *run, struct moment *m)
 {
 	struct rusage ru;
 
@@ -103,19 +146,20 @@ static void take_moment(struct moment *m)
 	getrusage(RUSAGE_SELF, &ru);
 	m->user_s = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6;
 	m->sys_s = (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
-	m->have_dev = have_watch && lb_io_dev_read(&watch, NULL, m->dev) == 0;
+	m->have_dev = run->have_watch && lb_io_dev_read(&run->watch, NULL, m->dev) == 0;
 }
 
-LB_FFI int lb_fio_watch(const char *path, char *err, uint32_t errlen)
+LB_FFI int lb_fio_watch(struct lb_worker *w, const char *path, char *err, uint32_t errlen)
 {
+	struct fio_run *run = fio_run_of(w->eng);
 	struct lb_io_dev d;
 	int r = lb_io_dev_of_path(path, NULL, &d, err, errlen);
 
-	pthread_mutex_lock(&reg_lock);
-	have_watch = r == 0;
+	pthread_mutex_lock(&run->lock);
+	run->have_watch = r == 0;
 	if (r == 0)
-		watch = d;
-	pthread_mutex_unlock(&reg_lock);
+		run->watch = d;
+	pthread_mutex_unlock(&run->lock);
 	return r;
 }
 
@@ -128,8 +172,10 @@ LB_FFI void lb_fio_setup(void)
 
 LB_FFI struct lb_fio_stat *lb_fio_stat_new(struct lb_worker *w)
 {
+	struct fio_run *run = fio_run_of(w->eng);
 	struct lb_fio_stat *s = lb_xzalloc(sizeof(*s));
 
+	s->run = run;
 	s->w = w;
 	s->worker = w->role == LB_ROLE_WORKER;
 	s->window = UINT32_MAX;
@@ -138,11 +184,10 @@ LB_FFI struct lb_fio_stat *lb_fio_stat_new(struct lb_worker *w)
 		for (int p = 0; p < PART_N; p++)
 			lb_hist_init(&s->part[d][p].h);
 	pthread_mutex_init(&s->pub_lock, NULL);
-	/* Kept until the process exits: the report reads it after the worker's state is gone. */
-	pthread_mutex_lock(&reg_lock);
-	s->next = registry;
-	registry = s;
-	pthread_mutex_unlock(&reg_lock);
+	pthread_mutex_lock(&run->lock);
+	s->next = run->stats;
+	run->stats = s;
+	pthread_mutex_unlock(&run->lock);
 	return s;
 }
 
@@ -209,12 +254,14 @@ static void new_window(struct lb_fio_stat *s, uint32_t win)
 	__atomic_store_n(&s->window, win, __ATOMIC_RELEASE);
 	publish(s);
 	/* The first worker into a window takes its starting CPU and device reading. */
-	pthread_mutex_lock(&reg_lock);
-	if (start_window == UINT32_MAX || start_window < win) {
-		take_moment(&start_m);
-		start_window = win;
+	struct fio_run *run = s->run;
+
+	pthread_mutex_lock(&run->lock);
+	if (run->start_window == UINT32_MAX || run->start_window < win) {
+		take_moment(run, &run->start_m);
+		run->start_window = win;
 	}
-	pthread_mutex_unlock(&reg_lock);
+	pthread_mutex_unlock(&run->lock);
 }
 
 static inline void check_window(struct lb_fio_stat *s)
@@ -363,10 +410,10 @@ LB_FFI void lb_fio_flush(struct lb_fio_stat *s, int32_t final)
 	if (!final || !s->worker || s->finished)
 		return;
 	s->finished = 1;
-	pthread_mutex_lock(&reg_lock);
-	nfinished++;
-	take_moment(&end_m);
-	pthread_mutex_unlock(&reg_lock);
+	pthread_mutex_lock(&s->run->lock);
+	s->run->nfinished++;
+	take_moment(s->run, &s->run->end_m);
+	pthread_mutex_unlock(&s->run->lock);
 }
 
 /* ---- report ------------------------------------------------------------------------------ */
@@ -422,6 +469,7 @@ static void hist_figures(const struct lb_hist *h, uint64_t sum_ns, uint64_t n, c
 static void window_figures(struct lb_fio_report *r)
 {
 	struct lb_engine *e = r->e;
+	struct fio_run *run = fio_run_of(e);
 	struct lb_fio_window *wf = &r->win;
 	int nworkers = 0, finished = 0;
 	double depth_ns[LB_IO_DEPTH_BUCKETS] = { 0 }, depth_total = 0;
@@ -451,9 +499,9 @@ static void window_figures(struct lb_fio_report *r)
 	for (int d = 0; d <= DIR_N; d++)
 		r->series[d] = lb_xcalloc(r->nsec ? r->nsec : 1, sizeof(double));
 
-	pthread_mutex_lock(&reg_lock);
-	for (struct lb_fio_stat *s = registry; s; s = s->next) {
-		if (!s->worker || s->w->eng != e)
+	pthread_mutex_lock(&run->lock);
+	for (struct lb_fio_stat *s = run->stats; s; s = s->next) {
+		if (!s->worker)
 			continue;
 		for (uint32_t k = 0; k < r->nsec; k++) {
 			uint32_t sec = first + k;
@@ -493,11 +541,11 @@ static void window_figures(struct lb_fio_report *r)
 		wf->cpu_wall_s = ss.interval_s;
 		wf->cpu_user_s = ss.proc_user_pct / 100 * ss.interval_s;
 		wf->cpu_sys_s = ss.proc_system_pct / 100 * ss.interval_s;
-		for (int i = 0; have_watch && i < ss.ndisks; i++) {
+		for (int i = 0; run->have_watch && i < ss.ndisks; i++) {
 			const struct lb_sys_disk *d = &ss.disks[i];
 			double ms = ss.interval_s * 1e3;
 
-			if (strcmp(d->name, watch.name) != 0)
+			if (strcmp(d->name, run->watch.name) != 0)
 				continue;
 			wf->have_dev = 1;
 			wf->dev_source = 1;
@@ -512,31 +560,32 @@ static void window_figures(struct lb_fio_report *r)
 			wf->dev[LB_IO_DEV_QUEUE_MS] = (uint64_t)llround(d->avg_queue * ms);
 		}
 		lb_sys_sample_fini(&ss);
-	} else if (start_window == r->window) {
-		struct moment now, *b = &end_m;
+	} else if (run->start_window == r->window) {
+		const struct moment *a = &run->start_m, *b = &run->end_m;
+		struct moment now;
 
-		if (!wf->finished || nfinished == 0) {
-			take_moment(&now);
+		if (!wf->finished || run->nfinished == 0) {
+			take_moment(run, &now);
 			b = &now;
 		}
 		wf->have_cpu = 1;
-		wf->cpu_user_s = b->user_s - start_m.user_s;
-		wf->cpu_sys_s = b->sys_s - start_m.sys_s;
-		wf->cpu_wall_s = (double)(b->t_ns - start_m.t_ns) / 1e9;
-		if (start_m.have_dev && b->have_dev) {
+		wf->cpu_user_s = b->user_s - a->user_s;
+		wf->cpu_sys_s = b->sys_s - a->sys_s;
+		wf->cpu_wall_s = (double)(b->t_ns - a->t_ns) / 1e9;
+		if (a->have_dev && b->have_dev) {
 			wf->have_dev = 1;
 			wf->dev_source = 2;
 			for (int i = 0; i < LB_IO_DEV_NFIELDS && i < 17; i++)
 				wf->dev[i] = i == LB_IO_DEV_IN_FLIGHT ? b->dev[i]
-					: b->dev[i] >= start_m.dev[i] ? b->dev[i] - start_m.dev[i] : 0;
+					: b->dev[i] >= a->dev[i] ? b->dev[i] - a->dev[i] : 0;
 		}
 	}
 	if (wf->have_dev) {
-		snprintf(wf->dev_name, sizeof(wf->dev_name), "%s", watch.name);
-		wf->dev_major = watch.major;
-		wf->dev_minor = watch.minor;
+		snprintf(wf->dev_name, sizeof(wf->dev_name), "%s", run->watch.name);
+		wf->dev_major = run->watch.major;
+		wf->dev_minor = run->watch.minor;
 	}
-	pthread_mutex_unlock(&reg_lock);
+	pthread_mutex_unlock(&run->lock);
 
 	wf->seconds = r->nsec;
 	for (int d = 0; d <= DIR_N; d++) {

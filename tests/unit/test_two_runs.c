@@ -1,6 +1,7 @@
 /* Two engines, one after the other, in one process: each run's result must be its own. Run
  * state that outlived a run (a process-wide registry of type names, shared objects, the
- * unique() sequence, the SQL configuration cache) would show up in the second result.
+ * unique() sequence, the SQL configuration cache, file I/O statistics) would show up in the
+ * second result.
  *
  * The runs are real ones: the Lua host, worker threads, the null SQL driver, a sink that keeps
  * what the engine hands over. */
@@ -51,23 +52,37 @@ static void on_failed(void *ctx, const struct lb_result *r)
 
 static const struct lb_run_sink capture_sink = { on_header, on_started, on_interval, on_window, on_failed };
 
-/* The script prints what the checks need from inside the run: the first unique() value and
- * how many times a shared counter had been bumped before this run. */
+/* The script prints what the checks need from inside the run: the first unique() value, how
+ * many times a shared counter had been bumped before this run, and what the file I/O report
+ * counts: reads submitted through a queue (one per event), the threads with queues, and the
+ * wall time its CPU figures cover against the window's. */
 static const char *script_text =
+	"local ffi, lio = require('ffi'), luabench.io\n"
 	"local T = luabench.stats.type(os.getenv('LB_TYPE'))\n"
 	"function thread_init()\n"
 	"  counter = luabench.shared('counter', 'uint64_t', 1)\n"
 	"  con = sysbench.sql.driver('null'):connect()\n"
+	"  q = lio.queue({ engine = 'null', depth = 1 })\n"
+	"  file = lio.open(os.getenv('LB_OUT'))\n"
+	"  buf = lio.buffer(4096)\n"
 	"end\n"
 	"function event()\n"
 	"  local t0 = T:start()\n"
 	"  luabench.atomic_add(counter, 1)\n"
 	"  con:query('SELECT 1')\n"
+	"  q:read(file, buf, 16, 0, false)\n"
+	"  q:reap(1)\n"
 	"  T:done(t0)\n"
 	"end\n"
 	"function done()\n"
+	"  local r = ffi.C.lb_fio_report_new(sysbench.worker)\n"
+	"  local lat, win = ffi.new('struct lb_fio_lat'), ffi.new('struct lb_fio_window')\n"
+	"  ffi.C.lb_fio_report_part(r, 0, 0, nil, 0, lat)\n"
+	"  ffi.C.lb_fio_report_window(r, win)\n"
+	"  ffi.C.lb_fio_report_free(r)\n"
 	"  local f = io.open(os.getenv('LB_OUT'), 'w')\n"
-	"  f:write(tostring(sysbench.rand.unique()), ' ', tostring(luabench.atomic_load(luabench.shared('counter', 'uint64_t', 1))))\n"
+	"  f:write(tostring(sysbench.rand.unique()), ' ', tonumber(luabench.atomic_load(luabench.shared('counter', 'uint64_t', 1))),\n"
+	"    ' ', tonumber(lat.count), ' ', tonumber(win.depth_threads), ' ', win.cpu_wall_s, ' ', win.elapsed_s)\n"
 	"  f:close()\n"
 	"end\n";
 
@@ -146,6 +161,7 @@ int main(void)
 	struct captured a = { 0 }, b = { 0 };
 	char done_a[128], done_b[128];
 	ok(run_once("alpha", 1000, &a, done_a, sizeof(done_a)) == 0, "first run succeeds");
+	usleep(300 * 1000); /* a CPU reading left from the first run would cover this pause */
 	ok(run_once("beta", 500, &b, done_b, sizeof(done_b)) == 0, "second run succeeds");
 
 	ok(a.windows == 1 && b.windows == 1 && !a.failures && !b.failures, "one final result each");
@@ -159,9 +175,17 @@ int main(void)
 	   (unsigned long long)a.type0_done, (unsigned long long)b.type0_done);
 	ok(a.sql && b.sql, "both runs used a SQL driver");
 
-	unsigned long long ua = 0, ub = 0, ca = 0, cb = 0;
-	ok(sscanf(done_a, "%llu %llu", &ua, &ca) == 2 && sscanf(done_b, "%llu %llu", &ub, &cb) == 2,
+	unsigned long long ua = 0, ub = 0, ca = 0, cb = 0, ra = 0, rb = 0, qa = 0, qb = 0;
+	double cpu_wall_s = 0, elapsed_s = 0, unused;
+	ok(sscanf(done_a, "%llu %llu %llu %llu %lf %lf", &ua, &ca, &ra, &qa, &unused, &unused) == 6 &&
+	   sscanf(done_b, "%llu %llu %llu %llu %lf %lf", &ub, &cb, &rb, &qb, &cpu_wall_s, &elapsed_s) == 6,
 	   "done() wrote its line both times ('%s', '%s')", done_a, done_b);
+	ok(ra == 1000 && rb == 500, "file I/O: each run's report counts its own reads (%llu, %llu)", ra, rb);
+	/* A fast thread may take every event before the other submits (then it never publishes). */
+	ok(qa >= 1 && qa <= 2 && qb >= 1 && qb <= 2,
+	   "file I/O: each run's report counts only its own threads' queues (%llu, %llu)", qa, qb);
+	ok(cpu_wall_s > 0 && cpu_wall_s <= elapsed_s + 0.1,
+	   "file I/O: the second run's CPU figures cover its own window (%.3f s of %.3f s)", cpu_wall_s, elapsed_s);
 	ok(ca == 1000, "first run's shared counter counted its 1000 events (%llu)", ca);
 	ok(cb == 500, "second run's shared counter starts from zero (%llu)", cb);
 	ok(ua == ub, "unique() starts its sequence again for the same seed (%llu, %llu)", ua, ub);
