@@ -146,6 +146,7 @@ local function settings()
   c.io = IO_MODES[c.io_mode]
   if not c.io then error(string.format("unknown I/O mode: %s", c.io_mode), 0) end
   c.engine = c.io.engine
+  c.caps = lio.capabilities(c.engine)
   c.merged = o.file_merged_requests
   if c.merged < 0 then error(string.format("Invalid value for file-merged-requests: %d.", c.merged), 0) end
   c.classes = parse_blocks(o.file_block_size)
@@ -171,7 +172,7 @@ local function settings()
   end
   -- mmap copies through the page cache whatever the open flags: a run asked for with direct
   -- is buffered, so it is opened, labelled and reported as buffered (init warns).
-  if fl.direct and c.engine == "mmap" then
+  if fl.direct and c.caps and not c.caps.direct then
     fl.direct, c.direct_ignored = false, true
   end
   c.sync, c.dsync, c.direct = fl.sync, fl.dsync, fl.direct
@@ -193,7 +194,8 @@ local function settings()
   if c.ratio < 0 then error(string.format("Invalid value for --file-rw-ratio: %f.", c.ratio), 0) end
   c.backlog = o.file_async_backlog
   if c.backlog <= 0 then error(string.format("Invalid value of file-async-backlog: %d", c.backlog), 0) end
-  c.async = c.engine == "libaio" or c.engine == "io_uring"
+  -- null queues but moves nothing: it runs one I/O at a time whatever --iodepth says
+  c.async = c.caps ~= nil and c.caps.queue and c.caps.moves_data
   c.iodepth_opt = o.iodepth
   if c.iodepth_opt < 0 or c.iodepth_opt > 65536 then
     error(string.format("Invalid value for iodepth: %d (1..65536)", c.iodepth_opt), 0)
@@ -391,6 +393,7 @@ function init()
   end
   if probe.engine ~= c.engine then c.io = IO_MODES[probe.engine] end
   c.engine = probe.engine
+  c.caps = lio.capabilities(c.engine)
   c.async = probe.async
   if not c.async then c.depth = 1 end
   probe:close()
@@ -415,7 +418,7 @@ function init()
       -- sysbench's creation test starts from empty files; mmap cannot extend a file, so its
       -- files get their size up front (as sysbench does); the mmap engine reserves their
       -- blocks when it maps them, so a full disk is ENOSPC, not SIGBUS.
-      if C.lb_fio_create(path, c.engine == "mmap" and c.file_size or 0, err, 512) < 0 then
+      if C.lb_fio_create(path, c.caps.sized_files and c.file_size or 0, err, 512) < 0 then
         error(ffi.string(err), 0)
       end
     end

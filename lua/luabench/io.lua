@@ -151,25 +151,45 @@ function M.engines()
   return t
 end
 
-local FALLBACK = { io_uring = { "io_uring", "libaio", "psync" }, libaio = { "libaio", "psync" } }
+-- What engine `name` can do (when it is not built in: the engine standing in for it), or nil
+-- and the reason: queue (keeps several I/Os in flight), buffered_queue (also on files without
+-- O_DIRECT), direct (honours O_DIRECT), sized_files (maps the files: they need their size
+-- before the run, it cannot extend them), moves_data (false for null).
+function M.capabilities(name)
+  local f = tonumber(C.lb_io_engine_flags(name))
+  if f == C.LB_IO_E_UNSUPPORTED and C.lb_io_engine_fallback(name) ~= nil then
+    return M.capabilities(ffi.string(C.lb_io_engine_fallback(name)))
+  end
+  if f < 0 then return nil, ffi.string(C.lb_io_strerror(f)) end
+  local function has(flag) return bit.band(f, flag) ~= 0 end
+  return {
+    queue = has(C.LB_IO_F_ASYNC),
+    buffered_queue = has(C.LB_IO_F_ASYNC) and not has(C.LB_IO_F_NEEDS_DIRECT),
+    direct = not has(C.LB_IO_F_MEMMAP),
+    sized_files = has(C.LB_IO_F_MEMMAP),
+    moves_data = not has(C.LB_IO_F_FAKE),
+  }
+end
 
--- A context of engine `name` (falling back as above when it is not available here). Returns
--- the context, the engine used, and the fallback message (nil when there was none).
+-- A context of engine `name`, or, when fallback is not false and it is not available here, of
+-- the engine the I/O layer names to stand in for it (io_uring -> libaio -> psync). Returns the
+-- context, the engine used, and the fallback message (nil when there was none).
 local function new_ctx(name, depth, fallback)
-  local chain = fallback ~= false and FALLBACK[name] or { name }
   local out = ffi.new("struct lb_io_ctx *[1]")
-  local why
-  for _, e in ipairs(chain) do
+  local e, why = name, nil
+  while true do
     local r = C.lb_io_ctx_new(e, depth, out, errbuf, ERRLEN)
     if r == 0 then
       local msg = why and string.format("%s; using %s instead", why, e) or nil
       return out[0], e, msg
     end
     local reason = ffi.string(errbuf)
-    if r ~= C.LB_IO_E_UNSUPPORTED or e == chain[#chain] then
+    local next_engine = fallback ~= false and r == C.LB_IO_E_UNSUPPORTED and C.lb_io_engine_fallback(e)
+    if not next_engine or next_engine == nil then
       error(why and (why .. "; " .. reason) or reason, 0)
     end
     why = why or string.format("I/O engine %s is not available here (%s)", name, reason)
+    e = ffi.string(next_engine)
   end
 end
 
@@ -236,7 +256,7 @@ function M.queue(opts)
   local ctx, engine, msg = new_ctx(name, depth, opts.fallback)
   if not opts.quiet then warn_once(msg) end
   ctx = ffi.gc(ctx, C.lb_io_ctx_free)
-  local async = bit.band(tonumber(C.lb_io_engine_flags(engine)), C.LB_IO_F_ASYNC) ~= 0
+  local async = M.capabilities(engine).queue
   local flags = 0
   if async then flags = flags + C.LB_FIO_PARTS end
   if opts.event then flags = flags + C.LB_FIO_EVENT end

@@ -21,7 +21,7 @@ struct lb_worker;
 #include "io/iofile.h"
 #include "io/iocheck.h"
 
-struct lb_fio_stat;   /* one per Lua state that does I/O; kept until the process exits */
+struct lb_fio_stat;   /* one per Lua state that does I/O; kept until the run ends */
 struct lb_fio_report; /* the figures of the current statistics window, for a report hook */
 struct lb_fio_busy;   /* byte ranges in flight (process-wide, for --validate) */
 

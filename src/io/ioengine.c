@@ -9,27 +9,29 @@
 #include "io_internal.h"
 
 /* Every engine name we know, also those compiled out, so that "libaio" on a build without
- * libaio says "not built" instead of "unknown engine". ops is NULL when compiled out. */
+ * libaio says "not built" instead of "unknown engine" (and falls back). ops is NULL when
+ * compiled out. */
 struct registry_entry {
 	const char *name;
 	const struct lb_io_ops *ops;
 	const char *missing_why; /* when ops == NULL */
+	const char *fallback;    /* see lb_io_engine_fallback() */
 };
 
 static const struct registry_entry registry[] = {
-	{ "psync", &lb_io_psync_ops, NULL },
+	{ "psync", &lb_io_psync_ops, NULL, NULL },
 #if LB_HAVE_LIBAIO
-	{ "libaio", &lb_io_libaio_ops, NULL },
+	{ "libaio", &lb_io_libaio_ops, NULL, "psync" },
 #else
-	{ "libaio", NULL, "built without libaio (install libaio-dev and reconfigure)" },
+	{ "libaio", NULL, "built without libaio (install libaio-dev and reconfigure)", "psync" },
 #endif
 #if LB_HAVE_IO_URING
-	{ "io_uring", &lb_io_uring_ops, NULL },
+	{ "io_uring", &lb_io_uring_ops, NULL, "libaio" },
 #else
-	{ "io_uring", NULL, "built without liburing (install liburing-dev and reconfigure)" },
+	{ "io_uring", NULL, "built without liburing (install liburing-dev and reconfigure)", "libaio" },
 #endif
-	{ "mmap", &lb_io_mmap_ops, NULL },
-	{ "null", &lb_io_null_ops, NULL },
+	{ "mmap", &lb_io_mmap_ops, NULL, NULL },
+	{ "null", &lb_io_null_ops, NULL, NULL },
 };
 
 #define REGISTRY_LEN (sizeof(registry) / sizeof(registry[0]))
@@ -123,6 +125,14 @@ int64_t lb_io_engine_flags(const char *name)
 	const struct lb_io_ops *ops = lb_io_engine_find(name, &code, NULL, 0);
 
 	return ops ? (int64_t)ops->flags : code;
+}
+
+const char *lb_io_engine_fallback(const char *name)
+{
+	for (size_t i = 0; name && i < REGISTRY_LEN; i++)
+		if (!strcmp(registry[i].name, name))
+			return registry[i].fallback;
+	return NULL;
 }
 
 const char *lb_io_strerror(int code)

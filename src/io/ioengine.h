@@ -141,6 +141,9 @@ LB_IO_API const char *lb_io_engine_name(uint32_t i);
 /* Flags of an engine that is built in and passed its check, or a negative code:
  * LB_IO_E_UNKNOWN, LB_IO_E_UNSUPPORTED (not built), LB_IO_E_BADOPS. */
 LB_IO_API int64_t lb_io_engine_flags(const char *name);
+/* The engine that stands in for `name` where `name` cannot run (not built, or refused by the
+ * kernel or a sandbox): the next best, with a subset of its capabilities. NULL: none. */
+LB_IO_API const char *lb_io_engine_fallback(const char *name);
 
 /* Static text for a code returned by this layer (also handles negative errno). Never NULL. */
 LB_IO_API const char *lb_io_strerror(int code);

@@ -480,6 +480,21 @@ describe("fileio", function()
 end)
 
 describe("luabench.io", function()
+  it("describes engines by capability", function()
+    local c = lio.capabilities("io_uring")
+    assert.are.same({ queue = true, buffered_queue = true, direct = true, sized_files = false, moves_data = true }, c)
+    assert.are.same({ queue = true, buffered_queue = false, direct = true, sized_files = false, moves_data = true },
+      lio.capabilities("libaio"))
+    assert.are.same({ queue = false, buffered_queue = false, direct = true, sized_files = false, moves_data = true },
+      lio.capabilities("psync"))
+    assert.are.same({ queue = false, buffered_queue = false, direct = false, sized_files = true, moves_data = true },
+      lio.capabilities("mmap"))
+    assert.is_false(lio.capabilities("null").moves_data)
+    local none, why = lio.capabilities("aio")
+    assert.is_nil(none)
+    assert.are.equal("unknown I/O engine", why)
+  end)
+
   it("opens with flags, does aligned blocking I/O and queued I/O with tags", function()
     local path = dir .. "/api.dat"
     lio.prepare(path, 1048576, { direct = true })

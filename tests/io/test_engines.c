@@ -243,6 +243,11 @@ static void test_registry(void)
 	ok(lb_io_ctx_new("null", 0, &ctx, err, sizeof(err)) == LB_IO_E_ARG, "depth 0 refused: %s",
 	   err);
 	ok(lb_io_engine_flags("libaio") & LB_IO_F_NEEDS_DIRECT, "libaio is flagged NEEDS_DIRECT");
+	is_str(lb_io_engine_fallback("io_uring"), "libaio", "registry: io_uring gives way to libaio");
+	is_str(lb_io_engine_fallback("libaio"), "psync", "registry: libaio gives way to psync");
+	ok(!lb_io_engine_fallback("psync") && !lb_io_engine_fallback("mmap") &&
+	   !lb_io_engine_fallback("null") && !lb_io_engine_fallback("aio") && !lb_io_engine_fallback(NULL),
+	   "registry: psync, mmap, null and unknown names have no stand-in");
 	is_str(lb_io_strerror(-ENOSPC), "No space left on device", "strerror passes errno through");
 	is_str(lb_io_strerror(LB_IO_E_ALIGN), "misaligned O_DIRECT I/O", "strerror of own codes");
 }
