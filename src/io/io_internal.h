@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "lb_config.h"
+#include "util/clock.h"
 #include "ioengine.h"
 #include "iofile.h"
 
@@ -21,13 +22,10 @@ struct lb_io_file {
 	char *path;
 };
 
-/* Time source for all three I/O timestamps. */
+/* Time source for all three I/O timestamps: the engine's clock, so they compare with its. */
 static inline uint64_t lb_io_now_ns(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	return (uint64_t)lb_now_ns();
 }
 
 /* Engine side of the context. */
