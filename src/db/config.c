@@ -9,13 +9,7 @@
 
 #include "db_int.h"
 
-/* ---- allocation ---------------------------------------------------------------------------- */
-
-static void oom(size_t size)
-{
-	fprintf(stderr, "luabench: out of memory allocating %zu bytes\n", size);
-	abort();
-}
+/* ---- SQL text buffer ------------------------------------------------------------------------ */
 
 void lb_db_buf_reserve(struct lb_db_buf *b, size_t extra)
 {

@@ -12,6 +12,7 @@
 
 #include "driver.h"
 #include "util/clock.h"
+#include "util/opt.h"
 #include "util/util.h"
 
 /* Internal step result: the server cannot prepare this statement (MySQL 1295), run it through
@@ -173,5 +174,11 @@ int lb_db_begin_op(struct lb_db_conn *c, int op, struct lb_db_stmt *s);
 int lb_db_end_op(struct lb_db_conn *c, int rc, struct lb_db_result *out);
 int32_t lb_db_copy(struct lb_db_conn *c, const char *sql, const char *data, size_t len,
 		   struct lb_db_result *out);
+
+/* Each driver's command-line options and their reading (<driver>_options.c). */
+extern const struct lb_opt_def lb_pgsql_options[];
+void lb_pgsql_read_options(const struct lb_opts *o, struct lb_db_options *out);
+extern const struct lb_opt_def lb_mysql_options[];
+void lb_mysql_read_options(const struct lb_opts *o, struct lb_db_options *out);
 
 #endif

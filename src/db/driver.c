@@ -19,14 +19,15 @@ extern const struct lb_db_ops lb_db_mysql_ops;
 #endif
 
 /* The registry: an explicit list, so what is built in is visible in one place. */
+/* In the order --help lists their options (sysbench's: mysql, then pgsql). */
 static const struct lb_db_ops *const registry[] = {
-	&lb_db_null_ops,
-#if LB_HAVE_PGSQL
-	&lb_db_pgsql_ops,
-#endif
 #if LB_HAVE_MYSQL
 	&lb_db_mysql_ops,
 #endif
+#if LB_HAVE_PGSQL
+	&lb_db_pgsql_ops,
+#endif
+	&lb_db_null_ops,
 };
 
 #define REGISTRY_SIZE (sizeof(registry) / sizeof(registry[0]))

@@ -37,6 +37,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct lb_opts;
+struct lb_opt_def;
+
 struct lb_db_ops;
 struct lb_db_config;
 struct lb_db_conn;
@@ -344,7 +347,7 @@ int32_t lb_db_wait(struct lb_db_conn *c, struct lb_db_result *out);
  * LB_DB_PENDING (after setting the wait descriptor) or a negative code (after setting the
  * error descriptor). */
 
-#define LB_DB_OPS_VERSION 1
+#define LB_DB_OPS_VERSION 2 /* 2: options, read_options */
 
 enum lb_db_dialect {
 	LB_DB_DIALECT_PGSQL = 1,  /* '' strings, E'' escapes, "ids", $tag$ quotes, nested comments */
@@ -387,6 +390,11 @@ struct lb_db_ops {
 	/* optional: run `sql` (a COPY ... FROM STDIN) with `data` as its whole input; answers like
 	 * query_start. `data` stays valid until the request ends. */
 	int (*copy_start)(struct lb_db_conn *c, const char *sql, const char *data, size_t len);
+	/* optional: the driver's command-line options (--help shows them as "<name> options"),
+	 * ending with an entry whose name is NULL, and how their values fill its part of
+	 * lb_db_options (the general --db-* part is filled by the caller). */
+	const struct lb_opt_def *options;
+	void (*read_options)(const struct lb_opts *opts, struct lb_db_options *out);
 };
 
 #endif

@@ -482,4 +482,6 @@ const struct lb_db_ops lb_db_mysql_ops = {
 	.stmt_release = lb_mysql_stmt_release,
 	.stmt_fini = lb_mysql_stmt_fini,
 	.escape = my_escape,
+	.options = lb_mysql_options,
+	.read_options = lb_mysql_read_options,
 };

@@ -761,4 +761,6 @@ const struct lb_db_ops lb_db_pgsql_ops = {
 	.stmt_fini = pg_stmt_fini,
 	.escape = pg_escape,
 	.copy_start = pg_copy_start,
+	.options = lb_pgsql_options,
+	.read_options = lb_pgsql_read_options,
 };

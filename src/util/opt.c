@@ -301,6 +301,16 @@ struct lb_opt *lb_opts_add(struct lb_opts *o, const char *name, enum lb_opt_type
 	return opt;
 }
 
+const char *lb_opts_value(const struct lb_opts *o, const char *name, const char *env_fallback)
+{
+	const struct lb_opt *opt = lb_opts_find(o, name);
+	if (!opt || !opt->value || !*opt->value)
+		return NULL;
+	if (env_fallback && !opt->given && getenv(env_fallback))
+		return NULL;
+	return opt->value;
+}
+
 int lb_opts_add_defs(struct lb_opts *o, const struct lb_opt_def *defs, size_t n, const char *group,
 		     char *err, int errlen)
 {

@@ -93,6 +93,10 @@ struct lb_pending *lb_opts_first_unused(struct lb_opts *o);
 /* Closest registered name to `name` (for "did you mean"), or NULL if nothing is close. */
 const char *lb_opts_suggest(const struct lb_opts *o, const char *name);
 
+/* The value of option `name`, or NULL when it is unset or empty, or when it was not given and
+ * the environment has `env_fallback` (e.g. PGHOST: the client library then reads it). */
+const char *lb_opts_value(const struct lb_opts *o, const char *name, const char *env_fallback);
+
 /* Typed accessors for registered options (by name; the option must exist). */
 bool lb_opts_bool(const struct lb_opts *o, const char *name);
 int64_t lb_opts_int(const struct lb_opts *o, const char *name);

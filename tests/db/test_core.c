@@ -20,6 +20,39 @@ static void test_registry(void)
 	is_str(lb_db_strerror(LB_DB_ELOST), "connection lost", "strerror");
 }
 
+/* Each driver declares its options; its read_options() takes their values, and a pgsql option
+ * left at its default gives way to the libpq environment variable. */
+static void test_driver_options(void)
+{
+	for (uint32_t i = 0; i < lb_db_driver_count(); i++) {
+		const struct lb_db_ops *d = lb_db_driver_at(i);
+		ok(!d->options == !d->read_options, "%s: options and their reader come together", d->name);
+	}
+	ok(!lb_db_find_driver("null")->options, "null has no options");
+#if LB_HAVE_PGSQL
+	const struct lb_db_ops *pg = lb_db_find_driver("pgsql");
+	struct lb_opts opts;
+	struct lb_db_options o = { 0 };
+	char err[256];
+	size_t n = 0;
+	while (pg->options[n].name)
+		n++;
+	lb_opts_init(&opts);
+	lb_opts_push(&opts, "pgsql-user=alice", "command line");
+	setenv("PGHOST", "/tmp", 1);
+	setenv("PGUSER", "bob", 1);
+	ok(lb_opts_add_defs(&opts, pg->options, n, "pgsql options", err, sizeof(err)) == 0, "pgsql options register");
+	pg->read_options(&opts, &o);
+	ok(o.user && !strcmp(o.user, "alice"), "pgsql: a given option wins over PGUSER (%s)", o.user ? o.user : "NULL");
+	ok(!o.hosts, "pgsql: a default host gives way to PGHOST");
+	ok(o.db && !strcmp(o.db, "sbtest"), "pgsql: defaults apply without an environment variable");
+	ok(o.driver_ignore_errors && !strcmp(o.driver_ignore_errors, "40P01,23505,40001"), "pgsql: ignore list");
+	unsetenv("PGHOST");
+	unsetenv("PGUSER");
+	lb_opts_fini(&opts);
+#endif
+}
+
 static int config_error(const char *driver, struct lb_db_options *o, char *err, size_t n)
 {
 	struct lb_db_config *cfg = NULL;
@@ -260,6 +293,7 @@ static void test_dry_run(void)
 int main(void)
 {
 	test_registry();
+	test_driver_options();
 	test_config_errors();
 	test_placeholders();
 	test_emulation();
