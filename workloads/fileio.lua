@@ -495,40 +495,14 @@ end
 
 local floor = math.floor
 
-function thread_run(tid)
-  local c = settings()
-  local w = sb.worker
-  local nfiles, file_size, total = c.nfiles, c.file_size, c.total
-  local depth = sb.shared("fileio.depth", "uint32_t")[0]
-  local engine = ffi.string(sb.shared("fileio.engine", "char", 32))
-  local files = sb.shared("fileio.files", "struct lb_io_file *", nfiles)
-  local mode = c.mode
+-- The requests of one thread, in sysbench's sequence: every fsync_freq requests, when dirty,
+-- one fsync per file in turn; rndrw reads while (reads + 1) / (writes + 1) < ratio. Returns
+-- gen() -> op, file index, offset, length, and redraw(op) -> the same for a random request
+-- whose bytes were busy (--validate): it is not counted, another is drawn.
+local function request_generator(c, tid)
+  local mode, nfiles, file_size, total = c.mode, c.nfiles, c.file_size, c.total
   local READ, WRITE, SYNC = lio.READ, lio.WRITE, c.sync_op
-  local T_SYNC = luabench.stats.type(c.fsync_mode)
-  local t_read, t_write, t_sync = T_READ.id, T_WRITE.id, T_SYNC.id
-
-  local q = lio.queue { engine = engine, depth = depth, fallback = false, check = false, event = true,
-    quiet = true }
-  local ctx, st, done = q.ctx, q.st, q.done
-  local ev_flags = q.flags
-  local plain_flags = q.flags - C.LB_FIO_EVENT
-  local submit, reap, inflight = C.lb_fio_submit, C.lb_fio_reap, C.lb_io_inflight
-  local next_event = C.lb_event_next
-  local rng = sb.rand.rng
-  local rand = C.lb_rand_double
-
-  -- One buffer per I/O in flight, filled with a non-zero pattern (writes of zeros can be
-  -- optimized away by some storage).
-  local max_req = c.max_req
-  local mem_align = math.max(C.lb_io_file_mem_align(files[0]), 4096)
-  local bufs = lio.buffer(depth * max_req, mem_align)
-  lio.pattern_fill(bufs, depth * max_req, 0, tid + 1)
-  local free, nfree = {}, depth
-  for i = 1, depth do free[i] = depth - i end
-  local file_of, slot_of, op_of = {}, {}, {}
-
-  -- Request generation (sysbench's sequence: every fsync_freq requests, when dirty, one fsync
-  -- per file in turn; rndrw reads while (reads + 1) / (writes + 1) < ratio).
+  local rng, rand = sb.rand.rng, C.lb_rand_double
   local classes, nclasses = c.classes, #c.classes
   local single = classes[1]
   local reads, writes, performed, dirty, fsync_file = 0, 0, 0, false, 0
@@ -595,27 +569,82 @@ function thread_run(tid)
     local fi = floor(s / k.slots)
     return op, fi, (s - fi * k.slots) * k.align, k.size
   end
+
+  local function redraw(op)
+    performed = performed - 1
+    if op == WRITE then writes = writes - 1 else reads = reads - 1 end
+    return gen()
+  end
+  return gen, redraw
+end
+
+-- One buffer per I/O in flight, filled with a non-zero pattern (writes of zeros can be
+-- optimized away by some storage), and the stack of free ones (indexes 0 .. depth - 1).
+local function io_buffers(depth, max_req, first_file, tid)
+  local mem_align = math.max(C.lb_io_file_mem_align(first_file), 4096)
+  local bufs = lio.buffer(depth * max_req, mem_align)
+  lio.pattern_fill(bufs, depth * max_req, 0, tid + 1)
+  local free = {}
+  for i = 1, depth do free[i] = depth - i end
+  return bufs, free
+end
+
+-- The one line for a failed or short I/O.
+local function io_failure(what, path, io)
+  local e = io.error
+  if e ~= 0 then
+    local msg = lio.strerror(e)
+    if e == -28 then msg = msg .. " (the disk is full)" end
+    if e == -27 then msg = msg .. " (the file size limit, ulimit -f, or the filesystem's maximum)" end
+    return string.format("%s %s at offset %d failed: %s", what, path, tonumber(io.offset_bytes), msg)
+  end
+  return string.format("short %s of %s at offset %d: %d of %d bytes (is the file shorter than --file-total-size / --file-num?)",
+    what, path, tonumber(io.offset_bytes), tonumber(io.result_bytes), tonumber(io.length_bytes))
+end
+
+-- --validate: every block of a read carries the checksum and offset it was written with.
+local function verify_read(ptr, io, vb, path, errbuf)
+  local off = tonumber(io.offset_bytes)
+  for k = 0, tonumber(io.length_bytes) / vb - 1 do
+    if C.lb_io_block_verify(ptr + k * vb, vb, off + k * vb, nil, errbuf, 256) ~= 0 then
+      error(string.format("Validation failed on %s: %s (were the files prepared with --validate and the same --file-block-size?)",
+        path, ffi.string(errbuf)), 0)
+    end
+  end
+end
+
+function thread_run(tid)
+  local c = settings()
+  local w = sb.worker
+  local nfiles = c.nfiles
+  local depth = sb.shared("fileio.depth", "uint32_t")[0]
+  local engine = ffi.string(sb.shared("fileio.engine", "char", 32))
+  local files = sb.shared("fileio.files", "struct lb_io_file *", nfiles)
+  local READ, WRITE, SYNC = lio.READ, lio.WRITE, c.sync_op
+  local T_SYNC = luabench.stats.type(c.fsync_mode)
+  local t_read, t_write, t_sync = T_READ.id, T_WRITE.id, T_SYNC.id
+
+  local q = lio.queue { engine = engine, depth = depth, fallback = false, check = false, event = true,
+    quiet = true }
+  local ctx, st, done = q.ctx, q.st, q.done
+  local ev_flags = q.flags
+  local plain_flags = q.flags - C.LB_FIO_EVENT
+  local submit, reap, inflight = C.lb_fio_submit, C.lb_fio_reap, C.lb_io_inflight
+  local next_event = C.lb_event_next
+
+  local max_req = c.max_req
+  local bufs, free = io_buffers(depth, max_req, files[0], tid)
+  local nfree = depth
+  local file_of, slot_of, op_of = {}, {}, {}
+  local gen, redraw = request_generator(c, tid)
+  local seq = c.mode.seq
+
   -- --validate: self-checking blocks, and no two I/Os on the same bytes at once.
   local validate = c.validate
   local vb = c.vblock
   local busy = validate and C.lb_fio_busy_get(sysbench.worker, "fileio.busy", c.threads * depth + 1)
   local errbuf = ffi.new("char[256]")
   local wseq = tid * 2 ^ 40
-
-  local function path_of(fi) return file_path(fi) end
-
-  local function io_failed(io, fi, b)
-    local e = io.error
-    local what = op_of[b] or "I/O"
-    if e ~= 0 then
-      local msg = lio.strerror(e)
-      if e == -28 then msg = msg .. " (the disk is full)" end
-      if e == -27 then msg = msg .. " (the file size limit, ulimit -f, or the filesystem's maximum)" end
-      error(string.format("%s %s at offset %d failed: %s", what, path_of(fi), tonumber(io.offset_bytes), msg), 0)
-    end
-    error(string.format("short %s of %s at offset %d: %d of %d bytes (is the file shorter than --file-total-size / --file-num?)",
-      what, path_of(fi), tonumber(io.offset_bytes), tonumber(io.result_bytes), tonumber(io.length_bytes)), 0)
-  end
 
   local OPNAME = { [READ] = "read", [WRITE] = "write", [SYNC] = c.fsync_mode }
   local held_op, held_fi, held_off, held_len, held_t
@@ -631,6 +660,7 @@ function thread_run(tid)
   local intended, clock_ns = {}, C.lb_clock_ns
   if rate_mode then ev_flags = plain_flags end
 
+  -- Submits one request into a free buffer; false when --validate finds its bytes busy.
   local function issue(op, fi, off, len, flags, t)
     local b = free[nfree]
     nfree = nfree - 1
@@ -654,7 +684,7 @@ function thread_run(tid)
     local id = op == READ and t_read or op == WRITE and t_write or t_sync
     local r = submit(st, ctx, op, files[fi], ptr, len, off, b, id, flags)
     if r < 0 then
-      error(string.format("%s %s at offset %d: %s", OPNAME[op], path_of(fi), off,
+      error(string.format("%s %s at offset %d: %s", OPNAME[op], file_path(fi), off,
         ffi.string(C.lb_io_ctx_errmsg(ctx))), 0)
     end
     if op == WRITE then writes_inflight = writes_inflight + 1 end
@@ -662,7 +692,9 @@ function thread_run(tid)
     return true
   end
 
-  while true do
+  -- Keeps the queue full: the next request (or the one held back), unless an fsync must wait
+  -- for writes in flight or the run is over.
+  local function fill()
     while inflight(ctx) < depth do
       if nextra > 0 then
         -- --file-fsync-all: the write has completed, so its fsync goes out at once
@@ -673,11 +705,11 @@ function thread_run(tid)
         if held_op then
           op, fi, off, len, t = held_op, held_fi, held_off, held_len, held_t
         else
-          if rate_mode and inflight(ctx) > 0 then break end
+          if rate_mode and inflight(ctx) > 0 then return end
           t = stopping and -1 or next_event(w, -1)
           if t < 0 then
             stopping = true
-            break
+            return
           end
           op, fi, off, len = gen()
         end
@@ -685,76 +717,72 @@ function thread_run(tid)
         -- An fsync covers the writes that completed before it: let those in flight finish.
         if op == SYNC and writes_inflight > 0 then
           held_op, held_fi, held_off, held_len = op, fi, off, len
-          break
+          return
         end
         if not issue(op, fi, off, len, ev_flags, rate_mode and t or nil) then
           -- --validate: another I/O is on these bytes; a random request draws again, a
           -- sequential one waits for it.
           held_op, held_fi, held_off, held_len = op, fi, off, len
-          if not seq then
-            performed = performed - 1
-            if op == WRITE then writes = writes - 1 else reads = reads - 1 end
-            held_op, held_fi, held_off, held_len = gen()
-          end
-          if inflight(ctx) > 0 then break end
+          if not seq then held_op, held_fi, held_off, held_len = redraw(op) end
+          if inflight(ctx) > 0 then return end
           C.lb_sleep_ns(20000)
         else
           held_op = nil
         end
       end
     end
+  end
+
+  -- One reaped I/O: failures raise, writes may queue their fsync, reads are verified, the
+  -- buffer goes back to the free stack.
+  local function complete(io)
+    local b = tonumber(bit.band(io.tag, 0x3ffff))
+    local fi = file_of[b]
+    local op = io.op
+    if io.error ~= 0 or (op <= 1 and io.result_bytes ~= io.length_bytes) then
+      error(io_failure(op_of[b] or "I/O", file_path(fi), io), 0)
+    end
+    if op == WRITE then
+      writes_inflight = writes_inflight - 1
+      if fsync_all then
+        nextra = nextra + 1
+        extra[nextra] = fi
+      end
+    end
+    if validate and op ~= 2 and op ~= 3 then
+      if op == READ then verify_read(bufs + b * max_req, io, vb, file_path(fi), errbuf) end
+      C.lb_fio_busy_release(busy, slot_of[b])
+    end
+    if rate_mode and intended[b] then
+      C.lb_fio_event(st, clock_ns(w) - intended[b])
+      intended[b] = nil
+    end
+    nfree = nfree + 1
+    free[nfree] = b
+  end
+
+  local function reap_some(max)
+    local n = reap(st, ctx, 1, max, done, -1)
+    if n < 0 then error("reaping I/O: " .. ffi.string(C.lb_io_ctx_errmsg(ctx)), 0) end
+    return n
+  end
+
+  while true do
+    fill()
     if inflight(ctx) == 0 then
       if stopping and nextra == 0 and not held_op then break end
     else
-      local n = reap(st, ctx, 1, reap_max, done, -1)
-      if n < 0 then error("reaping I/O: " .. ffi.string(C.lb_io_ctx_errmsg(ctx)), 0) end
-      for i = 0, n - 1 do
-        local io = done[i]
-        local b = tonumber(bit.band(io.tag, 0x3ffff))
-        local fi = file_of[b]
-        local op = io.op
-        if io.error ~= 0 or (op <= 1 and io.result_bytes ~= io.length_bytes) then
-          io_failed(io, fi, b)
-        end
-        if op == WRITE then
-          writes_inflight = writes_inflight - 1
-          if fsync_all then
-            nextra = nextra + 1
-            extra[nextra] = fi
-          end
-        end
-        if validate and op ~= 2 and op ~= 3 then
-          if op == READ then
-            local ptr = bufs + b * max_req
-            local off = tonumber(io.offset_bytes)
-            for k = 0, tonumber(io.length_bytes) / vb - 1 do
-              if C.lb_io_block_verify(ptr + k * vb, vb, off + k * vb, nil, errbuf, 256) ~= 0 then
-                error(string.format("Validation failed on %s: %s (were the files prepared with --validate and the same --file-block-size?)",
-                  path_of(fi), ffi.string(errbuf)), 0)
-              end
-            end
-          end
-          C.lb_fio_busy_release(busy, slot_of[b])
-        end
-        if rate_mode and intended[b] then
-          C.lb_fio_event(st, clock_ns(w) - intended[b])
-          intended[b] = nil
-        end
-        nfree = nfree + 1
-        free[nfree] = b
-      end
+      for i = 0, reap_some(reap_max) - 1 do complete(done[i]) end
     end
   end
 
   -- sysbench fsyncs every file at the end of a write test (part of the run's time).
-  if c.fsync_end and mode.write then
+  if c.fsync_end and c.mode.write then
     for fi = 0, nfiles - 1 do
       issue(SYNC, fi, 0, 0, plain_flags)
-      local n = reap(st, ctx, 1, depth, done, -1)
-      if n < 0 then error("reaping I/O: " .. ffi.string(C.lb_io_ctx_errmsg(ctx)), 0) end
-      for i = 0, n - 1 do
+      for i = 0, reap_some(depth) - 1 do
         if done[i].error ~= 0 then
-          error(string.format("%s %s failed: %s", c.fsync_mode, path_of(fi), lio.strerror(done[i].error)), 0)
+          error(string.format("%s %s failed: %s", c.fsync_mode, file_path(fi), lio.strerror(done[i].error)), 0)
         end
         nfree = nfree + 1
         free[nfree] = tonumber(bit.band(done[i].tag, 0x3ffff))
