@@ -1,8 +1,10 @@
 -- bookstore.common: the constants of the TPC-W model (interactions, mixes, Customer Behavior
 -- Graph, response-time limits, subjects, backings, ...), its random functions (DigSyl, NURand
 -- without a C constant, think time, USMD), the settings read from the options, table names with
--- the optional prefix, the SQL that differs between PostgreSQL and MySQL/MariaDB, and the
+-- the optional prefix, the SQL the interactions build on the server's dialect, and the
 -- workload's small configuration table (scale and counters kept in the database).
+local workload = require("luabench.workload")
+
 local M = {}
 
 local rand = sysbench.rand
@@ -182,9 +184,7 @@ M.options = {
   ["table-prefix"] = { "Prefix of every table name (to keep several schemas in one database)", "" },
 }
 
-local function fail(...)
-  error(fmt(...), 0)
-end
+local fail = workload.fail
 M.fail = fail
 
 M.TABLES = { "country", "author", "item", "customer", "address", "orders", "order_line",
@@ -194,12 +194,8 @@ local settings
 function M.settings()
   if settings then return settings end
   local opt = sysbench.opt
-  local s = { prefix = opt.table_prefix or "", t = {} }
-  if not s.prefix:match("^[a-z_]?[a-z0-9_]*$") then
-    fail("invalid --table-prefix value '%s' (lower-case letters, digits and '_', not starting with a digit)", s.prefix)
-  end
-  for _, name in ipairs(M.TABLES) do s.t[name] = s.prefix .. name end
-  s.t.config = s.prefix .. "bookstore_config"
+  local s = { prefix = opt.table_prefix or "" }
+  s.t = workload.tables(s.prefix, M.TABLES, "bookstore_config")
   s.mix = M.MIXES[tostring(opt.mix)]
   if not s.mix then fail("invalid --mix value '%s' (browsing, shopping or ordering)", tostring(opt.mix)) end
   s.mix_name = M.MIX_NAMES[s.mix]
@@ -247,53 +243,18 @@ end
 
 -- SQL dialects -----------------------------------------------------------------------------------
 
-local drv
-function M.driver()
-  drv = drv or sysbench.sql.driver()
-  return drv
-end
-
-function M.is_pg()
-  return M.driver():name() == "pgsql"
-end
+local wl = workload.new("bookstore")
+M.driver, M.dialect = wl.driver, wl.dialect
+M.rows = workload.rows
 
 -- A string literal (our generated text has no quotes, but titles travel back from the database).
-function M.lit(v)
-  local s = tostring(v):gsub("'", "''")
-  if not M.is_pg() then s = s:gsub("\\", "\\\\") end
-  return "'" .. s .. "'"
-end
+function M.lit(v) return M.dialect().lit(v) end
+function M.days(n) return M.dialect().interval(n, "day") end
+function M.hours(n) return M.dialect().interval(n, "hour") end
 
-function M.days(n)
-  return M.is_pg() and fmt("INTERVAL '%d days'", n) or fmt("INTERVAL %d DAY", n)
-end
-
-function M.hours(n)
-  return M.is_pg() and fmt("INTERVAL '%d hours'", n) or fmt("INTERVAL %d HOUR", n)
-end
-
--- INSERT that returns the new row's generated key: RETURNING on PostgreSQL, LAST_INSERT_ID()
--- on MySQL (both are sequences started above the loaded rows, see schema.lua).
-function M.insert_id(con, sql, key)
-  if M.is_pg() then
-    return tonumber(con:query_row(sql .. " RETURNING " .. key))
-  end
-  con:query(sql)
-  return tonumber(con:query_row("SELECT LAST_INSERT_ID()"))
-end
-
--- All rows of a query as arrays of strings.
-function M.rows(con, sql)
-  local rs = con:query(sql)
-  local out = {}
-  if rs == nil then return out end
-  local r = rs:fetch_row()
-  while r do
-    out[#out + 1] = r
-    r = rs:fetch_row()
-  end
-  return out
-end
+-- INSERT that returns the new row's generated key (sequences start above the loaded rows, see
+-- schema.lua).
+function M.insert_id(con, sql, key) return M.dialect().insert_id(con, sql, key) end
 
 M.table_exists = require("luabench.prepare").table_exists
 

@@ -250,8 +250,10 @@ local function new_customer(x)
       common.hours(2), money(disc), uniform(1900, 2005), uniform(1, 12), uniform(1, 28), text.text(100, 500))
   end
   local c_id
-  if common.is_pg() then
-    c_id = tonumber(x.con:query_row(fmt("SELECT nextval(pg_get_serial_sequence('%s', 'c_id'))", x.t.customer)))
+  local next_key = common.dialect().next_key(x.t.customer, "c_id")
+  if next_key then
+    -- The key first, so that the row goes in whole with the user name made from it.
+    c_id = tonumber(x.con:query_row(next_key))
     x.con:query(fmt("INSERT INTO %s (c_id, %s) VALUES (%d, %s)", x.t.customer, cols, c_id, values(common.digsyl(c_id, 0))))
   else
     c_id = common.insert_id(x.con, fmt("INSERT INTO %s (%s) VALUES (%s)", x.t.customer, cols, values("")), "c_id")

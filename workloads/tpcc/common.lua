@@ -3,6 +3,7 @@
 -- constants, last-name syllables, a-strings and n-strings).
 local ffi = require("ffi")
 local bit = require("bit")
+local workload = require("luabench.workload")
 
 local M = {}
 
@@ -41,9 +42,7 @@ M.options = {
   ["table-prefix"] = { "Prefix of every table name (to keep several schemas in one database)", "" },
 }
 
-local function fail(fmt, ...)
-  error(string.format(fmt, ...), 0)
-end
+local fail = workload.fail
 M.fail = fail
 
 local function pct(name, v)
@@ -108,51 +107,21 @@ function M.settings()
     fail("--load-threads=%d is more than --threads=%d: the engine starts --threads threads for prepare and check, so raise --threads", s.load_threads, s.threads)
   end
   s.prefix = opt.table_prefix
-  if s.prefix ~= "" and not s.prefix:match("^[a-z_][a-z0-9_]*$") then
-    fail("invalid --table-prefix value '%s' (lower-case letters, digits and '_', not starting with a digit)", s.prefix)
-  end
-  s.t = {}
-  for _, name in ipairs(M.TABLES) do s.t[name] = s.prefix .. name end
-  s.t.config = s.prefix .. "tpcc_config"
+  s.t = workload.tables(s.prefix, M.TABLES, "tpcc_config")
   M.s = s
   return s
 end
 
 -- Connections -----------------------------------------------------------------------------------
 
-local drv
-
-function M.driver()
-  drv = drv or sysbench.sql.driver()
-  local name = drv:name()
-  if name ~= "pgsql" and name ~= "mysql" then
-    fail("tpcc needs a database: --db-driver=pgsql or --db-driver=mysql (got '%s')", name)
-  end
-  return drv
-end
-
-function M.is_pg()
-  return M.driver():name() == "pgsql"
-end
-
--- A new connection with the session settings every tpcc connection uses.
-function M.connect()
-  local con = M.driver():connect()
-  M.session(con)
-  return con
-end
-
--- (Re)applies the session settings: after a reconnect the server has forgotten them.
-function M.session(con)
-  local s = M.settings()
-  if s.isolation then
-    if M.is_pg() then
-      con:query("SET SESSION CHARACTERISTICS AS TRANSACTION ISOLATION LEVEL " .. s.isolation)
-    else
-      con:query("SET SESSION TRANSACTION ISOLATION LEVEL " .. s.isolation)
-    end
-  end
-end
+-- driver(), dialect(), connect() (with the isolation level of --isolation), session(con).
+local wl = workload.new("tpcc", {
+  session = function(con, d)
+    local s = M.settings()
+    if s.isolation then con:query(d.set_isolation(s.isolation)) end
+  end,
+})
+M.driver, M.dialect, M.connect, M.session = wl.driver, wl.dialect, wl.connect, wl.session
 
 -- Does table `name` exist in the connection's current schema / database?
 M.table_exists = require("luabench.prepare").table_exists

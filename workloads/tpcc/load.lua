@@ -378,8 +378,9 @@ end
 function M.prepare()
   s = common.settings()
   tid, nthreads = sysbench.tid, s.threads
-  use_copy = common.is_pg()
-  NULL = use_copy and "\\N" or "NULL"
+  local d = common.dialect()
+  use_copy = d.copy
+  NULL = use_copy and d.copy_null or "NULL"
   shared_init()
   ld = require("luabench.prepare").new("tpcc.load", 0)
   ld.line = progress_line

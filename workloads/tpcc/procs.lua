@@ -408,15 +408,14 @@ local function signature(text)
   return bit.tohex(h)
 end
 
-local function count_existing(con, s, pg)
+local function count_existing(con, s, d)
   local names = {}
   for i, name in ipairs(M.NAMES) do names[i] = fmt("'%stpcc_%s'", s.prefix, name) end
-  local q = pg and fmt("SELECT COUNT(*) FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace " ..
-      "WHERE n.nspname = current_schema() AND p.proname IN (%s)", concat(names, ", "))
-    or fmt("SELECT COUNT(*) FROM information_schema.ROUTINES WHERE ROUTINE_SCHEMA = DATABASE() " ..
-      "AND ROUTINE_NAME IN (%s)", concat(names, ", "))
-  return tonumber(con:query_row(q))
+  return tonumber(con:query_row(d.routines_count(names)))
 end
+
+-- The procedures' text for each server.
+local TEXTS = { pgsql = PG, mysql = MY }
 
 -- Creates the procedures unless the schema already has these very ones (their signature is kept
 -- in the configuration table), so that they always match this version of luabench. Processes
@@ -424,49 +423,48 @@ end
 -- find them, and none replaces a procedure that another one's terminals are calling.
 function M.create(con)
   local s = common.settings()
-  local pg = common.is_pg()
+  local d = common.dialect()
   local texts = {}
-  for i, name in ipairs(M.NAMES) do texts[i] = expand((pg and PG or MY)[name], s) end
+  for i, name in ipairs(M.NAMES) do texts[i] = expand(TEXTS[d.name][name], s) end
   local sig = signature(concat(texts, "\0"))
   local lock = fmt("'%stpcc_procs'", s.prefix)
-  con:query(pg and fmt("SELECT pg_advisory_lock(hashtext(%s))", lock) or fmt("SELECT GET_LOCK(%s, 60)", lock))
+  con:query(d.lock(lock))
   local ok, err = pcall(function()
-    if common.config_read(con).procedures == sig and count_existing(con, s, pg) == #M.NAMES then
+    if common.config_read(con).procedures == sig and count_existing(con, s, d) == #M.NAMES then
       return
     end
     for i, name in ipairs(M.NAMES) do
-      if not pg then con:query(fmt("DROP PROCEDURE IF EXISTS %stpcc_%s", s.prefix, name)) end
+      -- A text without CREATE OR REPLACE needs the old routine gone first.
+      if not texts[i]:find("^%s*CREATE OR REPLACE") then
+        con:query(d.drop_routine(fmt("%stpcc_%s", s.prefix, name)))
+      end
       con:query(texts[i])
     end
     common.config_set(con, "procedures", sig)
   end)
-  con:query(pg and fmt("SELECT pg_advisory_unlock(hashtext(%s))", lock) or fmt("SELECT RELEASE_LOCK(%s)", lock))
+  con:query(d.unlock(lock))
   if not ok then error(err, 0) end
 end
 
 function M.drop(con)
   local s = common.settings()
   for _, name in ipairs(M.NAMES) do
-    if common.is_pg() then
-      con:query(fmt("DROP FUNCTION IF EXISTS %stpcc_%s", s.prefix, name))
-    else
-      con:query(fmt("DROP PROCEDURE IF EXISTS %stpcc_%s", s.prefix, name))
-    end
+    con:query(common.dialect().drop_routine(fmt("%stpcc_%s", s.prefix, name)))
   end
 end
 
 -- The transaction bodies for the terminal: same inputs as tpcc.txn's, same return values.
 function M.bodies(ctx)
   local con, s = ctx.con, ctx.s
-  local pg = common.is_pg()
+  local d = common.dialect()
   local P = s.prefix
   local INT, VARCHAR = sysbench.sql.type.INT, sysbench.sql.type.VARCHAR
 
-  -- PostgreSQL: prepared SELECT fn(...). MySQL: CALL as text (a prepared CALL's result sets
-  -- cannot be read through the driver's prepared-statement path).
+  -- Functions (PostgreSQL): prepared SELECT fn(...). Procedures (MySQL): CALL as text (a
+  -- prepared CALL's result sets cannot be read through the driver's prepared-statement path).
   -- proc(name, types) returns f(a1, a2, ...) that calls the procedure and returns its result.
   local proc
-  if pg then
+  if d.routines_return then
     proc = function(name, types)
       local marks = {}
       for i = 1, #types do marks[i] = "?" end

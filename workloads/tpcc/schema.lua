@@ -152,22 +152,17 @@ end
 
 function M.create_table(con, name)
   local s = common.settings()
-  local pg = common.is_pg()
-  local cols = COLUMNS[name]:gsub("%%TS%%", pg and "TIMESTAMP" or "DATETIME")
-  local sql
-  if pg then
-    sql = string.format("CREATE TABLE %s (\n%s\n)", s.t[name], cols)
-  else
-    local pk = M.PRIMARY_KEY[name] and (",\n  PRIMARY KEY (" .. M.PRIMARY_KEY[name] .. ")") or ""
-    sql = string.format("CREATE TABLE %s (\n%s%s\n) ENGINE = InnoDB", s.t[name], cols, pk)
-  end
-  con:query(sql)
+  local d = common.dialect()
+  local cols = COLUMNS[name]:gsub("%%TS%%", d.timestamp)
+  -- A clustered table is stored in key order: its key comes with it, not after the load.
+  local pk = d.clustered and M.PRIMARY_KEY[name] and (",\n  PRIMARY KEY (" .. M.PRIMARY_KEY[name] .. ")") or ""
+  con:query(string.format("CREATE TABLE %s (\n%s%s\n)%s", s.t[name], cols, pk, d.table_options))
 end
 
 function M.create_config(con)
   local s = common.settings()
   con:query(string.format("CREATE TABLE %s (cfg_name VARCHAR(64) NOT NULL PRIMARY KEY, cfg_value VARCHAR(255))%s",
-    s.t.config, common.is_pg() and "" or " ENGINE = InnoDB"))
+    s.t.config, common.dialect().table_options))
 end
 
 -- The post-load work for one table: primary key (PostgreSQL), secondary indexes, statistics.
@@ -175,65 +170,54 @@ end
 M.POST_LOAD_ORDER = { "order_line", "stock", "customer", "orders", "history", "new_order", "item",
   "district", "warehouse" }
 
--- Does index `ix` (a secondary index of the MySQL schema) exist on table `t`?
-local function mysql_index_exists(con, t, ix)
-  local rs = con:query(string.format(
-    "SELECT 1 FROM information_schema.statistics WHERE table_schema = DATABASE() AND table_name = '%s' AND index_name = '%s' LIMIT 1",
-    t, ix))
-  return rs:fetch_row() ~= nil
+local function exists(con, sql)
+  return con:query(sql):fetch_row() ~= nil
 end
 
 -- mark() records the step as done. A prepare killed half-way through a step runs it again on
--- resume, so each step must be repeatable: PostgreSQL's DDL is transactional (the key, the
--- indexes and the mark commit together), MySQL's is not (an index already there is skipped).
+-- resume, so each step must be repeatable: with transactional DDL (PostgreSQL) the key, the
+-- indexes and the mark commit together; without (MySQL), an index already there is skipped.
 function M.post_load(con, name, mark)
   local s = common.settings()
+  local d = common.dialect()
   local t = s.t[name]
-  if common.is_pg() then
-    con:query("BEGIN")
-    if M.PRIMARY_KEY[name] then
-      con:query(string.format("ALTER TABLE %s ADD PRIMARY KEY (%s)", t, M.PRIMARY_KEY[name]))
+  if d.transactional_ddl then con:query("BEGIN") end
+  if not d.clustered and M.PRIMARY_KEY[name] then
+    con:query(string.format("ALTER TABLE %s ADD PRIMARY KEY (%s)", t, M.PRIMARY_KEY[name]))
+  end
+  for _, ix in ipairs(INDEXES[name] or {}) do
+    local ixname = d.index_names_per_table and ix[1] or s.prefix .. ix[1]
+    if d.transactional_ddl or not exists(con, d.index_exists(t, ixname)) then
+      con:query(d.create_index(ixname, t, ix[2]))
     end
-    for _, ix in ipairs(INDEXES[name] or {}) do
-      con:query(string.format("CREATE INDEX %s%s ON %s (%s)", s.prefix, ix[1], t, ix[2]))
-    end
+  end
+  if d.transactional_ddl then
     mark()
     con:query("COMMIT")
-    -- Sets hint bits and the visibility map once, instead of during the first measured run.
-    con:query("VACUUM ANALYZE " .. t)
+    con:query(d.analyze_after_load(t))
   else
-    for _, ix in ipairs(INDEXES[name] or {}) do
-      if not mysql_index_exists(con, t, ix[1]) then
-        con:query(string.format("ALTER TABLE %s ADD INDEX %s (%s)", t, ix[1], ix[2]))
-      end
-    end
-    con:query("ANALYZE TABLE " .. t)
+    con:query(d.analyze_after_load(t))
     mark()
   end
 end
 
--- Does foreign key constraint `fk` exist (MySQL: an interrupted prepare may have added some)?
-local function mysql_fk_exists(con, fk)
-  local rs = con:query(string.format(
-    "SELECT 1 FROM information_schema.table_constraints WHERE constraint_schema = DATABASE() AND constraint_name = '%s' LIMIT 1",
-    fk))
-  return rs:fetch_row() ~= nil
-end
-
--- mark() as for post_load: on PostgreSQL every key and the mark commit together.
+-- mark() as for post_load: with transactional DDL every key and the mark commit together;
+-- without, a key an interrupted prepare added is skipped.
 function M.foreign_keys(con, mark)
   local s = common.settings()
-  local pg = common.is_pg()
-  con:query(pg and "BEGIN" or "SET foreign_key_checks = 0")
+  local d = common.dialect()
+  if d.transactional_ddl then con:query("BEGIN") end
+  if d.foreign_key_checks then con:query(d.foreign_key_checks(false)) end
   for i, fk in ipairs(FOREIGN_KEYS) do
     local cname = string.format("%sfk_%d", s.prefix, i)
-    if pg or not mysql_fk_exists(con, cname) then
+    if d.transactional_ddl or not exists(con, d.constraint_exists(cname)) then
       con:query(string.format("ALTER TABLE %s ADD CONSTRAINT %s FOREIGN KEY (%s) REFERENCES %s (%s)",
         s.t[fk[1]], cname, fk[2], s.t[fk[3]], fk[4]))
     end
   end
   mark()
-  con:query(pg and "COMMIT" or "SET foreign_key_checks = 1")
+  if d.transactional_ddl then con:query("COMMIT") end
+  if d.foreign_key_checks then con:query(d.foreign_key_checks(true)) end
 end
 
 -- Drops every tpcc table, children first, and the configuration table last (so an interrupted

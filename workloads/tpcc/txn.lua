@@ -172,7 +172,7 @@ function M.bodies(ctx)
   local con = ctx.con
   local s = ctx.s
   local t = s.t
-  local pg = common.is_pg()
+  local dialect = common.dialect()
   local INT, VARCHAR = sysbench.sql.type.INT, sysbench.sql.type.VARCHAR
   local tx = {}
 
@@ -375,7 +375,7 @@ function M.bodies(ctx)
         dl_del(home, d, o_id)
         if con.rs.nrows == 1 then return o_id end
         -- Delivered by a concurrent Delivery between our read and our delete: take the next.
-      elseif not pg or not dl_no_peek(home, d):fetch_row() then
+      elseif not dialect.locking_read_can_miss or not dl_no_peek(home, d):fetch_row() then
         return nil
       end
       -- PostgreSQL, READ COMMITTED: the row we waited for was deleted by the Delivery that

@@ -1,0 +1,82 @@
+-- luabench.workload: what the database workloads (tpcc, bookstore) share: one-line failures,
+-- table names under a --table-prefix, the SQL driver and its dialect (luabench.dialect),
+-- connections with the workload's session settings, and reading every row of a query.
+--
+--   local wl = require("luabench.workload").new("tpcc", { session = function(con, d) ... end })
+--   local con = wl.connect()          -- driver():connect() plus the session settings
+--   local d = wl.dialect()            -- the SQL differences of the server
+local dialect = require("luabench.dialect")
+
+local M = {}
+
+-- Raises msg (formatted) as one line, without a traceback.
+function M.fail(fmt, ...)
+  error(string.format(fmt, ...), 0)
+end
+
+-- The real name of each of `names` under `prefix`, plus t.config = prefix .. config_name.
+-- The prefix is checked: lower-case letters, digits and '_', not starting with a digit.
+function M.tables(prefix, names, config_name)
+  prefix = prefix or ""
+  if prefix ~= "" and not prefix:match("^[a-z_][a-z0-9_]*$") then
+    M.fail("invalid --table-prefix value '%s' (lower-case letters, digits and '_', not starting with a digit)", prefix)
+  end
+  local t = {}
+  for _, name in ipairs(names) do t[name] = prefix .. name end
+  t.config = prefix .. config_name
+  return t
+end
+
+-- Every row of a query as arrays of strings (an empty table when it returns no result set).
+function M.rows(con, sql)
+  local rs = con:query(sql)
+  local out = {}
+  if rs == nil then return out end
+  local r = rs:fetch_row()
+  while r do
+    out[#out + 1] = r
+    r = rs:fetch_row()
+  end
+  return out
+end
+
+-- A workload's connections. opts.session(con, dialect), optional: the settings every
+-- connection of the workload needs, applied at connect and again after a reconnect.
+function M.new(name, opts)
+  opts = opts or {}
+  local w = {}
+  local drv, dia
+
+  -- The --db-driver's driver, which must reach a server with a known dialect.
+  function w.driver()
+    if not drv then
+      local d = sysbench.sql.driver()
+      local found = dialect.of(d:name())
+      if not found then
+        M.fail("%s needs a database: --db-driver=pgsql or --db-driver=mysql (got '%s')", name, d:name())
+      end
+      drv, dia = d, found
+    end
+    return drv
+  end
+
+  function w.dialect()
+    w.driver()
+    return dia
+  end
+
+  -- (Re)applies the session settings: after a reconnect the server has forgotten them.
+  function w.session(con)
+    if opts.session then opts.session(con, w.dialect()) end
+  end
+
+  function w.connect()
+    local con = w.driver():connect()
+    w.session(con)
+    return con
+  end
+
+  return w
+end
+
+return M
