@@ -166,15 +166,11 @@ function M.generators(ctx)
   return tx
 end
 
--- The bodies: the SQL of each transaction for given inputs, one statement per step of the
--- specification, for any terminal (the warehouse comes with the inputs). ctx: con and s.
-function M.bodies(ctx)
-  local con = ctx.con
-  local s = ctx.s
-  local t = s.t
-  local dialect = common.dialect()
+-- Every statement of the five transactions, prepared on con for tables t: S.<name>(a, b, ...)
+-- runs one. The transactions below take theirs as upvalues.
+local function statements(con, t)
   local INT, VARCHAR = sysbench.sql.type.INT, sysbench.sql.type.VARCHAR
-  local tx = {}
+  local S = {}
 
   -- A prepared statement with parameters of the given types; st(a, b, ...) runs it.
   local function prep(sql, ...)
@@ -187,90 +183,98 @@ function M.bodies(ctx)
     return M.binder(#ps)(st, ps)
   end
 
-  local function q(sql) return con:query(sql) end
-
-  -- Statements ----------------------------------------------------------------------------------
-
-  local no_cust = prep([[SELECT c_discount, c_last, c_credit, w_tax FROM {customer}, {warehouse}
+  S.no_cust = prep([[SELECT c_discount, c_last, c_credit, w_tax FROM {customer}, {warehouse}
     WHERE w_id = ? AND c_w_id = w_id AND c_d_id = ? AND c_id = ?]], INT, INT, INT)
-  local no_dist = prep([[SELECT d_next_o_id, d_tax FROM {district} WHERE d_w_id = ? AND d_id = ? FOR UPDATE]], INT, INT)
-  local no_dist_upd = prep([[UPDATE {district} SET d_next_o_id = ? WHERE d_w_id = ? AND d_id = ?]], INT, INT, INT)
-  local no_order = prep([[INSERT INTO {orders} (o_id, o_d_id, o_w_id, o_c_id, o_entry_d, o_carrier_id, o_ol_cnt, o_all_local)
+  S.no_dist = prep([[SELECT d_next_o_id, d_tax FROM {district} WHERE d_w_id = ? AND d_id = ? FOR UPDATE]], INT, INT)
+  S.no_dist_upd = prep([[UPDATE {district} SET d_next_o_id = ? WHERE d_w_id = ? AND d_id = ?]], INT, INT, INT)
+  S.no_order = prep([[INSERT INTO {orders} (o_id, o_d_id, o_w_id, o_c_id, o_entry_d, o_carrier_id, o_ol_cnt, o_all_local)
     VALUES (?, ?, ?, ?, CURRENT_TIMESTAMP, NULL, ?, ?)]], INT, INT, INT, INT, INT, INT)
-  local no_new = prep([[INSERT INTO {new_order} (no_o_id, no_d_id, no_w_id) VALUES (?, ?, ?)]], INT, INT, INT)
-  local no_item = prep([[SELECT i_price, i_name, i_data FROM {item} WHERE i_id = ?]], INT)
-  local no_stock = {}
+  S.no_new = prep([[INSERT INTO {new_order} (no_o_id, no_d_id, no_w_id) VALUES (?, ?, ?)]], INT, INT, INT)
+  S.no_item = prep([[SELECT i_price, i_name, i_data FROM {item} WHERE i_id = ?]], INT)
+  S.no_stock = {}
   for d = 1, common.DISTRICTS do
-    no_stock[d] = prep(fmt([[SELECT s_quantity, s_data, s_dist_%02d FROM {stock} WHERE s_i_id = ? AND s_w_id = ? FOR UPDATE]], d), INT, INT)
+    S.no_stock[d] = prep(fmt([[SELECT s_quantity, s_data, s_dist_%02d FROM {stock} WHERE s_i_id = ? AND s_w_id = ? FOR UPDATE]], d), INT, INT)
   end
-  local no_stock_upd = prep([[UPDATE {stock} SET s_quantity = ?, s_ytd = s_ytd + ?, s_order_cnt = s_order_cnt + 1,
+  S.no_stock_upd = prep([[UPDATE {stock} SET s_quantity = ?, s_ytd = s_ytd + ?, s_order_cnt = s_order_cnt + 1,
     s_remote_cnt = s_remote_cnt + ? WHERE s_i_id = ? AND s_w_id = ?]], INT, INT, INT, INT, INT)
-  local no_line = prep([[INSERT INTO {order_line} (ol_o_id, ol_d_id, ol_w_id, ol_number, ol_i_id, ol_supply_w_id,
+  S.no_line = prep([[INSERT INTO {order_line} (ol_o_id, ol_d_id, ol_w_id, ol_number, ol_i_id, ol_supply_w_id,
     ol_delivery_d, ol_quantity, ol_amount, ol_dist_info) VALUES (?, ?, ?, ?, ?, ?, NULL, ?, ? / 100.0, ?)]],
     INT, INT, INT, INT, INT, INT, INT, INT, VARCHAR)
 
-  local pay_w_upd = prep([[UPDATE {warehouse} SET w_ytd = w_ytd + ? / 100.0 WHERE w_id = ?]], INT, INT)
-  local pay_w = prep([[SELECT w_name, w_street_1, w_street_2, w_city, w_state, w_zip FROM {warehouse} WHERE w_id = ?]], INT)
-  local pay_d_upd = prep([[UPDATE {district} SET d_ytd = d_ytd + ? / 100.0 WHERE d_w_id = ? AND d_id = ?]], INT, INT, INT)
-  local pay_d = prep([[SELECT d_name, d_street_1, d_street_2, d_city, d_state, d_zip FROM {district}
+  S.pay_w_upd = prep([[UPDATE {warehouse} SET w_ytd = w_ytd + ? / 100.0 WHERE w_id = ?]], INT, INT)
+  S.pay_w = prep([[SELECT w_name, w_street_1, w_street_2, w_city, w_state, w_zip FROM {warehouse} WHERE w_id = ?]], INT)
+  S.pay_d_upd = prep([[UPDATE {district} SET d_ytd = d_ytd + ? / 100.0 WHERE d_w_id = ? AND d_id = ?]], INT, INT, INT)
+  S.pay_d = prep([[SELECT d_name, d_street_1, d_street_2, d_city, d_state, d_zip FROM {district}
     WHERE d_w_id = ? AND d_id = ?]], INT, INT)
-  local by_name = prep([[SELECT c_id FROM {customer} WHERE c_w_id = ? AND c_d_id = ? AND c_last = ? ORDER BY c_first]],
+  S.by_name = prep([[SELECT c_id FROM {customer} WHERE c_w_id = ? AND c_d_id = ? AND c_last = ? ORDER BY c_first]],
     INT, INT, VARCHAR)
-  local pay_c = prep([[SELECT c_first, c_middle, c_last, c_street_1, c_street_2, c_city, c_state, c_zip, c_phone,
+  S.pay_c = prep([[SELECT c_first, c_middle, c_last, c_street_1, c_street_2, c_city, c_state, c_zip, c_phone,
     c_since, c_credit, c_credit_lim, c_discount, c_balance FROM {customer}
     WHERE c_w_id = ? AND c_d_id = ? AND c_id = ? FOR UPDATE]], INT, INT, INT)
-  local pay_c_data = prep([[SELECT c_data FROM {customer} WHERE c_w_id = ? AND c_d_id = ? AND c_id = ?]], INT, INT, INT)
-  local pay_c_upd = prep([[UPDATE {customer} SET c_balance = c_balance - ? / 100.0,
+  S.pay_c_data = prep([[SELECT c_data FROM {customer} WHERE c_w_id = ? AND c_d_id = ? AND c_id = ?]], INT, INT, INT)
+  S.pay_c_upd = prep([[UPDATE {customer} SET c_balance = c_balance - ? / 100.0,
     c_ytd_payment = c_ytd_payment + ? / 100.0, c_payment_cnt = c_payment_cnt + 1
     WHERE c_w_id = ? AND c_d_id = ? AND c_id = ?]], INT, INT, INT, INT, INT)
-  local pay_c_upd_bc = prep([[UPDATE {customer} SET c_balance = c_balance - ? / 100.0,
+  S.pay_c_upd_bc = prep([[UPDATE {customer} SET c_balance = c_balance - ? / 100.0,
     c_ytd_payment = c_ytd_payment + ? / 100.0, c_payment_cnt = c_payment_cnt + 1, c_data = ?
     WHERE c_w_id = ? AND c_d_id = ? AND c_id = ?]], INT, INT, VARCHAR, INT, INT, INT)
-  local pay_h = prep([[INSERT INTO {history} (h_c_id, h_c_d_id, h_c_w_id, h_d_id, h_w_id, h_date, h_amount, h_data)
+  S.pay_h = prep([[INSERT INTO {history} (h_c_id, h_c_d_id, h_c_w_id, h_d_id, h_w_id, h_date, h_amount, h_data)
     VALUES (?, ?, ?, ?, ?, CURRENT_TIMESTAMP, ? / 100.0, ?)]], INT, INT, INT, INT, INT, INT, VARCHAR)
 
-  local os_c = prep([[SELECT c_balance, c_first, c_middle, c_last FROM {customer}
+  S.os_c = prep([[SELECT c_balance, c_first, c_middle, c_last FROM {customer}
     WHERE c_w_id = ? AND c_d_id = ? AND c_id = ?]], INT, INT, INT)
-  local os_o = prep([[SELECT o_id, o_entry_d, o_carrier_id FROM {orders}
+  S.os_o = prep([[SELECT o_id, o_entry_d, o_carrier_id FROM {orders}
     WHERE o_w_id = ? AND o_d_id = ? AND o_c_id = ? ORDER BY o_id DESC LIMIT 1]], INT, INT, INT)
-  local os_ol = prep([[SELECT ol_i_id, ol_supply_w_id, ol_quantity, ol_amount, ol_delivery_d FROM {order_line}
+  S.os_ol = prep([[SELECT ol_i_id, ol_supply_w_id, ol_quantity, ol_amount, ol_delivery_d FROM {order_line}
     WHERE ol_w_id = ? AND ol_d_id = ? AND ol_o_id = ?]], INT, INT, INT)
 
-  local dl_no = prep([[SELECT no_o_id FROM {new_order} WHERE no_w_id = ? AND no_d_id = ?
+  S.dl_no = prep([[SELECT no_o_id FROM {new_order} WHERE no_w_id = ? AND no_d_id = ?
     ORDER BY no_o_id LIMIT 1 FOR UPDATE]], INT, INT)
-  local dl_no_peek = prep([[SELECT no_o_id FROM {new_order} WHERE no_w_id = ? AND no_d_id = ?
+  S.dl_no_peek = prep([[SELECT no_o_id FROM {new_order} WHERE no_w_id = ? AND no_d_id = ?
     ORDER BY no_o_id LIMIT 1]], INT, INT)
-  local dl_del = prep([[DELETE FROM {new_order} WHERE no_w_id = ? AND no_d_id = ? AND no_o_id = ?]], INT, INT, INT)
-  local dl_o = prep([[SELECT o_c_id FROM {orders} WHERE o_w_id = ? AND o_d_id = ? AND o_id = ?]], INT, INT, INT)
-  local dl_o_upd = prep([[UPDATE {orders} SET o_carrier_id = ? WHERE o_w_id = ? AND o_d_id = ? AND o_id = ?]],
+  S.dl_del = prep([[DELETE FROM {new_order} WHERE no_w_id = ? AND no_d_id = ? AND no_o_id = ?]], INT, INT, INT)
+  S.dl_o = prep([[SELECT o_c_id FROM {orders} WHERE o_w_id = ? AND o_d_id = ? AND o_id = ?]], INT, INT, INT)
+  S.dl_o_upd = prep([[UPDATE {orders} SET o_carrier_id = ? WHERE o_w_id = ? AND o_d_id = ? AND o_id = ?]],
     INT, INT, INT, INT)
-  local dl_ol_upd = prep([[UPDATE {order_line} SET ol_delivery_d = CURRENT_TIMESTAMP
+  S.dl_ol_upd = prep([[UPDATE {order_line} SET ol_delivery_d = CURRENT_TIMESTAMP
     WHERE ol_w_id = ? AND ol_d_id = ? AND ol_o_id = ?]], INT, INT, INT)
-  local dl_ol_sum = prep([[SELECT SUM(ol_amount) FROM {order_line} WHERE ol_w_id = ? AND ol_d_id = ? AND ol_o_id = ?]],
+  S.dl_ol_sum = prep([[SELECT SUM(ol_amount) FROM {order_line} WHERE ol_w_id = ? AND ol_d_id = ? AND ol_o_id = ?]],
     INT, INT, INT)
-  local dl_c_upd = prep([[UPDATE {customer} SET c_balance = c_balance + ? / 100.0, c_delivery_cnt = c_delivery_cnt + 1
+  S.dl_c_upd = prep([[UPDATE {customer} SET c_balance = c_balance + ? / 100.0, c_delivery_cnt = c_delivery_cnt + 1
     WHERE c_w_id = ? AND c_d_id = ? AND c_id = ?]], INT, INT, INT, INT)
 
-  local sl_d = prep([[SELECT d_next_o_id FROM {district} WHERE d_w_id = ? AND d_id = ?]], INT, INT)
-  local sl_count = prep([[SELECT COUNT(DISTINCT s_i_id) FROM {order_line}, {stock}
+  S.sl_d = prep([[SELECT d_next_o_id FROM {district} WHERE d_w_id = ? AND d_id = ?]], INT, INT)
+  S.sl_count = prep([[SELECT COUNT(DISTINCT s_i_id) FROM {order_line}, {stock}
     WHERE ol_w_id = ? AND ol_d_id = ? AND ol_o_id < ? AND ol_o_id >= ?
       AND s_w_id = ? AND s_i_id = ol_i_id AND s_quantity < ?]], INT, INT, INT, INT, INT, INT)
+  return S
+end
 
-  -- The customer of a by-name selection: the one at position ceil(n/2) of those with that last
-  -- name, ordered by first name (clause 2.5.2.2).
-  local function customer_by_name(w, d, last)
-    local rs = by_name(w, d, last)
-    local n = rs.nrows
-    if n == 0 then return nil end
-    local pick = floor((n + 1) / 2)
-    local row
-    for _ = 1, pick do row = rs:fetch_row() end
-    return tonumber(row[1])
-  end
+-- The customer of a by-name selection: the one at position ceil(n/2) of those with that last
+-- name, ordered by first name (clause 2.5.2.2).
+local function customer_by_name(by_name, w, d, last)
+  local rs = by_name(w, d, last)
+  local n = rs.nrows
+  if n == 0 then return nil end
+  local pick = floor((n + 1) / 2)
+  local row
+  for _ = 1, pick do row = rs:fetch_row() end
+  return tonumber(row[1])
+end
 
-  -- New-Order (clause 2.4) ---------------------------------------------------------------------
-
-  function tx.new_order(inp)
+-- New-Order (clause 2.4).
+local function new_order_body(S, con)
+  local no_cust = S.no_cust
+  local no_dist = S.no_dist
+  local no_dist_upd = S.no_dist_upd
+  local no_order = S.no_order
+  local no_new = S.no_new
+  local no_item = S.no_item
+  local no_stock = S.no_stock
+  local no_stock_upd = S.no_stock_upd
+  local no_line = S.no_line
+  local function q(sql) return con:query(sql) end
+  return function(inp)
     local home, d = inp.w, inp.d
     q("BEGIN")
     local rs = no_cust(home, d, inp.c)
@@ -316,10 +320,22 @@ function M.bodies(ctx)
     inp.total = total * (1 - discount) * (1 + w_tax + d_tax) / 100
     return false
   end
+end
 
-  -- Payment (clause 2.5) -----------------------------------------------------------------------
-
-  function tx.payment(inp)
+-- Payment (clause 2.5).
+local function payment_body(S, con)
+  local pay_w_upd = S.pay_w_upd
+  local pay_w = S.pay_w
+  local pay_d_upd = S.pay_d_upd
+  local pay_d = S.pay_d
+  local by_name = S.by_name
+  local pay_c = S.pay_c
+  local pay_c_data = S.pay_c_data
+  local pay_c_upd = S.pay_c_upd
+  local pay_c_upd_bc = S.pay_c_upd_bc
+  local pay_h = S.pay_h
+  local function q(sql) return con:query(sql) end
+  return function(inp)
     local home, d, amount = inp.w, inp.d, inp.amount
     q("BEGIN")
     pay_w_upd(amount, home)
@@ -327,7 +343,7 @@ function M.bodies(ctx)
     pay_d_upd(amount, home, d)
     local d_name = pay_d(home, d):fetch_row()[1]
     local c_w, c_d = inp.c_w, inp.c_d
-    local c_id = inp.c_id or customer_by_name(c_w, c_d, inp.c_last)
+    local c_id = inp.c_id or customer_by_name(by_name, c_w, c_d, inp.c_last)
     if not c_id then
       error(fmt("no customer with last name %s in warehouse %d district %d", inp.c_last, c_w, c_d), 0)
     end
@@ -344,13 +360,19 @@ function M.bodies(ctx)
     q("COMMIT")
     return false
   end
+end
 
-  -- Order-Status (clause 2.6) ------------------------------------------------------------------
-
-  function tx.order_status(inp)
+-- Order-Status (clause 2.6).
+local function order_status_body(S, con)
+  local by_name = S.by_name
+  local os_c = S.os_c
+  local os_o = S.os_o
+  local os_ol = S.os_ol
+  local function q(sql) return con:query(sql) end
+  return function(inp)
     local home, d = inp.w, inp.d
     q("BEGIN")
-    local c_id = inp.c_id or customer_by_name(home, d, inp.c_last)
+    local c_id = inp.c_id or customer_by_name(by_name, home, d, inp.c_last)
     if not c_id then
       error(fmt("no customer with last name %s in warehouse %d district %d", inp.c_last, home, d), 0)
     end
@@ -363,9 +385,19 @@ function M.bodies(ctx)
     q("COMMIT")
     return false
   end
+end
 
-  -- Delivery (clause 2.7), run by the terminal itself, all ten districts in one transaction -----
-
+-- Delivery (clause 2.7), run by the terminal itself, all ten districts in one transaction.
+local function delivery_body(S, con, dialect)
+  local dl_no = S.dl_no
+  local dl_no_peek = S.dl_no_peek
+  local dl_del = S.dl_del
+  local dl_o = S.dl_o
+  local dl_o_upd = S.dl_o_upd
+  local dl_ol_upd = S.dl_ol_upd
+  local dl_ol_sum = S.dl_ol_sum
+  local dl_c_upd = S.dl_c_upd
+  local function q(sql) return con:query(sql) end
   -- The oldest undelivered order of a district, locked; nil if there is none.
   local function oldest_new_order(home, d)
     for _ = 1, 100 do
@@ -384,7 +416,7 @@ function M.bodies(ctx)
     return nil
   end
 
-  function tx.delivery(inp)
+  return function(inp)
     local home = inp.w
     q("BEGIN")
     local skipped = 0
@@ -404,10 +436,14 @@ function M.bodies(ctx)
     inp.skipped = inp.skipped + skipped
     return false
   end
+end
 
-  -- Stock-Level (clause 2.8) -------------------------------------------------------------------
-
-  function tx.stock_level(inp)
+-- Stock-Level (clause 2.8).
+local function stock_level_body(S, con)
+  local sl_d = S.sl_d
+  local sl_count = S.sl_count
+  local function q(sql) return con:query(sql) end
+  return function(inp)
     local home, d = inp.w, inp.d
     q("BEGIN")
     local next_o = tonumber(sl_d(home, d):fetch_row()[1])
@@ -415,8 +451,20 @@ function M.bodies(ctx)
     q("COMMIT")
     return false
   end
+end
 
-  return tx
+-- The bodies: the SQL of each transaction for given inputs, one statement per step of the
+-- specification, for any terminal (the warehouse comes with the inputs). ctx: con and s.
+function M.bodies(ctx)
+  local con = ctx.con
+  local S = statements(con, ctx.s.t)
+  return {
+    new_order = new_order_body(S, con),
+    payment = payment_body(S, con),
+    order_status = order_status_body(S, con),
+    delivery = delivery_body(S, con, common.dialect()),
+    stock_level = stock_level_body(S, con),
+  }
 end
 
 return M
