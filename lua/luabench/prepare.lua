@@ -101,10 +101,11 @@ end
 
 -- Does table `name` exist in the connection's current schema (PostgreSQL) or database (MySQL)?
 function M.table_exists(con, name)
-  local schema = con.driver:name() == "pgsql" and "current_schema()" or "DATABASE()"
+  local d, why = require("luabench.dialect").of(con.driver:name())
+  if not d then error(why, 2) end
   return con:query_row(string.format(
     "SELECT 1 FROM information_schema.tables WHERE table_schema = %s AND table_name = '%s'",
-    schema, name)) ~= nil
+    d.current_schema, name)) ~= nil
 end
 
 return M

@@ -93,6 +93,10 @@ local function user_main(U, i, tid, event)
           uid, tostring(type(ret) == "table" and (ret.sql_errmsg or ret.message) or ret)))
       end
       C.lb_event_abandon(w)
+      -- Give the other users their turn: a user failing at once, every time (no wait inside
+      -- the event, no think time reached), would otherwise keep the worker to itself.
+      C.lb_usched_sleep(U.sched, i, C.lb_clock_ns(w))
+      coroutine.yield()
       t = C.lb_user_event_next(w, -1, 0)
     end
   end

@@ -173,6 +173,7 @@ end
 
 function Connection:query(q)
   if self.conn == nil then raise(CLOSED) end
+  if type(q) ~= "string" then raise("SQL API error: query must be a string (got " .. type(q) .. ")") end
   local rs = self.rs
   local rc = run_query(rs, q)
   if rc ~= OK then return self:check_error(rc, q) end
@@ -379,6 +380,7 @@ end
 
 function Connection:prepare(q)
   if self.conn == nil then raise(CLOSED) end
+  if type(q) ~= "string" then raise("SQL API error: query must be a string (got " .. type(q) .. ")") end
   local out = ffi.new("struct lb_db_stmt *[1]")
   local rc = C.lb_db_prepare(self.conn, q, #q, out)
   if rc ~= OK then return self:check_error(rc, q) end

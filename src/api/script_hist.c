@@ -84,6 +84,5 @@ LB_FFI void lb_uhist_print(struct lb_uhist *h)
 		printf("%12.3f |%-40.*s %llu\n", bucket_value(h, i), bar,
 		       "****************************************", (unsigned long long)c);
 	}
-	printf(" \n");
 	fflush(stdout);
 }

@@ -1,8 +1,6 @@
--- luabench.dialect and luabench.workload: the SQL each dialect produces, run against the real
--- sandbox servers, and the shared workload helpers' checks.
+-- luabench.dialect: the SQL each dialect produces, run against the real sandbox servers.
 local h = require("helpers")
 local dialect = require("luabench.dialect")
-local workload = require("luabench.workload")
 
 -- Runs SQL on the sandbox server of `name` and returns the first column of each row.
 local function on(name, sql)
@@ -91,44 +89,4 @@ describe("luabench.dialect", function()
       end)
     end)
   end
-end)
-
-describe("luabench.workload", function()
-  it("names tables under a checked prefix", function()
-    local t = workload.tables("w1_", { "a", "b" }, "cfg")
-    assert.are.same({ a = "w1_a", b = "w1_b", config = "w1_cfg" }, t)
-    assert.are.same({ a = "a", config = "cfg" }, workload.tables("", { "a" }, "cfg"))
-    for _, bad in ipairs({ "1x", "Bad", "a-b" }) do
-      local ok, err = pcall(workload.tables, bad, { "a" }, "cfg")
-      assert.is_false(ok)
-      assert.are.equal("invalid --table-prefix value '" .. bad ..
-        "' (lower-case letters, digits and '_', not starting with a digit)", err)
-    end
-  end)
-
-  it("refuses a driver without a dialect in one line", function()
-    local script = [[
-      local wl = require("luabench.workload").new("demo")
-      local ok, err = pcall(wl.connect)
-      print("ERR", err)
-    ]]
-    local out, err, rc = h.run("- --db-driver=null --verbosity=1", { stdin = script })
-    assert.are.equal(0, rc, err)
-    assert.are.equal("demo needs a database: --db-driver=pgsql or --db-driver=mysql (got 'null')",
-      out:match("ERR\t([^\n]*)"))
-  end)
-
-  it("applies the session settings on connect", function()
-    local opts = h.db("pgsql")
-    if not opts then pending("pgsql sandbox server not running") return end
-    local script = [[
-      local wl = require("luabench.workload").new("demo", {
-        session = function(con, d) con:query(d.set_isolation("SERIALIZABLE")) end })
-      local con = wl.connect()
-      print("ISO", con:query_row("SHOW transaction_isolation"))
-    ]]
-    local out, err, rc = h.run("- --verbosity=1 " .. opts, { stdin = script })
-    assert.are.equal(0, rc, err)
-    assert.are.equal("serializable", out:match("ISO\t(%S+)"), out)
-  end)
 end)

@@ -1,0 +1,81 @@
+-- sysbench.cmdline: command declarations and the script options' help lines.
+local h = require("helpers")
+local cmdline = sysbench.cmdline
+
+-- Lines print() writes while f runs.
+local function printed(f)
+  local lines, saved = {}, _G.print
+  _G.print = function(...)
+    local parts = {}
+    for i = 1, select("#", ...) do parts[i] = tostring((select(i, ...))) end
+    lines[#lines + 1] = table.concat(parts, "\t")
+  end
+  local ok, err = pcall(f)
+  _G.print = saved
+  assert(ok, err)
+  return lines
+end
+
+describe("sysbench.cmdline", function()
+  after_each(function() cmdline.commands, cmdline.options = nil, nil end)
+
+  it("has sysbench's argument type constants", function()
+    assert.are.same({ 0, 1, 2, 3, 4, 5, 6, 7, 8 }, { cmdline.ARG_NULL, cmdline.ARG_BOOL, cmdline.ARG_INT,
+      cmdline.ARG_SIZE, cmdline.ARG_DOUBLE, cmdline.ARG_STRING, cmdline.ARG_LIST, cmdline.ARG_FILE,
+      cmdline.ARG_MAX })
+  end)
+
+  it("finds, classifies and calls commands, plain functions or {f, PARALLEL_COMMAND}", function()
+    local called = {}
+    cmdline.commands = {
+      load = { function() called[#called + 1] = "load" return 7 end, cmdline.PARALLEL_COMMAND },
+      show = function() called[#called + 1] = "show" end,
+      once = { function() called[#called + 1] = "once" end },
+    }
+    assert.is_true(cmdline.command_defined("load"))
+    assert.is_false(cmdline.command_defined("nope"))
+    assert.is_true(cmdline.command_parallel("load"))
+    assert.is_false(cmdline.command_parallel("show"))
+    assert.is_false(cmdline.command_parallel("once"))
+    assert.is_false(cmdline.command_parallel("nope"))
+    assert.are.equal(7, cmdline.call_command("load"))
+    cmdline.call_command("show")
+    cmdline.call_command("once")
+    assert.are.same({ "load", "show", "once" }, called)
+    cmdline.commands = nil
+    assert.is_false(cmdline.command_defined("load"))
+  end)
+
+  it("prints the options sorted, with their type hint and default", function()
+    cmdline.options = {
+      rows = { "Number of rows", 10000 },
+      flag = { "A flag", true },
+      off = { "Off flag", false },
+      list = { "A list", { 1, 2, 3 } },
+      name = { "A name", "abc" },
+      empty = { "Empty default", "" },
+      sized = { "A size", "1M", cmdline.ARG_SIZE },
+    }
+    assert.are.same({
+      "  --empty=STRING                  Empty default",
+      "  --flag[=on|off]                 A flag [on]",
+      "  --list=[LIST,...]               A list [1,2,3]",
+      "  --name=STRING                   A name [abc]",
+      "  --off[=on|off]                  Off flag [off]",
+      "  --rows=N                        Number of rows [10000]",
+      "  --sized=SIZE                    A size [1M]",
+    }, printed(cmdline.print_test_options))
+    cmdline.options = nil
+    assert.are.same({}, printed(cmdline.print_test_options))
+  end)
+
+  it("a script sees its command, path and arguments", function()
+    local path = h.write("cmdline_args.lua", [[
+      function show() print("CMD", sysbench.cmdline.command, sysbench.cmdline.script_path) end
+      sysbench.cmdline.commands = { show = { show } }
+    ]])
+    local out, err, rc = h.run(path .. " --verbosity=1 show")
+    assert.are.equal(0, rc, err)
+    assert.are.equal("CMD\tshow\t" .. path, out:match("CMD[^\n]*"))
+  end)
+end)
