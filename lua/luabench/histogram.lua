@@ -10,8 +10,14 @@ ffi.metatype("struct lb_uhist", { __index = methods })
 
 local histogram = {}
 
+-- The size is a uint32_t in C: a negative or fractional size would wrap or be cut there
+-- (-1 asked for 32 GiB and ended the process), so the size is checked here first.
+local MAX_SIZE = 2 ^ 24
+
 function histogram.new(size, range_min, range_max)
-  local h = C.lb_uhist_new(size, range_min, range_max)
+  local valid = type(size) == "number" and size % 1 == 0 and size >= 2 and size <= MAX_SIZE
+    and type(range_min) == "number" and type(range_max) == "number"
+  local h = valid and C.lb_uhist_new(size, range_min, range_max) or nil
   if h == nil then
     error(string.format("invalid histogram parameters (size %s, range %s..%s)",
       tostring(size), tostring(range_min), tostring(range_max)), 2)

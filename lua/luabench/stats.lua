@@ -20,16 +20,19 @@ function Type:rollback(t0) C.lb_type_record(worker, self.id, t0, ROLLBACK) end
 function Type:error() C.lb_type_record(worker, self.id, 0, ERROR) end
 function Type:retry() C.lb_type_record(worker, self.id, 0, RETRY) end
 
--- Runs f(...) and records it: done when it returns, error when it raises (the error goes on).
-function Type:measure(f, ...)
-  local t0 = C.lb_clock_ns(worker)
-  local ok, a, b, c = pcall(f, ...)
+-- Runs f(...) and records it: done when it returns (with all of f's results, not just the first
+-- three), error when it raises (the error goes on).
+local function measured(self, t0, ok, ...)
   if ok then
     C.lb_type_record(worker, self.id, t0, OK)
-    return a, b, c
+    return ...
   end
   C.lb_type_record(worker, self.id, 0, ERROR)
-  error(a, 0)
+  error((...), 0)
+end
+
+function Type:measure(f, ...)
+  return measured(self, C.lb_clock_ns(worker), pcall(f, ...))
 end
 
 local stats = {}

@@ -11,6 +11,33 @@ describe("sysbench.histogram", function()
     end
   end)
 
+  it("refuses sizes that are not an integer in 2..2^24, and non-numeric ranges", function()
+    -- -1 used to wrap to a uint32 size of 2^32-1 in C: a 32 GiB allocation that ended the process
+    local bad = { { -1, 1, 10 }, { 1, 1, 10 }, { 2.5, 1, 10 }, { 2 ^ 24 + 1, 1, 10 }, { 2 ^ 32, 1, 10 },
+      { 0 / 0, 1, 10 }, { "10", 1, 10 }, { 10, "1", 10 }, { 10, 1, nil }, { 10, 0 / 0, 10 }, {} }
+    for _, p in ipairs(bad) do
+      -- called from a Lua line: the message names that line, not histogram.lua
+      local ok, err = pcall(function() local hist = sysbench.histogram.new(p[1], p[2], p[3]) return hist end)
+      assert.is_false(ok)
+      assert.are.equal(string.format("histogram_spec.lua:%d: invalid histogram parameters (size %s, range %s..%s)",
+        debug.getinfo(1, "l").currentline - 3, tostring(p[1]), tostring(p[2]), tostring(p[3])),
+        err:match("[^/]*$"))
+    end
+    assert.are.equal(0, sysbench.histogram.new(2, 1, 2):percentile(50))
+  end)
+
+  it("is empty at first, and clamps values outside its range to the edge buckets", function()
+    local hist = sysbench.histogram.new(64, 10, 1000)
+    for _, p in ipairs({ 0, 50, 100 }) do assert.are.equal(0, hist:percentile(p)) end
+    hist:update(0.001)
+    hist:update(-5)
+    assert.is_true(math.abs(hist:percentile(100) - 10) < 1e-9, tostring(hist:percentile(100)))
+    hist:update(1e12)
+    hist:update(math.huge)
+    assert.is_true(math.abs(hist:percentile(100) - 1000) < 1e-6, tostring(hist:percentile(100)))
+    assert.is_true(math.abs(hist:percentile(50) - 10) < 1e-9, tostring(hist:percentile(50)))
+  end)
+
   it("percentiles are within a bucket of the exact ones", function()
     local hist = sysbench.histogram.new(1024, 1, 100000)
     local values = {}

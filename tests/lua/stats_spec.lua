@@ -11,6 +11,29 @@ describe("luabench.stats", function()
     assert.are.equal("stats_spec.b", b.name)
   end)
 
+  it("measure() passes on all of the function's results, or its error unchanged", function()
+    local t = stats.type("stats_spec.measure")
+    local function pack(...) return { n = select("#", ...), ... } end
+    -- (it used to return exactly three values: the rest lost, nothing padded to three nils)
+    assert.are.same({ 3, nil, "x", 4, 5, n = 5 }, pack(t:measure(function(a, b) return a + b, nil, "x", 4, 5 end, 1, 2)))
+    assert.are.equal(0, select("#", t:measure(function() end)))
+    local desc = { errcode = sysbench.error.RESTART_EVENT }
+    local ok, err = pcall(t.measure, t, function() error(desc) end)
+    assert.is_false(ok)
+    assert.are.equal(desc, err) -- the same table: the event loop still sees RESTART_EVENT
+    ok, err = pcall(t.measure, t, function() error("boom") end)
+    assert.is_truthy(err:match("stats_spec%.lua:%d+: boom$"), err)
+  end)
+
+  it("start() marks ns on luabench.time()'s clock", function()
+    local t = stats.type("stats_spec.a")
+    local t0 = t:start()
+    luabench.sleep(0.002)
+    local t1 = t:start()
+    assert.is_true(t1 - t0 >= 2e6, "elapsed " .. (t1 - t0))
+    assert.is_true(math.abs(t1 / 1e9 - luabench.time()) < 0.05)
+  end)
+
   it("refuses the 65th type in one line", function()
     local out, err, rc = h.run("- --verbosity=1", { stdin = [[
       for i = 1, 64 do luabench.stats.type("t" .. i) end
