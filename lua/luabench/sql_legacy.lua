@@ -21,7 +21,10 @@ local function call(what, f, ...)
   if type(res) == "table" and res.errcode == RESTART_EVENT then
     error({ errcode = RESTART_EVENT }, 3)
   end
-  error(string.format("%s failed: %s", what, type(res) == "table" and tostring(res.sql_errmsg) or tostring(res)), 3)
+  local msg = type(res) == "table" and tostring(res.sql_errmsg) or tostring(res)
+  -- sql.lua's own "<call>() failed" (bulk rows before the init) is not said twice
+  if msg == what .. " failed" then error(msg, 3) end
+  error(string.format("%s failed: %s", what, msg), 3)
 end
 
 function legacy.db_connect() connection() end
@@ -56,7 +59,7 @@ function legacy.db_bind_param(st, vars)
     params[i] = st.stmt:bind_create(t, type(v) == "string" and #v or nil)
   end
   st.params = params
-  st.stmt:bind_param(unpack(params))
+  call("db_bind_param()", st.stmt.bind_param, st.stmt, unpack(params))
 end
 
 function legacy.db_bind_result(st, vars) st.results = vars end
@@ -72,7 +75,8 @@ function legacy.db_execute(st)
 end
 
 function legacy.db_store_results(rs) end
-function legacy.db_free_results(rs) if rs ~= nil then rs:free() end end
+-- Through call() like the others: sql.lua leaves the position of its errors to this file.
+function legacy.db_free_results(rs) if rs ~= nil then call("db_free_results()", rs.free, rs) end end
 function legacy.db_close(st) st.stmt:close() end
 
 return legacy
