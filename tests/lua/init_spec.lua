@@ -43,6 +43,53 @@ describe("luabench.init", function()
     assert.is_truthy(err:find("shared object 'init_spec.n' exists with another size (asked 40 bytes)", 1, true), err)
   end)
 
+  it("shared memory has the element type asked, whatever was asked before", function()
+    -- (under busted's ffi.typeof cache every call got the first type: see run_busted.lua)
+    local a = luabench.shared("init_spec.u64", "uint64_t", 2)
+    local b = luabench.shared("init_spec.u32", "uint32_t", 3)
+    local c = luabench.shared("init_spec.dbl", "double")
+    local d = luabench.shared("init_spec.ct", ffi.typeof("int16_t"), 2)
+    assert.is_true(ffi.istype("uint64_t *", a))
+    assert.is_true(ffi.istype("uint32_t *", b))
+    assert.is_true(ffi.istype("double *", c))
+    assert.is_true(ffi.istype("int16_t *", d))
+    -- count defaults to 1: the size (8 bytes) is what a second caller must ask again
+    assert.is_true(pcall(luabench.shared, "init_spec.dbl", "uint64_t"))
+    assert.is_false(pcall(luabench.shared, "init_spec.dbl", "double", 2))
+    b[2] = 4294967295
+    assert.are.equal(4294967295, b[2])
+    assert.are.equal(0, b[0] + b[1] + a[0] + a[1] + c[0])
+  end)
+
+  it("counters, roles and the state's fields", function()
+    assert.are.same({ OTHER = 0, READ = 1, WRITE = 2, EVENT = 3, ERROR = 4, RECONNECT = 5, BYTES_READ = 6,
+      BYTES_WRITTEN = 7 }, luabench.counters)
+    luabench.counter_add(luabench.counters.OTHER)
+    luabench.counter_add(luabench.counters.READ, 3)
+    assert.are.equal("control", luabench.role)
+    assert.are.equal(1, luabench.threads)
+    assert.are.equal(jit.version, luabench.luajit_version)
+    assert.are.equal("function", type(thread_run))
+    assert.is_nil(luabench.no_such_field)
+    luabench.think(0) -- no users: returns at once
+    luabench.think(nil)
+  end)
+
+  it("--luajit-cmd: opt and flush run, a module without start() and a bad value are one line", function()
+    for _, cmd in ipairs({ "opt=3", "opt=hotloop=10", "flush", "on" }) do
+      local out, err, rc = h.run("- --verbosity=1 --luajit-cmd=" .. cmd, { stdin = "print('OK')" })
+      assert.are.equal(0, rc, cmd .. ": " .. err)
+      assert.is_truthy(out:find("OK\n", 1, true), cmd)
+    end
+    local _, err, rc = h.run("- --verbosity=1 --luajit-cmd=vmdef", { stdin = "print(1)" })
+    assert.are.equal(1, rc)
+    assert.are.equal("FATAL: --luajit-cmd: LuaJIT command 'vmdef' cannot be started: the module has no start()",
+      err:match("FATAL:[^\n]*"))
+    _, err, rc = h.run("- --verbosity=1 --luajit-cmd==x", { stdin = "print(1)" })
+    assert.are.equal(1, rc)
+    assert.are.equal("FATAL: --luajit-cmd: invalid value '=x'", err:match("FATAL:[^\n]*"))
+  end)
+
   it("instance and instances come from --instance", function()
     assert.are.equal(0, luabench.instance)
     assert.are.equal(1, luabench.instances)

@@ -3,6 +3,83 @@
 local h = require("helpers")
 
 describe("luabench.prepare", function()
+  describe("in this state (one thread)", function()
+    local prep = require("luabench.prepare")
+    local saved_opt
+    before_each(function()
+      saved_opt = rawget(sysbench, "opt")
+      sysbench.opt = { threads = 1 }
+    end)
+    after_each(function() sysbench.opt = saved_opt end)
+
+    -- Lines print()ed while f runs.
+    local function printed(f)
+      local lines, real = {}, _G.print
+      _G.print = function(...) lines[#lines + 1] = table.concat({ ... }, "\t") end
+      local ok, err = pcall(f)
+      _G.print = real
+      assert(ok, err)
+      return lines
+    end
+
+    it("counts rows, prints at most every 2 s unless forced, and a final exact line", function()
+      local lines = printed(function()
+        local ld = prep.new("prepare_spec.rows", 1000)
+        ld:add(5)
+        ld:add(15)
+        assert.are.equal(20, ld:rows())
+        ld:tick(false) -- too soon
+        ld:tick(true)
+        ld:finish()   -- the estimated total becomes the real count
+        ld:finish()   -- already said
+      end)
+      assert.are.equal(2, #lines, table.concat(lines, "\n"))
+      assert.is_truthy(lines[1]:match("^Progress: 20/1000 rows %(2%%%), %d+ rows/s, ETA %d+s$"), lines[1])
+      assert.is_truthy(lines[2]:match("^Progress: 20/20 rows %(100%%%), %d+ rows/s, ETA 0s$"), lines[2])
+    end)
+
+    it("an unknown total shows the rows so far; a workload may bring its own line", function()
+      local lines = printed(function()
+        local ld = prep.new("prepare_spec.unknown")
+        ld:add(7)
+        ld:tick(true)
+        local own = prep.new("prepare_spec.own", 3)
+        own.line = function(self, n, rate) return string.format("loaded %d of %d warehouses", n, self.total) end
+        own:add(2)
+        own:tick(true)
+        own:tick(false, true) -- not moved: nothing
+        own:finish()
+      end)
+      assert.is_truthy(lines[1]:match("^Progress: 7/7 rows %(100%%%)"), lines[1])
+      assert.are.same({ "loaded 2 of 3 warehouses", "loaded 2 of 2 warehouses" }, { lines[2], lines[3] })
+      assert.are.equal(3, #lines)
+    end)
+
+    it("the same name is the same state; a failure stops every barrier and phase", function()
+      local a = prep.new("prepare_spec.fail", 10)
+      a:add(4)
+      local b = prep.new("prepare_spec.fail", 10)
+      assert.are.equal(4, b:rows())
+      assert.is_false(b:failed())
+      assert.is_true(a:barrier(1))
+      a:phase(2)
+      a:fail()
+      assert.is_true(b:failed())
+      assert.is_false(b:barrier(3))
+      local ok, err = pcall(b.phase, b, 4)
+      assert.is_false(ok)
+      assert.are.equal("another loader thread failed", err)
+    end)
+
+    it("table_exists refuses a driver without a SQL dialect", function()
+      local con = sysbench.sql.driver("null"):connect()
+      local ok, err = pcall(prep.table_exists, con, "t")
+      assert.is_false(ok)
+      assert.is_truthy(err:find("no SQL dialect for driver 'null'", 1, true), err)
+      con:disconnect()
+    end)
+  end)
+
   it("threads meet at phases, thread 0 reports the rows of all", function()
     local path = h.write("prep_phases.lua", [[
       local prep = require("luabench.prepare")
