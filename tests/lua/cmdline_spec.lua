@@ -69,6 +69,31 @@ describe("sysbench.cmdline", function()
     assert.are.same({}, printed(cmdline.print_test_options))
   end)
 
+  it("prints the hints of ARG_INT, ARG_DOUBLE and ARG_FILE, and an option with no description", function()
+    cmdline.options = {
+      count = { "A count", 5, cmdline.ARG_INT },
+      ratio = { "A ratio", 0.5, cmdline.ARG_DOUBLE },
+      path = { "A file", "/tmp/x", cmdline.ARG_FILE },
+      bare = {},
+    }
+    local function line(left, rest) return string.format("%-33s %s", left, rest) end
+    assert.are.same({
+      line("  --bare=STRING", ""),
+      line("  --count=N", "A count [5]"),
+      line("  --path=FILENAME", "A file [/tmp/x]"),
+      line("  --ratio=N", "A ratio [0.5]"),
+    }, printed(cmdline.print_test_options))
+  end)
+
+  it("commands that are not a table are none; a command's error goes through", function()
+    cmdline.commands = "prepare"
+    assert.is_false(cmdline.command_defined("prepare"))
+    assert.is_false(cmdline.command_parallel("prepare"))
+    cmdline.commands = { boom = function() error("cannot prepare", 0) end }
+    assert.has_error(function() cmdline.call_command("boom") end, "cannot prepare")
+    assert.is_true(cmdline.read_cmdline_options())
+  end)
+
   it("a script sees its command, path and arguments", function()
     local path = h.write("cmdline_args.lua", [[
       function show() print("CMD", sysbench.cmdline.command, sysbench.cmdline.script_path) end

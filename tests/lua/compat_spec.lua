@@ -1,4 +1,5 @@
 -- The 0.5-style globals sysbench 1.0.20 still provides (luabench.compat).
+local h = require("helpers")
 
 describe("0.5-style globals", function()
   it("random helpers stay in their ranges", function()
@@ -23,5 +24,34 @@ describe("0.5-style globals", function()
     assert.are.equal(db_connect, sysbench.db.connect)
     assert.are.equal(db_query, sysbench.db.query)
     assert.are.equal(sysbench.rand.default, sb_rand)
+  end)
+  it("sb_rand_uniq never repeats a value", function()
+    local seen = {}
+    for _ = 1, 5000 do
+      local v = sb_rand_uniq(1000, 2 ^ 31)
+      assert.is_nil(seen[v], "repeated " .. v)
+      seen[v] = true
+    end
+  end)
+
+  it("every db_* global is also sysbench.db.*, and the SQL layer loads on the first call", function()
+    for _, name in ipairs({ "connect", "disconnect", "query", "bulk_insert_init", "bulk_insert_next",
+      "bulk_insert_done", "prepare", "bind_param", "bind_result", "execute", "store_results",
+      "free_results", "close" }) do
+      assert.are.equal("function", type(_G["db_" .. name]), "db_" .. name)
+      assert.are.equal(_G["db_" .. name], sysbench.db[name], name)
+    end
+    -- (in a process of its own: another spec may have loaded the SQL layer in this one)
+    local out, err, rc = h.run("- --verbosity=1 --db-driver=null", { stdin = [[
+      print("BEFORE", package.loaded["luabench.sql_legacy"] == nil, rawget(sysbench, "sql") == nil)
+      db_query("SELECT 1")
+      print("AFTER", package.loaded["luabench.sql_legacy"] ~= nil, rawget(sysbench, "sql") ~= nil, db_driver)
+      print("TEST", test)
+    ]] })
+    assert.are.equal(0, rc, err)
+    assert.are.equal("BEFORE\ttrue\ttrue", out:match("BEFORE[^\n]*"))
+    assert.are.equal("AFTER\ttrue\ttrue\tnull", out:match("AFTER[^\n]*"))
+    -- the 0.5 global `test` is the script's path (busted has its own `test` in this state)
+    assert.are.equal("TEST\t-", out:match("TEST[^\n]*"))
   end)
 end)

@@ -54,4 +54,15 @@ describe("built-in reporters", function()
     assert.are.equal(0, rc, err)
     assert.is_truthy(out:find("1,1,5.00,6.00,1.00,2.00,3.00,1.00,0.00,0.00", 1, true), out)
   end)
+  it("the default line names the --percentile in use, and every figure is per second", function()
+    local saved, real, lines = rawget(sysbench, "opt"), _G.print, {}
+    sysbench.opt = { percentile = 99.9 }
+    _G.print = function(l) lines[#lines + 1] = l end
+    local ok, err = pcall(sysbench.report_default, { time_total = 30, time_interval = 4, threads_running = 2,
+      events = 40, reads = 80, writes = 20, other = 8, latency_pct = 0.25, errors = 2, reconnects = 4 })
+    _G.print, sysbench.opt = real, saved
+    assert(ok, err)
+    assert.are.same({ "[ 30s ] thds: 2 tps: 10.00 qps: 27.00 (r/w/o: 20.00/5.00/2.00) lat (ms,99.9%): 250.00 "
+      .. "err/s 0.50 reconn/s: 1.00" }, lines)
+  end)
 end)

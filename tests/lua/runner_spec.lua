@@ -47,6 +47,83 @@ describe("the event loop", function()
   end)
 end)
 
+describe("the event loop, more", function()
+  it("a script's own thread_run replaces the loop, as in sysbench", function()
+    local out, err, rc = run([[
+      function thread_run(tid) print("OWN", tid) end
+      function event() error("never called") end
+    ]], "--threads=2 --time=1 --verbosity=1 run")
+    assert.are.equal(0, rc, err)
+    local tids = {}
+    for tid in out:gmatch("OWN\t(%d)") do tids[#tids + 1] = tid end
+    table.sort(tids)
+    assert.are.same({ "0", "1" }, tids)
+  end)
+
+  it("an error table from event() stops the run, saying its message", function()
+    local _, err, rc = run([[
+      function event() error({ errcode = 2, sql_errmsg = "fatal in a table" }) end
+    ]], "--events=5 --time=0 run")
+    assert.are.equal(1, rc)
+    assert.are.equal("FATAL: `thread_run' function failed: fatal in a table", err:match("FATAL:[^\n]*"))
+  end)
+end)
+
+describe("emulated users, more", function()
+  it("user_init runs once per user with its global id; a true return ends only that user", function()
+    local out, err, rc = run([[
+      local inits, ends = {}, 0
+      function user_init(uid) inits[#inits + 1] = uid end
+      function event()
+        if sysbench.user == 3 then ends = ends + 1 return true end
+        sysbench.think(0.001)
+      end
+      function thread_done()
+        table.sort(inits)
+        print("INITS", table.concat(inits, ","), ends)
+      end
+    ]], "--threads=2 --users=6 --events=300 --time=0 --format=json run")
+    assert.are.equal(0, rc, err)
+    assert.is_truthy(out:find("INITS\t", 1, true), out)
+    local all = {}
+    for ids, ends in out:gmatch("INITS\t([%d,]*)\t(%d+)") do
+      for id in ids:gmatch("%d+") do all[#all + 1] = tonumber(id) end
+      assert.is_true(ends == "0" or ends == "1", ends)
+    end
+    table.sort(all)
+    assert.are.same({ 0, 1, 2, 3, 4, 5 }, all)
+  end)
+
+  it("a user's error table is reported by its message, once per worker", function()
+    local out, err, rc = run([[
+      function event()
+        if sysbench.user == 1 then error({ sql_errmsg = "deadlock found" }) end
+        sysbench.think(0.001)
+      end
+    ]], "--threads=1 --users=3 --time=1 --format=json run")
+    assert.are.equal(0, rc, err)
+    assert.is_truthy(err:find("ALERT: user 1: deadlock found (further user errors are only counted)", 1, true), err)
+    local _, alerts = err:gsub("ALERT: user", "")
+    assert.are.equal(1, alerts, err)
+    assert.is_true(h.json(out).counters.errors >= 5, out)
+  end)
+
+  it("coroutine.yield() inside event() is refused in one line", function()
+    local _, err, rc = run("function event() coroutine.yield() end", "--threads=1 --users=2 --time=1 run")
+    assert.are.equal(1, rc)
+    assert.is_truthy(err:find("a user yielded without waiting for anything (coroutine.yield() inside event()?)", 1, true), err)
+  end)
+
+  it("think() without users leaves the time out of the latency too", function()
+    local out, err, rc = run("function event() sysbench.think(0.01) end",
+      "--threads=1 --events=20 --time=0 --format=json run")
+    assert.are.equal(0, rc, err)
+    local j = h.json(out)
+    assert.are.equal(20, j.counters.events)
+    assert.is_true(j.latency_ms.max < 5, "max latency " .. j.latency_ms.max .. " ms includes thinking")
+  end)
+end)
+
 describe("emulated users", function()
   it("each of --users runs its own coroutine, with its own user id and data", function()
     local out, err, rc = run([[
