@@ -14,7 +14,7 @@ local worker = ffi.cast("struct lb_worker *", C_.worker)
 
 local sb = {
   version = C_.api_version,
-  version_string = "sysbench " .. C_.api_version .. " (luabench " .. C_.version .. ")",
+  version_string = C_.version_string or ("sysbench " .. C_.api_version .. " (luabench " .. C_.version .. ")"),
   luabench_version = C_.version,
   luajit_version = C_.luajit_version,
   tid = C_.tid,

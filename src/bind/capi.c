@@ -216,6 +216,10 @@ void lb_capi_install(struct lb_vm *vm)
 	lua_setfield(L, -2, "version");
 	lua_pushstring(L, LB_SYSBENCH_API);
 	lua_setfield(L, -2, "api_version");
+	if (e->version_string) {
+		lua_pushstring(L, e->version_string);
+		lua_setfield(L, -2, "version_string");
+	}
 	lua_pushstring(L, LUAJIT_VERSION);
 	lua_setfield(L, -2, "luajit_version");
 	push_argv(L, e);

@@ -122,11 +122,11 @@ static void not_found(const char *name, char *err, size_t errlen)
 	}
 	if (best)
 		snprintf(err, errlen,
-			 "Cannot find benchmark '%s': no such built-in test, file or module. Did you mean '%s'?",
+			 "Cannot find benchmark '%s': no such built-in test, file or module\nDid you mean '%s'?",
 			 name, best);
 	else
 		snprintf(err, errlen,
-			 "Cannot find benchmark '%s': no such built-in test, file or module (see 'luabench --help' for the list)",
+			 "Cannot find benchmark '%s': no such built-in test, file or module\n(see --help for the list)",
 			 name);
 }
 

@@ -14,6 +14,7 @@
 #include "engine/worker.h"
 #include "lb_config.h"
 #include "output/merge.h"
+#include "output/personality.h"
 #include "output/result_json.h"
 #include "output/run_output.h"
 #include "sys/sysmetrics.h"
@@ -25,22 +26,24 @@
 #define ERRLEN 4096
 
 struct cli {
+	const struct lb_personality *p;
 	struct lb_opts opts;
 	struct lb_engine eng;
 	bool have_engine;    /* eng is initialised */
 	struct lb_script *script;
 	const char *test;    /* positional 1 */
 	const char *command; /* positional 2 */
+	bool usage;          /* err is a command-line mistake (usage_error), not a failure */
 	char err[ERRLEN];
 };
 
 static const struct {
-	const char *old, *new;
+	const char *old, *new, *def;
 } deprecated[] = {
-	{ "num-threads", "threads" },
-	{ "max-time", "time" },
-	{ "max-requests", "events" },
-	{ "tx-rate", "rate" },
+	{ "num-threads", "threads", "1" },
+	{ "max-time", "time", "0" },
+	{ "max-requests", "events", "0" },
+	{ "tx-rate", "rate", "0" },
 };
 
 /* Hides a password given on the command line from ps and /proc/PID/cmdline. */
@@ -57,13 +60,17 @@ static int push_option(struct cli *c, const char *arg)
 	const char *name = arg + 2;
 	size_t nlen = strcspn(name, "=");
 	if (lb_name_eqn(name, "test", 4) && nlen == 4) {
-		lb_warn("--test is deprecated, pass the test name as the first argument instead");
+		/* sysbench writes this one to stderr whatever else goes to stdout. */
+		fprintf(stderr, "WARNING: the --test option is deprecated. You can pass a script name or path on "
+				"the command line without any options.\n");
 		c->test = name[4] == '=' ? name + 5 : NULL;
 		return 0;
 	}
 	for (size_t i = 0; i < LB_ARRAY_LENGTH(deprecated); i++) {
 		if (nlen == strlen(deprecated[i].old) && lb_name_eqn(name, deprecated[i].old, nlen)) {
-			lb_warn("--%s is deprecated, use --%s instead", deprecated[i].old, deprecated[i].new);
+			/* sysbench warns only when the old name sets something other than its default. */
+			if (name[nlen] != '=' || strcmp(name + nlen + 1, deprecated[i].def))
+				lb_warn("--%s is deprecated, use --%s instead", deprecated[i].old, deprecated[i].new);
 			char *renamed = lb_xasprintf("%s%s", deprecated[i].new, name + nlen);
 			lb_opts_push(&c->opts, renamed, "command line");
 			free(renamed);
@@ -108,19 +115,44 @@ static int collect_args(struct cli *c, int argc, char **argv)
 	return 0;
 }
 
-static void print_version_header(void)
+static void print_version_header(struct cli *c)
 {
 	if (lb_log_verbosity() < LB_LOG_NOTICE)
 		return;
 	FILE *out = lb_log_info_stream();
-	fprintf(out, "luabench %s (sysbench %s compatible, using %s)\n\n", LB_VERSION,
-		LB_SYSBENCH_API, lb_luajit_version());
+	lb_personality_banner(c->p, out);
 	fflush(out);
+}
+
+/* A command-line mistake: sysbench prints these on stderr, without a level prefix. The first
+ * line of msg is sysbench's; further lines are luabench's hints, shown with its additions. */
+static void usage_error(struct cli *c, const char *msg)
+{
+	const char *nl = strchr(msg, '\n');
+	if (nl && !c->p->additions)
+		fprintf(stderr, "%.*s\n", (int)(nl - msg), msg);
+	else
+		fprintf(stderr, "%s\n", msg);
+}
+
+/* A failure sysbench reports through its log ("FATAL: ..."): the first line of msg is its
+ * text, further lines luabench's hints. */
+static void fatal_error(struct cli *c, const char *msg)
+{
+	const char *nl = strchr(msg, '\n');
+	if (nl && !c->p->additions)
+		lb_fatal("%.*s", (int)(nl - msg), msg);
+	else
+		lb_fatal("%s", msg);
 }
 
 static void print_usage(struct cli *c)
 {
-	printf("Usage:\n  luabench [options]... [workload|script.lua] [command]\n\n");
+	if (c->p->sysbench) {
+		lb_personality_sysbench_usage(stdout);
+		return;
+	}
+	printf("Usage:\n  %s [options]... [workload|script.lua] [command]\n\n", c->p->name);
 	printf("Commands implemented by most workloads: prepare run cleanup help\n\n");
 	printf("Other commands:\n"
 	       "  luabench merge a.json b.json ...   combine results of processes that ran together (luabench merge --help)\n"
@@ -170,11 +202,12 @@ static int check_unknown(struct cli *c)
 			for (char *q = h; *q; q++)
 				if (*q == '-' || *q == '_')
 					*q = dashes ? '-' : '_';
-			snprintf(c->err + n, ERRLEN - (size_t)n, " (did you mean --%s?)", h);
+			snprintf(c->err + n, ERRLEN - (size_t)n, "\nDid you mean --%s?", h);
 			free(h);
 		}
 		if (strcmp(p->origin, "command line"))
-			snprintf(c->err + strlen(c->err), ERRLEN - strlen(c->err), " in %s", p->origin);
+			snprintf(c->err + strlen(c->err), ERRLEN - strlen(c->err), "\n(given in %s)", p->origin);
+		c->usage = true;
 		return -1;
 	}
 	return 0;
@@ -238,12 +271,13 @@ static int run_command(struct cli *c)
 	if (!strcmp(cmd, "help")) {
 		int rc = lb_vm_help(e->control, &c->opts, c->err, ERRLEN);
 		if (rc)
-			fprintf(stderr, "%s\n", c->err);
+			usage_error(c, c->err);
 		return rc ? 1 : 0;
 	}
 	if (!strcmp(cmd, "prepare") || !strcmp(cmd, "cleanup")) {
 		if (!lb_vm_has_function(e->control, cmd)) {
-			lb_fatal("'%s' test does not implement the '%s' command.", c->script->name, cmd);
+			snprintf(c->err, ERRLEN, "'%s' test does not implement the '%s' command.", c->script->name, cmd);
+			usage_error(c, c->err);
 			return 1;
 		}
 		int rc = lb_vm_call(e->control, cmd, false, c->err, ERRLEN);
@@ -253,7 +287,7 @@ static int run_command(struct cli *c)
 	}
 	if (!strcmp(cmd, "run")) {
 		struct lb_run_output out;
-		lb_run_output_init(&out, e);
+		lb_run_output_init(&out, e, c->p);
 		int rc = lb_engine_run(e);
 		if (!e->threads_stuck)
 			lb_run_output_fini(&out);
@@ -261,28 +295,36 @@ static int run_command(struct cli *c)
 	}
 	const char *hint = suggest_command(c, cmd);
 	if (hint)
-		lb_fatal("Unknown command: %s (did you mean '%s'?)", cmd, hint);
+		snprintf(c->err, ERRLEN, "Unknown command: %s\nDid you mean '%s'?", cmd, hint);
 	else
-		lb_fatal("Unknown command: %s", cmd);
+		snprintf(c->err, ERRLEN, "Unknown command: %s", cmd);
+	usage_error(c, c->err);
 	return 1;
 }
 
 static int setup(struct cli *c, int argc, char **argv)
 {
+	/* Registering an option parses the value given for it: mistakes there are usage errors. */
+	c->usage = true;
 	if (collect_args(c, argc, argv) < 0 ||
 	    lb_config_register_options(&c->opts, c->err, ERRLEN) < 0 ||
 	    lb_dbopts_register(&c->opts, c->err, ERRLEN) < 0 ||
 	    lb_sysmon_register_options(&c->opts, c->err, ERRLEN) < 0)
 		return -1;
+	c->usage = false;
 	lb_log_set_verbosity(lb_opts_bool(&c->opts, "debug") ? LB_LOG_DEBUG
 							    : (int)lb_opts_int(&c->opts, "verbosity"));
 	struct lb_config cfg;
-	if (lb_config_read(&cfg, &c->opts, c->err, ERRLEN) < 0 ||
-	    lb_dbopts_configure(&c->opts, &cfg, c->err, ERRLEN) < 0 ||
+	int rc = lb_config_read(&cfg, &c->opts, c->err, ERRLEN);
+	c->usage = rc == LB_CONFIG_USAGE;
+	if (rc < 0 || lb_dbopts_configure(&c->opts, &cfg, c->err, ERRLEN) < 0 ||
 	    lb_sysmon_configure(&c->opts, &cfg.sys, c->err, ERRLEN) < 0)
 		return -1;
 	if (cfg.output_path && lb_result_check_path(cfg.output_path, c->err, ERRLEN) < 0)
 		return -1;
+	/* Before the banner and for any command, as sysbench checks it with the options. */
+	if (!cfg.time_ns && !cfg.events)
+		lb_warn("Both event and time limits are disabled, running an endless test");
 	lb_engine_init(&c->eng, &cfg);
 	c->have_engine = true;
 	c->eng.opts = &c->opts;
@@ -359,8 +401,19 @@ int lb_cli_main(int argc, char **argv, bool *must_exit_now)
 	struct cli *c = lb_xzalloc(sizeof(*c));
 	lb_opts_init(&c->opts);
 	int rc = 1;
+	c->p = lb_personality_select(argv[0], c->err, ERRLEN);
+	if (!c->p) {
+		fprintf(stderr, "%s\n", c->err);
+		free(c);
+		return 1;
+	}
+	if (c->p->problems_to_stdout)
+		lb_log_set_problem_stream(stdout);
 	if (setup(c, argc, argv) < 0) {
-		lb_fatal("%s", c->err);
+		if (c->usage)
+			usage_error(c, c->err);
+		else
+			fatal_error(c, c->err);
 		goto out;
 	}
 	if (!strcmp(lb_opts_str(&c->opts, "db-driver"), "help")) {
@@ -369,7 +422,7 @@ int lb_cli_main(int argc, char **argv, bool *must_exit_now)
 		goto out;
 	}
 	if (lb_opts_bool(&c->opts, "version")) {
-		printf("luabench %s (sysbench %s compatible)\n", LB_VERSION, LB_SYSBENCH_API);
+		lb_personality_version(c->p, stdout);
 		rc = 0;
 		goto out;
 	}
@@ -382,16 +435,21 @@ int lb_cli_main(int argc, char **argv, bool *must_exit_now)
 	if (c->eng.cfg.format != LB_FORMAT_TEXT)
 		lb_log_set_info_stream(stderr);
 	c->eng.command = c->command;
-	print_version_header();
+	c->eng.version_string = lb_personality_version_string(c->p);
+	print_version_header(c);
 	if (load_workload(c) < 0) {
-		lb_fatal("%s", c->err);
+		if (c->usage)
+			usage_error(c, c->err);
+		else
+			fatal_error(c, c->err);
 		goto out;
 	}
 	if (!c->command) {
 		rc = 0;
 		if (c->script->builtin) {
-			lb_fatal("The '%s' test requires a command argument. See 'luabench %s help'",
-				 c->script->name, c->script->name);
+			snprintf(c->err, ERRLEN, "The '%s' test requires a command argument. See '%s %s help'",
+				 c->script->name, c->p->name, c->script->name);
+			usage_error(c, c->err);
 			rc = 1;
 		}
 		goto out;

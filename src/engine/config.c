@@ -98,9 +98,15 @@ static int parse_percentiles(struct lb_config *c, const char *s, char *err, int 
 	for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		char *end;
 		double p = strtod(tok, &end);
-		if (end == tok || *end || p < 0 || p > 100) {
+		if (end == tok || *end) {
+			snprintf(err, (size_t)errlen, "Invalid value for the 'percentile' option: '%s'", s);
+			rc = LB_CONFIG_USAGE;
+			break;
+		}
+		if (p < 0 || p > 100) {
+			/* First line sysbench's message, then luabench's hint (see cli.c). */
 			snprintf(err, (size_t)errlen,
-				 "Invalid value for the 'percentile' option: '%s' (expected numbers in 0..100)", s);
+				 "Invalid value for --percentile: %s\nexpected numbers in 0..100, comma-separated", s);
 			rc = -1;
 			break;
 		}
@@ -179,7 +185,7 @@ static int parse_rand(struct lb_config *c, const struct lb_opts *o, char *err, i
 			break;
 	if (i == LB_ARRAY_LENGTH(names)) {
 		snprintf(err, (size_t)errlen,
-			 "Invalid value for the 'rand-type' option: '%s' (expected uniform, gaussian, special, pareto or zipfian)", t);
+			 "Invalid random numbers distribution: %s.\nexpected uniform, gaussian, special, pareto or zipfian", t);
 		return -1;
 	}
 	c->rand.type = (enum lb_rand_type)i;
@@ -357,8 +363,10 @@ int lb_config_read(struct lb_config *c, const struct lb_opts *o, char *err, int 
 	c->validate = lb_opts_bool(o, "validate");
 	const char *out = lb_opts_str(o, "output");
 	c->output_path = *out ? out : NULL;
-	if (parse_percentiles(c, lb_opts_str(o, "percentile"), err, errlen) < 0 ||
-	    parse_forced_shutdown(c, lb_opts_str(o, "forced-shutdown"), err, errlen) < 0 ||
+	int rc = parse_percentiles(c, lb_opts_str(o, "percentile"), err, errlen);
+	if (rc < 0)
+		return rc;
+	if (parse_forced_shutdown(c, lb_opts_str(o, "forced-shutdown"), err, errlen) < 0 ||
 	    parse_checkpoints(c, lb_opts_find(o, "report-checkpoints"), err, errlen) < 0 ||
 	    parse_rand(c, o, err, errlen) < 0 || parse_format(c, lb_opts_str(o, "format"), err, errlen) < 0 ||
 	    parse_distributed(c, o, err, errlen) < 0)

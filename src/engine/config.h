@@ -53,7 +53,11 @@ struct lb_config {
 
 /* Registers the general, RNG and log options. */
 int lb_config_register_options(struct lb_opts *opts, char *err, int errlen);
-/* Reads the general options (already registered) into c. */
+/* lb_config_read's return for a value that is not of the option's type: a command-line mistake,
+ * which sysbench reports as such (not as a failure). */
+#define LB_CONFIG_USAGE (-2)
+
+/* Reads the general options (already registered) into c: 0, -1 or LB_CONFIG_USAGE. */
 int lb_config_read(struct lb_config *c, const struct lb_opts *opts, char *err, int errlen);
 
 #endif

@@ -85,6 +85,7 @@ struct lb_engine {
 	char **argv;
 	const char *command;         /* NULL when none was given */
 	const char *workload;        /* the script's name as given, for results */
+	const char *version_string;  /* sysbench.version_string (the CLI's personality says) */
 	struct lb_script *script;    /* the host's script, opaque here */
 	bool legacy_options;         /* the script declares no options: export them as globals */
 	bool plain_init_errors;      /* init() errors are option checks, printed as they are */

@@ -559,6 +559,9 @@ static void print_done(struct lb_engine *e)
 		lb_info("Time limit exceeded, exiting...");
 	if (timed_out > 1)
 		lb_info("(last message repeated %d times)", timed_out - 1);
+	/* The thread that took the last event says so; the others stop without a word. */
+	if (!timed_out && e->cfg.events && !e->fatal && !e->interrupts)
+		lb_info("Event limit exceeded, exiting...");
 	lb_info("Done.\n\n");
 }
 

@@ -622,7 +622,7 @@ static void print_text(struct merge *m, const struct lb_result *r, const char *w
 	printf("; common window %.4fs\n\n", r->st.time_total_s);
 	char *systems = systems_text(m);
 	char *footer = lb_xasprintf("%s%s", workload_text ? workload_text : "", systems ? systems : "");
-	lb_report_final_text(stdout, r, NULL, footer);
+	lb_report_final_text(stdout, r, NULL, footer, true);
 	free(footer);
 	free(systems);
 }

@@ -6,6 +6,7 @@
 
 #include "bind/vm.h"
 #include "engine/worker.h"
+#include "output/personality.h"
 #include "output/result_json.h"
 #include "output/sys_report.h"
 #include "output/text_report.h"
@@ -14,9 +15,10 @@
 
 #define ERRLEN 4096
 
-void lb_run_output_init(struct lb_run_output *o, struct lb_engine *e)
+void lb_run_output_init(struct lb_run_output *o, struct lb_engine *e, const struct lb_personality *p)
 {
 	memset(o, 0, sizeof(*o));
+	o->p = p;
 	o->eng = e;
 	o->control = e->control;
 	e->sink = &lb_run_output_sink;
@@ -46,8 +48,6 @@ static FILE *report_stream(const struct lb_config *c)
 static void print_options(const struct lb_config *c)
 {
 	FILE *out = lb_log_info_stream();
-	if (!c->time_ns && !c->events)
-		lb_warn("Both event and time limits are disabled, running an endless test");
 	if (lb_log_verbosity() < LB_LOG_NOTICE)
 		return;
 	fprintf(out, "Running the test with following options:\n");
@@ -96,6 +96,14 @@ static int create_reporter(struct lb_run_output *o, const struct lb_config *c)
 	return 0;
 }
 
+static void print_hook_text(struct lb_run_output *o, const char *hook, FILE *out)
+{
+	char *text = lb_vm_report_text(o->control, hook, NULL);
+	if (text && *text)
+		fprintf(out, "%s%s", text, text[strlen(text) - 1] == '\n' ? "" : "\n");
+	free(text);
+}
+
 static int on_header(void *ctx, const struct lb_config *c)
 {
 	struct lb_run_output *o = ctx;
@@ -103,13 +111,14 @@ static int on_header(void *ctx, const struct lb_config *c)
 	if (create_reporter(o, c) < 0)
 		return -1;
 	FILE *out = lb_log_info_stream();
-	/* The workload's own header lines (e.g. "Prime numbers limit"). */
-	char *text = lb_vm_report_text(o->control, "run_header", NULL);
-	if (text && *text)
-		fprintf(out, "%s%s", text, text[strlen(text) - 1] == '\n' ? "" : "\n");
-	free(text);
-	if (lb_log_verbosity() >= LB_LOG_NOTICE)
+	/* The workload's own header lines (e.g. "Prime numbers limit"), then its notes beyond
+	 * sysbench's (luabench's additions). */
+	if (lb_log_verbosity() >= LB_LOG_NOTICE) {
+		print_hook_text(o, "run_header", out);
+		if (o->p->additions)
+			print_hook_text(o, "run_notes", out);
 		fprintf(out, "Initializing worker threads...\n\n");
+	}
 	fflush(out);
 	return 0;
 }
@@ -117,8 +126,9 @@ static int on_header(void *ctx, const struct lb_config *c)
 static void on_started(void *ctx, const struct lb_config *c)
 {
 	FILE *info = lb_log_info_stream();
-	fprintf(info, "Threads started!\n\n");
-	if (c->warmup_ns)
+	if (lb_log_verbosity() >= LB_LOG_NOTICE)
+		fprintf(info, "Threads started!\n\n");
+	if (c->warmup_ns && lb_log_verbosity() >= LB_LOG_NOTICE)
 		fprintf(info, "Warming up for %lld seconds...\n\n", (long long)(c->warmup_ns / LB_NS_PER_S));
 	if (c->format == LB_FORMAT_CSV)
 		lb_report_csv_header(stdout, c);
@@ -140,10 +150,11 @@ static int on_interval(void *ctx, const struct lb_result *r)
 			lb_alert("report_intermediate hook failed: %s", err);
 			rc = -1;
 		}
-	} else if (c->format == LB_FORMAT_TEXT) {
+	} else if (c->format == LB_FORMAT_TEXT && lb_log_verbosity() >= LB_LOG_NOTICE) {
 		lb_report_interval_text(stdout, r);
 	}
-	if (c->sys.report && c->report_interval_ns && c->format == LB_FORMAT_TEXT && r->sys)
+	if (c->sys.report && c->report_interval_ns && c->format == LB_FORMAT_TEXT && r->sys &&
+	    o->p->additions && lb_log_verbosity() >= LB_LOG_NOTICE)
 		lb_sys_report_line(stdout, r->st.time_total_s, r->sys);
 	fflush(stdout);
 	return rc;
@@ -161,11 +172,14 @@ static int window_text(struct lb_run_output *o, const struct lb_result *r, FILE 
 		}
 		return 0;
 	}
+	/* sysbench prints its report at NOTICE level: nothing of it below --verbosity=3. */
+	if (lb_log_verbosity() < LB_LOG_NOTICE)
+		return 0;
 	if (r->cfg->histogram)
 		lb_report_histogram(out, &r->snap->lat);
 	char *extra = lb_vm_report_text(o->control, "report_text", &r->st);
-	char *footer = lb_vm_report_text(o->control, "report_footer", &r->st);
-	lb_report_final_text(out, r, extra, footer);
+	char *footer = o->p->additions ? lb_vm_report_text(o->control, "report_footer", &r->st) : NULL;
+	lb_report_final_text(out, r, extra, footer, o->p->additions);
 	free(extra);
 	free(footer);
 	return 0;
@@ -179,7 +193,8 @@ static int on_window(void *ctx, const struct lb_result *r)
 	FILE *out = report_stream(c);
 	int rc = 0;
 	if (!final) {
-		fprintf(out, "[ %.0fs ] Checkpoint report:\n", r->end_s);
+		if (lb_log_verbosity() >= LB_LOG_NOTICE)
+			fprintf(out, "[ %.0fs ] Checkpoint report:\n", r->end_s);
 	} else {
 		/* Closing the reporter's state first lets report_json's closing bracket precede the
 		 * summary. */

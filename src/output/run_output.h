@@ -6,8 +6,10 @@
 #include "engine/engine.h"
 
 struct lb_vm;
+struct lb_personality;
 
 struct lb_run_output {
+	const struct lb_personality *p; /* sysbench's layout only, or with luabench's additions */
 	struct lb_engine *eng;     /* to create the reporter's state */
 	struct lb_vm *control;     /* the script's global state: report hooks */
 	struct lb_worker *reporter_w;
@@ -17,7 +19,7 @@ struct lb_run_output {
 extern const struct lb_run_sink lb_run_output_sink;
 
 /* Connects the output to engine e (whose control state runs the report hooks). */
-void lb_run_output_init(struct lb_run_output *o, struct lb_engine *e);
+void lb_run_output_init(struct lb_run_output *o, struct lb_engine *e, const struct lb_personality *p);
 void lb_run_output_fini(struct lb_run_output *o);
 
 #endif

@@ -253,7 +253,8 @@ static void users_block(FILE *out, const struct lb_result *r)
 	fprintf(out, "\n");
 }
 
-void lb_report_final_text(FILE *out, const struct lb_result *r, const char *extra, const char *footer)
+void lb_report_final_text(FILE *out, const struct lb_result *r, const char *extra, const char *footer,
+			  bool additions)
 {
 	const struct lb_report_stat *st = &r->st;
 	if (r->sql)
@@ -281,6 +282,8 @@ void lb_report_final_text(FILE *out, const struct lb_result *r, const char *extr
 	fairness_block(out, r);
 	if (r->cfg->debug)
 		debug_block(out, r);
+	if (!additions)
+		return;
 	types_block(out, r);
 	if (r->cfg->users)
 		users_block(out, r);

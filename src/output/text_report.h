@@ -14,7 +14,9 @@ void lb_report_csv_header(FILE *out, const struct lb_config *cfg);
 void lb_report_interval_csv(FILE *out, const struct lb_result *r);
 /* The report of a statistics window. extra: workload text printed before "General
  * statistics:"; footer: after the summary (both may be NULL). */
-void lb_report_final_text(FILE *out, const struct lb_result *r, const char *extra, const char *footer);
+/* additions: luabench's blocks after sysbench's (types, users, rate, system statistics). */
+void lb_report_final_text(FILE *out, const struct lb_result *r, const char *extra, const char *footer,
+			  bool additions);
 /* --histogram: the latency distribution in sysbench's layout. */
 void lb_report_histogram(FILE *out, const struct lb_hist *h);
 /* "%3dth percentile"-style label for any percentile ("95th", "99.9th"). */

@@ -6,6 +6,7 @@
 /* Process-wide settings written once at startup, before any thread exists. */
 static int verbosity = LB_LOG_NOTICE;
 static FILE *info_stream;
+static FILE *problem_stream;
 
 void lb_log_set_verbosity(int level)
 {
@@ -27,13 +28,18 @@ FILE *lb_log_info_stream(void)
 	return info_stream ? info_stream : stdout;
 }
 
+void lb_log_set_problem_stream(FILE *f)
+{
+	problem_stream = f;
+}
+
 static const char *const prefixes[] = { "FATAL: ", "ALERT: ", "WARNING: ", "", "", "DEBUG: " };
 
 void lb_log(enum lb_log_level level, const char *fmt, ...)
 {
 	if ((int)level > verbosity)
 		return;
-	FILE *out = level <= LB_LOG_WARNING ? stderr : lb_log_info_stream();
+	FILE *out = level <= LB_LOG_WARNING ? (problem_stream ? problem_stream : stderr) : lb_log_info_stream();
 	char line[4096];
 	va_list ap;
 	va_start(ap, fmt);

@@ -20,6 +20,8 @@ int lb_log_verbosity(void);
 /* Where NOTICE/INFO/DEBUG lines go (stdout by default). */
 void lb_log_set_info_stream(FILE *f);
 FILE *lb_log_info_stream(void);
+/* Where FATAL/ALERT/WARNING lines go (stderr by default; sysbench writes them to stdout). */
+void lb_log_set_problem_stream(FILE *f);
 void lb_log(enum lb_log_level level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 #define lb_fatal(...) lb_log(LB_LOG_FATAL, __VA_ARGS__)

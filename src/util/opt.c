@@ -243,8 +243,12 @@ int lb_opt_set(struct lb_opt *opt, const char *value, char *err, int errlen)
 	probe.nlist = 0;
 	if (parse_value(&probe, value) < 0) {
 		free_list(&probe);
-		snprintf(err, (size_t)errlen, "Invalid value for the '%s' option: '%s'", opt->name,
-			 opt->secret ? "***" : value);
+		/* sysbench names the option as it stores it, with '_' for '-'. */
+		int n = snprintf(err, (size_t)errlen, "Invalid value for the '");
+		for (const char *c = opt->name; *c && n < errlen - 1; c++)
+			err[n++] = *c == '-' ? '_' : *c;
+		err[n] = '\0';
+		snprintf(err + n, (size_t)(errlen - n), "' option: '%s'", opt->secret ? "***" : value);
 		return -1;
 	}
 	char *copy = lb_xstrdup(value); /* value may be opt->value itself */
@@ -396,16 +400,29 @@ static const char *type_hint(enum lb_opt_type t)
 	}
 }
 
+static bool in_group(const struct lb_opt *opt, const char *group)
+{
+	return !group || !strcmp(opt->group, group);
+}
+
+/* sysbench's layout: the names of a group padded to its longest, then the description and the
+ * default in brackets (an empty one too: "[]"; none when the option has no default). */
 void lb_opts_print_help(const struct lb_opts *o, const char *group, FILE *out)
 {
+	int width = 0;
+	for (int i = 0; i < o->n; i++)
+		if (in_group(o->v[i], group)) {
+			int w = (int)(strlen(o->v[i]->name) + strlen(type_hint(o->v[i]->type))) + 2;
+			width = w > width ? w : width;
+		}
 	for (int i = 0; i < o->n; i++) {
 		const struct lb_opt *opt = o->v[i];
-		if (group && strcmp(opt->group, group))
+		if (!in_group(opt, group))
 			continue;
 		char left[128];
-		snprintf(left, sizeof(left), "  --%s%s", opt->name, type_hint(opt->type));
-		fprintf(out, "%-33s %s", left, opt->desc);
-		if (opt->def && *opt->def && !opt->secret)
+		snprintf(left, sizeof(left), "--%s%s", opt->name, type_hint(opt->type));
+		fprintf(out, "  %-*s %s", width, left, opt->desc);
+		if (opt->def)
 			fprintf(out, " [%s]", opt->def);
 		fputc('\n', out);
 	}

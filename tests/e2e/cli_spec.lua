@@ -43,7 +43,7 @@ describe("command line", function()
   it("accepts --test= with a warning", function()
     local out, err, rc = h.run("--test=cpu --events=10 run")
     assert.are.equal(0, rc, err)
-    assert.is_truthy(err:find("--test is deprecated", 1, true))
+    assert.is_truthy(err:find("WARNING: the --test option is deprecated.", 1, true))
   end)
 
   it("runs a script with a shebang line directly", function()

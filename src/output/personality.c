@@ -1,0 +1,61 @@
+#include "output/personality.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "bind/vm.h"
+#include "lb_config.h"
+
+const struct lb_personality lb_personality_luabench = {
+	.name = "luabench",
+	.sysbench = false,
+	.additions = true,
+	.problems_to_stdout = false,
+};
+
+const struct lb_personality lb_personality_sysbench = {
+	.name = "sysbench",
+	.sysbench = true,
+	.additions = false,
+	.problems_to_stdout = true,
+};
+
+const struct lb_personality *lb_personality_select(const char *argv0, char *err, size_t errlen)
+{
+	const char *env = getenv("LUABENCH_PERSONALITY");
+	if (env && *env) {
+		if (!strcmp(env, "sysbench"))
+			return &lb_personality_sysbench;
+		if (!strcmp(env, "luabench"))
+			return &lb_personality_luabench;
+		snprintf(err, errlen, "LUABENCH_PERSONALITY=%s: expected sysbench or luabench", env);
+		return NULL;
+	}
+	const char *base = argv0 ? strrchr(argv0, '/') : NULL;
+	base = base ? base + 1 : argv0;
+	return base && !strcmp(base, "sysbench") ? &lb_personality_sysbench : &lb_personality_luabench;
+}
+
+void lb_personality_banner(const struct lb_personality *p, FILE *out)
+{
+	/* Harnesses match "sysbench 1.0.20 (...)"; the parentheses say what really runs. */
+	if (p->sysbench)
+		fprintf(out, "sysbench %s (using luabench %s, system %s)\n\n", LB_SYSBENCH_API, LB_VERSION,
+			lb_luajit_version());
+	else
+		fprintf(out, "luabench %s (sysbench %s compatible, using %s)\n\n", LB_VERSION, LB_SYSBENCH_API,
+			lb_luajit_version());
+}
+
+void lb_personality_version(const struct lb_personality *p, FILE *out)
+{
+	if (p->sysbench)
+		fprintf(out, "sysbench %s\n", LB_SYSBENCH_API);
+	else
+		fprintf(out, "luabench %s (sysbench %s compatible)\n", LB_VERSION, LB_SYSBENCH_API);
+}
+
+const char *lb_personality_version_string(const struct lb_personality *p)
+{
+	return p->sysbench ? "sysbench " LB_SYSBENCH_API : "sysbench " LB_SYSBENCH_API " (luabench " LB_VERSION ")";
+}
