@@ -237,7 +237,8 @@ local function settings()
 end
 
 local function file_path(i)
-  return cfg.dir .. "/test_file." .. i
+  -- in the working directory the bare name, as sysbench prints it
+  return (cfg.dir == "." and "" or cfg.dir .. "/") .. "test_file." .. i
 end
 
 -- O_DIRECT alignment ----------------------------------------------------------------------------
@@ -345,8 +346,9 @@ function prepare()
   end
   local secs = sb.time() - t0
   if written > 0 then
-    print(string.format("%d bytes written in %.2f seconds (%.2f MiB/sec, %.2f MB/sec).", written, secs,
-      written / MiB / secs, written / MB / secs))
+    local mbs = sb.additions and string.format(", %.2f MB/sec", written / MB / secs) or ""
+    print(string.format("%d bytes written in %.2f seconds (%.2f MiB/sec%s).", written, secs,
+      written / MiB / secs, mbs))
   else
     print("No bytes written.")
   end
@@ -409,7 +411,20 @@ function init()
     io.stderr:write("WARNING: the mmap mode goes through the page cache: --file-extra-flags=direct is ignored " ..
       "(the files are opened without O_DIRECT; the run is buffered)\n")
   end
+end
 
+local function open_failure(path, msg)
+  if not msg:find("no such file", 1, true) then return msg end
+  if not sb.additions then
+    return string.format("Cannot open file '%s' errno = 2 (No such file or directory)\n" ..
+      "WARNING: Did you forget to run the prepare step?", path)
+  end
+  return string.format("Cannot open file '%s': no such file. Did you forget to run the prepare step?", path)
+end
+
+-- The files are opened after the header, as sysbench's file test does.
+function sb.hooks.before_threads()
+  local c = settings()
   local ptrs = sb.shared("fileio.files", "struct lb_io_file *", c.nfiles)
   for i = 0, c.nfiles - 1 do
     local path = file_path(i)
@@ -423,13 +438,7 @@ function init()
       end
     end
     local ok, f = pcall(lio.open, path, c.open_flags)
-    if not ok then
-      local msg = tostring(f)
-      if msg:find("no such file", 1, true) then
-        msg = string.format("Cannot open file '%s': no such file. Did you forget to run the prepare step?", path)
-      end
-      error(msg, 0)
-    end
+    if not ok then error(open_failure(path, tostring(f)), 0) end
     if not c.mode.creation and f.size < c.file_size then
       error(string.format("Size of file '%s' is %sB, but at least %sB is expected. Did you run 'prepare' with different --file-total-size or --file-num values?",
         path, size_str(f.size), size_str(c.file_size)), 0)
@@ -438,7 +447,7 @@ function init()
     if i == 0 then
       local why = lio.degraded(c.engine, f)
       if why then
-        io.stderr:write("WARNING: ", why, "\n")
+        if sb.additions then io.stderr:write("WARNING: ", why, "\n") end
         notes[#notes + 1] = "Warning: libaio on buffered files blocks in io_submit: the I/Os run one at a time " ..
           "(throughput of depth 1); the achieved depth below counts each I/O until it is reaped, so it does not show this"
       end
@@ -482,7 +491,14 @@ function sb.hooks.run_header()
   line("Using %s I/O mode", c.io.label)
   if c.validate then line("Using checksums validation.") end
   line("Doing %s test", c.mode.name)
-  -- luabench's additions, after sysbench's lines.
+  return table.concat(out, "\n") .. "\n"
+end
+
+-- luabench's additions, after sysbench's lines (not printed when running as sysbench).
+function sb.hooks.run_notes()
+  local c = settings()
+  local out = {}
+  local function line(fmt, ...) out[#out + 1] = string.format(fmt, ...) end
   line("I/O engine %s, %d I/O%s in flight per thread%s%s", c.engine, c.depth, c.depth == 1 and "" or "s",
     c.direct and ", O_DIRECT" or ", buffered (page cache: results include cache effects)",
     c.mode.seq and (c.seq_shared and ", one sequential position shared by all threads" or ", one sequential position per thread")

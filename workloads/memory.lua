@@ -86,8 +86,10 @@ end
 
 function sysbench.hooks.report_text(stat)
   local s = stat.time_interval
-  return string.format("Total operations: %d (%8.2f per second)\n\n%4.2f MiB transferred (%4.2f MiB/sec)\n\n\n",
-    stat.events, stat.events / s, mib(stat.events), mib(stat.events) / s)
+  local ops = string.format("Total operations: %d (%8.2f per second)\n\n", stat.events, stat.events / s)
+  -- sysbench leaves the transfer out when nothing is transferred
+  if sysbench.opt.memory_oper == "none" then return ops .. "\n" end
+  return ops .. string.format("%4.2f MiB transferred (%4.2f MiB/sec)\n\n\n", mib(stat.events), mib(stat.events) / s)
 end
 
 function sysbench.hooks.report_json(stat)

@@ -24,10 +24,10 @@ sysbench.cmdline.options = {
   skip_trx = { "Don't start explicit transactions and execute all queries in the AUTOCOMMIT mode", false },
   secondary = { "Use a secondary index in place of the PRIMARY KEY", false },
   create_secondary = { "Create a secondary index in addition to the PRIMARY KEY", true },
-  create_table_options = { "Extra CREATE TABLE options", "" },
+  create_table_options = { "Extra CREATE TABLE options", "", luabench = true },
   mysql_storage_engine = { "Storage engine, if MySQL is used", "innodb" },
   pgsql_variant = { "Use this PostgreSQL variant when running with the PostgreSQL driver. The only currently supported variant is 'redshift'. When enabled, create_secondary is automatically disabled, and delete_inserts is set to 0" },
-  reconnect = { "Reconnect after every N events. The default (0) is to not reconnect", 0 },
+  reconnect = { "Reconnect after every N events. The default (0) is to not reconnect", 0, luabench = true },
 }
 
 local function groups(n)

@@ -20,6 +20,7 @@ local sb = {
   tid = C_.tid,
   role = C_.role,
   threads = C_.threads,
+  additions = C_.additions, -- false when running as sysbench: print only what sysbench prints
   error = { NONE = 0, RESTART_EVENT = 1 },
   hooks = {},
   worker = worker,

@@ -50,7 +50,8 @@ end
 -- Thread 0 prints the progress line, at most every 2 s unless `force`; with `if_moved`, only
 -- when rows were loaded since the last line (waiting for index builds prints nothing).
 function Load:tick(force, if_moved)
-  if self.tid ~= 0 then return end
+  -- running as sysbench, prepare is as quiet as sysbench's
+  if self.tid ~= 0 or not luabench.additions then return end
   local now = luabench.time()
   if not force and now - self.last < PRINT_EVERY_S then return end
   local n = self:rows()

@@ -155,6 +155,8 @@ function thread_run(tid)
   end
   return thread_loop(tid)
 end
+-- So the CLI can tell a script's own thread_run from this one (a script needs one or event()).
+sb._default_thread_run = thread_run
 
 -- Think time: parks the user (or sleeps the thread) and leaves the time out of the event's
 -- latency, so response times stay response times.

@@ -617,7 +617,8 @@ local errbuf = ffi.new("char[512]")
 function sql.driver(name)
   local cfg = C.lb_sql_config(worker, name, errbuf, 512)
   if cfg == nil then
-    raise("failed to initialize the DB driver: " .. ffi.string(errbuf))
+    local why = ffi.string(errbuf)
+    raise("failed to initialize the DB driver" .. (why ~= "" and ": " .. why or ""))
   end
   return setmetatable({ cfg = cfg, driver_name = ffi.string(C.lb_sql_driver_name(cfg)) }, Driver)
 end

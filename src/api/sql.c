@@ -66,6 +66,11 @@ LB_FFI struct lb_db_config *lb_sql_config(struct lb_worker *w, const char *name,
 		const struct lb_db_ops *drv = lb_db_find_driver(name);
 		if (!drv) {
 			snprintf(err, errlen, "invalid database driver name: '%s'", name);
+			/* sysbench says this on a line of its own, then fails with the bare reason. */
+			if (!e->additions) {
+				lb_fatal("%s", err);
+				err[0] = '\0';
+			}
 		} else {
 			struct lb_db_options o;
 			lb_dbopts_build(e->opts, name, &o);

@@ -216,6 +216,8 @@ void lb_capi_install(struct lb_vm *vm)
 	lua_setfield(L, -2, "version");
 	lua_pushstring(L, LB_SYSBENCH_API);
 	lua_setfield(L, -2, "api_version");
+	lua_pushboolean(L, e->additions);
+	lua_setfield(L, -2, "additions");
 	if (e->version_string) {
 		lua_pushstring(L, e->version_string);
 		lua_setfield(L, -2, "version_string");

@@ -162,6 +162,10 @@ static int register_one(lua_State *L, struct lb_opts *opts, const char *name, co
 		snprintf(err, errlen, "%s", msg);
 		return -1;
 	}
+	/* { ..., luabench = true }: an option sysbench's own script does not have. */
+	lua_getfield(L, -1, "luabench");
+	o->extension = lua_toboolean(L, -1);
+	lua_pop(L, 1);
 	return 0;
 }
 
@@ -193,7 +197,7 @@ int lb_vm_register_options(struct lb_vm *vm, struct lb_opts *opts, bool *declare
 	}
 	qsort(names, (size_t)n, sizeof(char *), cmp_str);
 	int rc = 0;
-	const char *group = vm->eng->script ? vm->eng->script->name : "script";
+	const char *group = vm->eng->script ? vm->eng->script->test_name : "script";
 	for (int i = 0; i < n && rc == 0; i++) {
 		lua_getfield(L, -1, names[i]);
 		rc = register_one(L, opts, names[i], group, err, errlen);
@@ -213,7 +217,7 @@ int lb_vm_help(struct lb_vm *vm, struct lb_opts *opts, char *err, size_t errlen)
 		lb_options_export(vm, NULL, 0);
 		return lb_vm_call(vm, "help", false, err, errlen) < 0 ? -1 : 0;
 	}
-	const char *group = vm->eng->script->name;
+	const char *group = vm->eng->script->test_name;
 	bool any = false;
 	for (int i = 0; i < opts->n; i++)
 		any |= !strcmp(opts->v[i]->group, group);
@@ -222,7 +226,7 @@ int lb_vm_help(struct lb_vm *vm, struct lb_opts *opts, char *err, size_t errlen)
 		return 1;
 	}
 	printf("%s options:\n", group);
-	lb_opts_print_help(opts, group, stdout);
+	lb_opts_print_help(opts, group, vm->eng->additions, stdout);
 	printf("\n");
 	return 0;
 }

@@ -53,6 +53,8 @@ static struct lb_script *new_script(const char *name)
 {
 	struct lb_script *s = lb_xzalloc(sizeof(*s));
 	s->name = lb_xstrdup(name);
+	const char *base = strrchr(s->name, '/');
+	s->test_name = base ? base + 1 : s->name;
 	return s;
 }
 
@@ -66,8 +68,8 @@ static int load_file(struct lb_script *s, const char *path, char *err, size_t er
 	s->code = read_stream(f, &s->len);
 	fclose(f);
 	s->path = lb_xstrdup(path);
-	const char *base = strrchr(path, '/');
-	s->chunkname = lb_xasprintf("@%s", base ? base + 1 : path);
+	/* Error positions name the file as given or found on the Lua path, as in sysbench. */
+	s->chunkname = lb_xasprintf("@%s", path);
 	/* A "#!/usr/bin/env luabench" line: comment it out, keeping line numbers. */
 	if (s->len >= 2 && s->code[0] == '#' && s->code[1] == '!')
 		s->code[0] = s->code[1] = '-';

@@ -232,6 +232,18 @@ bool lb_vm_has_function(struct lb_vm *vm, const char *name)
 	return yes;
 }
 
+bool lb_vm_runnable(struct lb_vm *vm)
+{
+	if (lb_vm_has_function(vm, "event"))
+		return true;
+	lua_State *L = vm->L;
+	lua_getglobal(L, "thread_run");
+	lb_lua_push_path(L, "sysbench._default_thread_run");
+	bool own = lua_isfunction(L, -2) && !lua_rawequal(L, -1, -2);
+	lua_pop(L, 2);
+	return own;
+}
+
 bool lb_vm_has_hook(struct lb_vm *vm, const char *name)
 {
 	char *path = lb_xasprintf("sysbench.hooks.%s", name);

@@ -15,6 +15,7 @@ struct lb_report_stat;
 
 struct lb_script {
 	char *name;      /* as given: a built-in name or a path */
+	const char *test_name; /* in sysbench's messages ("opts.lua options:"): name's last part */
 	char *path;      /* file path, NULL for built-in workloads */
 	char *chunkname; /* "@file.lua" as it appears in error messages */
 	char *code;      /* source text or bytecode (owned) */
@@ -47,6 +48,8 @@ int lb_vm_register_options(struct lb_vm *vm, struct lb_opts *opts, bool *declare
 
 bool lb_vm_has_function(struct lb_vm *vm, const char *name);
 bool lb_vm_has_hook(struct lb_vm *vm, const char *name);
+/* Whether the script can run: it defines event() or a thread_run of its own. */
+bool lb_vm_runnable(struct lb_vm *vm);
 /* True if sysbench.cmdline.commands[name] exists; *parallel tells if it is a parallel one. */
 bool lb_vm_has_command(struct lb_vm *vm, const char *name, bool *parallel);
 

@@ -74,6 +74,7 @@ static int push_option(struct cli *c, const char *arg)
 			char *renamed = lb_xasprintf("%s%s", deprecated[i].new, name + nlen);
 			lb_opts_push(&c->opts, renamed, "command line");
 			free(renamed);
+			lb_opts_push(&c->opts, name, "command line");
 			return 0;
 		}
 	}
@@ -169,7 +170,7 @@ static void print_usage(struct cli *c)
 	}
 	for (int i = 0; i < ng; i++) {
 		printf("%s:\n", groups[i]);
-		lb_opts_print_help(&c->opts, groups[i], stdout);
+		lb_opts_print_help(&c->opts, groups[i], true, stdout);
 		printf("\n");
 	}
 	printf("Built-in workloads:\n ");
@@ -217,7 +218,7 @@ static int check_unknown(struct cli *c)
  * print sysbench's own message ("Invalid value of cpu-max-prime: -5."), not a Lua failure. */
 static bool c_test(const struct lb_script *s)
 {
-	static const char *const names[] = { "cpu", "memory", "threads", "mutex" };
+	static const char *const names[] = { "cpu", "memory", "threads", "mutex", "fileio" };
 	for (size_t i = 0; s->builtin && i < LB_ARRAY_LENGTH(names); i++)
 		if (!strcmp(s->name, names[i]))
 			return true;
@@ -269,6 +270,8 @@ static int run_command(struct cli *c)
 		return rc ? 1 : 0;
 	}
 	if (!strcmp(cmd, "help")) {
+		if (c->p->sysbench && c->script->builtin && lb_personality_sysbench_test_help(c->script->name, stdout))
+			return 0;
 		int rc = lb_vm_help(e->control, &c->opts, c->err, ERRLEN);
 		if (rc)
 			usage_error(c, c->err);
@@ -276,7 +279,7 @@ static int run_command(struct cli *c)
 	}
 	if (!strcmp(cmd, "prepare") || !strcmp(cmd, "cleanup")) {
 		if (!lb_vm_has_function(e->control, cmd)) {
-			snprintf(c->err, ERRLEN, "'%s' test does not implement the '%s' command.", c->script->name, cmd);
+			snprintf(c->err, ERRLEN, "'%s' test does not implement the '%s' command.", c->script->test_name, cmd);
 			usage_error(c, c->err);
 			return 1;
 		}
@@ -286,6 +289,10 @@ static int run_command(struct cli *c)
 		return rc ? 1 : 0;
 	}
 	if (!strcmp(cmd, "run")) {
+		if (!lb_vm_runnable(e->control)) {
+			lb_fatal("cannot find the event() function in %s", c->script->test_name);
+			return 1;
+		}
 		struct lb_run_output out;
 		lb_run_output_init(&out, e, c->p);
 		int rc = lb_engine_run(e);
@@ -421,14 +428,14 @@ int lb_cli_main(int argc, char **argv, bool *must_exit_now)
 		rc = 0;
 		goto out;
 	}
-	if (lb_opts_bool(&c->opts, "version")) {
-		lb_personality_version(c->p, stdout);
-		rc = 0;
-		goto out;
-	}
 	/* With no arguments at all a script is read from stdin, unless stdin is a terminal. */
 	if (lb_opts_bool(&c->opts, "help") || (argc <= 1 && isatty(0))) {
 		print_usage(c);
+		rc = 0;
+		goto out;
+	}
+	if (lb_opts_bool(&c->opts, "version")) {
+		lb_personality_version(c->p, stdout);
 		rc = 0;
 		goto out;
 	}
@@ -436,6 +443,7 @@ int lb_cli_main(int argc, char **argv, bool *must_exit_now)
 		lb_log_set_info_stream(stderr);
 	c->eng.command = c->command;
 	c->eng.version_string = lb_personality_version_string(c->p);
+	c->eng.additions = c->p->additions;
 	print_version_header(c);
 	if (load_workload(c) < 0) {
 		if (c->usage)
@@ -444,7 +452,8 @@ int lb_cli_main(int argc, char **argv, bool *must_exit_now)
 			fatal_error(c, c->err);
 		goto out;
 	}
-	if (!c->command) {
+	/* A script read from stdin only runs its chunk, whatever command follows (as sysbench). */
+	if (!c->command || c->script->from_stdin) {
 		rc = 0;
 		if (c->script->builtin) {
 			snprintf(c->err, ERRLEN, "The '%s' test requires a command argument. See '%s %s help'",

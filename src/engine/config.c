@@ -48,6 +48,12 @@ static const struct lb_opt_def general_opts[] = {
 	  "start the run at this wall-clock time (seconds since the epoch, fractions allowed) once the threads are ready, so several processes start together" },
 	{ "instance", LB_OPT_STRING, NULL,
 	  "this process is instance i of n (i/n, 0 <= i < n) of a distributed run: scripts see luabench.instance and luabench.instances, results record both" },
+	/* The CLI copies these to their new names; they keep their own values too, which 0.5-style
+	 * scripts read as globals (num_threads ...), as in sysbench. */
+	{ "tx-rate", LB_OPT_INT, "0", "deprecated alias for --rate" },
+	{ "max-requests", LB_OPT_INT, "0", "deprecated alias for --events" },
+	{ "max-time", LB_OPT_INT, "0", "deprecated alias for --time" },
+	{ "num-threads", LB_OPT_INT, "1", "deprecated alias for --threads" },
 };
 
 static const struct lb_opt_def rand_opts[] = {

@@ -55,7 +55,7 @@ struct lb_run_sink {
 	/* Before the threads start: the options header and the workload's own lines. -1 ends the
 	 * run (exit code 1) after the sink said why. */
 	int (*header)(void *ctx, const struct lb_config *cfg);
-	/* The start barrier was released: the measured run begins. */
+	/* The threads are ready: the start barrier is released right after this returns. */
 	void (*started)(void *ctx, const struct lb_config *cfg);
 	/* An intermediate sample, as a result whose st holds the interval's figures (r->sys its
 	 * system metrics); it is in the time series too. -1: a report hook failed. */
@@ -65,6 +65,10 @@ struct lb_run_sink {
 	int (*window)(void *ctx, const struct lb_result *r);
 	/* The run failed before it could report: r holds what ran and r->error. */
 	void (*failed)(void *ctx, const struct lb_result *r);
+	/* After the header and the workload's before_threads hook (which opens what the run needs,
+	 * as sysbench's file test does after its header), just before the threads start. May be
+	 * NULL. */
+	void (*ready)(void *ctx);
 };
 
 /* Per-run state of a layer above the engine (the SQL configurations, file I/O statistics,
@@ -86,6 +90,7 @@ struct lb_engine {
 	const char *command;         /* NULL when none was given */
 	const char *workload;        /* the script's name as given, for results */
 	const char *version_string;  /* sysbench.version_string (the CLI's personality says) */
+	bool additions;              /* print luabench's notes beyond sysbench's output (personality) */
 	struct lb_script *script;    /* the host's script, opaque here */
 	bool legacy_options;         /* the script declares no options: export them as globals */
 	bool plain_init_errors;      /* init() errors are option checks, printed as they are */

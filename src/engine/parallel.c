@@ -97,7 +97,7 @@ int lb_engine_run_parallel(struct lb_engine *e, const char *command)
 	struct command_job *jobs = lb_xcalloc((size_t)n, sizeof(*jobs));
 	pthread_t *threads = lb_xcalloc((size_t)n, sizeof(*threads));
 	atomic_int failures = 0;
-	lb_notice("Initializing worker threads...\n");
+	lb_notice("Initializing worker threads...\n\n");
 	int started = 0, rc = 0;
 	for (int i = 0; i < n; i++) {
 		jobs[i] = (struct command_job){ .eng = e, .command = command, .failures = &failures,

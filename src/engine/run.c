@@ -127,9 +127,14 @@ static void *worker_thread(void *arg)
 		free(msg);
 		rc = -1;
 	}
+	bool used_last_events = w->took_last_events && !w->quota;
 	lb_worker_give_back(w);
 	__atomic_store_n(&w->stats.in_event, 0, __ATOMIC_RELAXED);
 	w->end_ns = lb_engine_now(e);
+	/* sysbench's --verbosity=4 line, from the thread that took the last event, before its
+	 * thread_done; the others stop without a word. */
+	if (go && rc == 0 && used_last_events && w->end_ns < e->deadline_ns && !e->interrupts)
+		lb_info("Event limit exceeded, exiting...");
 	__atomic_store_n(&w->finished, 1, __ATOMIC_RELEASE);
 	__atomic_sub_fetch(&e->looping, 1, __ATOMIC_RELEASE);
 	sem_post(&e->wake);
@@ -549,7 +554,8 @@ static void monitor_fini(struct monitor *m)
 }
 
 /* sysbench's --verbosity=4 lines at the end of a run: each thread that stopped at the time
- * limit says so (its duplicate-line suppression folds the repeats), then "Done.". */
+ * limit says so (its duplicate-line suppression folds the repeats), then "Done." (the event
+ * limit's line comes from the worker, see worker_thread). */
 static void print_done(struct lb_engine *e)
 {
 	int timed_out = 0;
@@ -559,9 +565,6 @@ static void print_done(struct lb_engine *e)
 		lb_info("Time limit exceeded, exiting...");
 	if (timed_out > 1)
 		lb_info("(last message repeated %d times)", timed_out - 1);
-	/* The thread that took the last event says so; the others stop without a word. */
-	if (!timed_out && e->cfg.events && !e->fatal && !e->interrupts)
-		lb_info("Event limit exceeded, exiting...");
 	lb_info("Done.\n\n");
 }
 
@@ -639,6 +642,8 @@ static int start_run(struct lb_engine *e)
 		e->threads_stuck = true;
 		return 2;
 	}
+	if (init == -1)
+		lb_fatal("Thread initialization failed!"); /* after the worker's own line, as sysbench */
 	if (init < 0 || wait_start_at(e) < 0) {
 		__atomic_store_n(&e->stop, 1, __ATOMIC_RELAXED);
 		pthread_cond_broadcast(&e->cond);
@@ -646,8 +651,9 @@ static int start_run(struct lb_engine *e)
 		report_failure(e, e->fatal);
 		return 1;
 	}
-	release_barrier(e);
+	/* "Threads started!" comes before any line a worker prints, as in sysbench. */
 	e->sink->started(e->sink_ctx, &e->cfg);
+	release_barrier(e);
 	return 0;
 }
 
@@ -661,6 +667,10 @@ int lb_engine_run(struct lb_engine *e)
 		return 1;
 	if (e->sink->header(e->sink_ctx, &e->cfg) < 0)
 		return 1;
+	if (e->host->call(e->control, "sysbench.hooks.before_threads", false, err, sizeof(err)) < 0)
+		return fail_early(e, err, 1);
+	if (e->sink->ready)
+		e->sink->ready(e->sink_ctx);
 	/* A workload that ends by itself (memory: --memory-total-size) ignores --events, as in
 	 * sysbench; the header above still shows what was given. */
 	if (e->host->has_hook(e->control, "_ignore_events"))

@@ -77,6 +77,7 @@ static bool claim_events(struct lb_worker *w)
 	} while (!__atomic_compare_exchange_n(&e->events_claimed, &cur, cur + chunk, true,
 					      __ATOMIC_RELAXED, __ATOMIC_RELAXED));
 	w->quota = chunk;
+	w->took_last_events = cur + chunk == max;
 	return true;
 }
 

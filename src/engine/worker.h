@@ -31,6 +31,7 @@ struct lb_worker {
 	int64_t start_ns;      /* current event's start (sb_event_start/stop API) */
 	int64_t actual_ns;     /* rate mode: when the current event really began */
 	uint64_t quota;        /* --events tickets claimed and not yet used */
+	bool took_last_events; /* claimed the chunk that ends --events */
 	int64_t think_ns;      /* think time inside the current event (left out of its latency) */
 	int finished;          /* thread has left its event loop */
 	int failed;            /* thread_init/thread_run raised an error */

@@ -111,16 +111,24 @@ static int on_header(void *ctx, const struct lb_config *c)
 	if (create_reporter(o, c) < 0)
 		return -1;
 	FILE *out = lb_log_info_stream();
-	/* The workload's own header lines (e.g. "Prime numbers limit"), then its notes beyond
-	 * sysbench's (luabench's additions). */
-	if (lb_log_verbosity() >= LB_LOG_NOTICE) {
+	/* The workload's own header lines (e.g. "Prime numbers limit"). */
+	if (lb_log_verbosity() >= LB_LOG_NOTICE)
 		print_hook_text(o, "run_header", out);
+	fflush(out);
+	return 0;
+}
+
+static void on_ready(void *ctx)
+{
+	struct lb_run_output *o = ctx;
+	FILE *out = lb_log_info_stream();
+	/* The workload's notes beyond sysbench's lines (luabench's additions). */
+	if (lb_log_verbosity() >= LB_LOG_NOTICE) {
 		if (o->p->additions)
 			print_hook_text(o, "run_notes", out);
 		fprintf(out, "Initializing worker threads...\n\n");
 	}
 	fflush(out);
-	return 0;
 }
 
 static void on_started(void *ctx, const struct lb_config *c)
@@ -223,6 +231,7 @@ static void on_failed(void *ctx, const struct lb_result *r)
 
 const struct lb_run_sink lb_run_output_sink = {
 	.header = on_header,
+	.ready = on_ready,
 	.started = on_started,
 	.interval = on_interval,
 	.window = on_window,

@@ -3,6 +3,8 @@
  * options are accepted in this personality too; `luabench --help` lists them. */
 #include "output/personality.h"
 
+#include <string.h>
+
 static const char usage_text[] =
 	"Usage:\n"
 	"  sysbench [options]... [testname] [command]\n"
@@ -87,4 +89,61 @@ static const char usage_text[] =
 void lb_personality_sysbench_usage(FILE *out)
 {
 	fputs(usage_text, out);
+}
+
+/* `sysbench TEST help` of the tests sysbench 1.0.20 compiles in: their options in declaration
+ * order with sysbench's wording (luabench's workloads list their own, and more). */
+static const struct {
+	const char *test, *text;
+} test_help[] = {
+	{ "fileio",
+	"fileio options:\n"
+	"  --file-num=N                  number of files to create [128]\n"
+	"  --file-block-size=N           block size to use in all IO operations [16384]\n"
+	"  --file-total-size=SIZE        total size of files to create [2G]\n"
+	"  --file-test-mode=STRING       test mode {seqwr, seqrewr, seqrd, rndrd, rndwr, rndrw}\n"
+	"  --file-io-mode=STRING         file operations mode {sync,async,mmap} [sync]\n"
+	"  --file-async-backlog=N        number of asynchronous operatons to queue per thread [128]\n"
+	"  --file-extra-flags=[LIST,...] list of additional flags to use to open files {sync,dsync,direct} []\n"
+	"  --file-fsync-freq=N           do fsync() after this number of requests (0 - don't use fsync()) [100]\n"
+	"  --file-fsync-all[=on|off]     do fsync() after each write operation [off]\n"
+	"  --file-fsync-end[=on|off]     do fsync() at the end of test [on]\n"
+	"  --file-fsync-mode=STRING      which method to use for synchronization {fsync, fdatasync} [fsync]\n"
+	"  --file-merged-requests=N      merge at most this number of IO requests if possible (0 - don't merge) [0]\n"
+	"  --file-rw-ratio=N             reads/writes ratio for combined test [1.5]\n"
+	"\n" },
+	{ "cpu",
+	"cpu options:\n"
+	"  --cpu-max-prime=N upper limit for primes generator [10000]\n"
+	"\n" },
+	{ "memory",
+	"memory options:\n"
+	"  --memory-block-size=SIZE    size of memory block for test [1K]\n"
+	"  --memory-total-size=SIZE    total size of data to transfer [100G]\n"
+	"  --memory-scope=STRING       memory access scope {global,local} [global]\n"
+	"  --memory-hugetlb[=on|off]   allocate memory from HugeTLB pool [off]\n"
+	"  --memory-oper=STRING        type of memory operations {read, write, none} [write]\n"
+	"  --memory-access-mode=STRING memory access mode {seq,rnd} [seq]\n"
+	"\n" },
+	{ "threads",
+	"threads options:\n"
+	"  --thread-yields=N number of yields to do per request [1000]\n"
+	"  --thread-locks=N  number of locks per thread [8]\n"
+	"\n" },
+	{ "mutex",
+	"mutex options:\n"
+	"  --mutex-num=N   total size of mutex array [4096]\n"
+	"  --mutex-locks=N number of mutex locks to do per thread [50000]\n"
+	"  --mutex-loops=N number of empty loops to do outside mutex lock [10000]\n"
+	"\n" },
+};
+
+bool lb_personality_sysbench_test_help(const char *test, FILE *out)
+{
+	for (size_t i = 0; i < sizeof(test_help) / sizeof(test_help[0]); i++)
+		if (!strcmp(test_help[i].test, test)) {
+			fputs(test_help[i].text, out);
+			return true;
+		}
+	return false;
 }

@@ -400,29 +400,29 @@ static const char *type_hint(enum lb_opt_type t)
 	}
 }
 
-static bool in_group(const struct lb_opt *opt, const char *group)
+static bool listed(const struct lb_opt *opt, const char *group, bool extensions)
 {
-	return !group || !strcmp(opt->group, group);
+	return (!group || !strcmp(opt->group, group)) && (extensions || !opt->extension);
 }
 
 /* sysbench's layout: the names of a group padded to its longest, then the description and the
  * default in brackets (an empty one too: "[]"; none when the option has no default). */
-void lb_opts_print_help(const struct lb_opts *o, const char *group, FILE *out)
+void lb_opts_print_help(const struct lb_opts *o, const char *group, bool extensions, FILE *out)
 {
 	int width = 0;
 	for (int i = 0; i < o->n; i++)
-		if (in_group(o->v[i], group)) {
+		if (listed(o->v[i], group, extensions)) {
 			int w = (int)(strlen(o->v[i]->name) + strlen(type_hint(o->v[i]->type))) + 2;
 			width = w > width ? w : width;
 		}
 	for (int i = 0; i < o->n; i++) {
 		const struct lb_opt *opt = o->v[i];
-		if (!in_group(opt, group))
+		if (!listed(opt, group, extensions))
 			continue;
 		char left[128];
 		snprintf(left, sizeof(left), "--%s%s", opt->name, type_hint(opt->type));
 		fprintf(out, "  %-*s %s", width, left, opt->desc);
-		if (opt->def)
+		if (opt->def && !(opt->secret && *opt->def))
 			fprintf(out, " [%s]", opt->def);
 		fputc('\n', out);
 	}

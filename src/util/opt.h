@@ -35,6 +35,7 @@ struct lb_opt {
 	enum lb_opt_type type;
 	bool given;         /* set on the command line or in a config file */
 	bool secret;        /* never printed or written anywhere */
+	bool extension;     /* luabench's, beyond what sysbench has: left out of its help */
 	/* Parsed values, valid after a successful set. */
 	bool b;
 	int64_t i;
@@ -107,6 +108,6 @@ const char *lb_opts_str(const struct lb_opts *o, const char *name);
 int lb_parse_size(const char *s, int64_t *out);
 
 /* Prints "  --name=TYPE  desc [default]" lines for one group (NULL = all groups). */
-void lb_opts_print_help(const struct lb_opts *o, const char *group, FILE *out);
+void lb_opts_print_help(const struct lb_opts *o, const char *group, bool extensions, FILE *out);
 
 #endif

@@ -158,7 +158,7 @@ sysbench.sql.driver():connect():query("CREATE TABLE kv (k INTEGER NOT NULL CHECK
       assert.are.equal(1, rc, out .. err)
       -- PostgreSQL: "violates check constraint"; MariaDB: "CONSTRAINT `kv.k` failed"
       -- with the line of the loader's call that failed (the bulk insert's last flush)
-      assert.is_truthy(err:lower():find("failed in thread 1: parallel_load%.lua:%d+: sql error.*constraint"), err)
+      assert.is_truthy(err:lower():find("failed in thread 1: %S*parallel_load%.lua:%d+: sql error.*constraint"), err)
       assert.are.equal(2, h.count(err, "another loader thread failed"), err)
       assert.is_falsy(out:find("Loaded", 1, true), out)
       assert.are.equal(0, select(3, h.run(ex .. " cleanup")))

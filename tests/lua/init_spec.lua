@@ -93,8 +93,9 @@ describe("luabench.init", function()
   it("instance and instances come from --instance", function()
     assert.are.equal(0, luabench.instance)
     assert.are.equal(1, luabench.instances)
-    local out, err, rc = h.run("- --verbosity=1 --instance=2/3 --events=1 --time=0 run", { stdin =
-      "function thread_init() print('I', luabench.instance, luabench.instances) end function event() end" })
+    local out, err, rc = h.run(h.q(h.write("instance.lua",
+      "function thread_init() print('I', luabench.instance, luabench.instances) end function event() end")) ..
+      " --verbosity=1 --instance=2/3 --events=1 --time=0 run")
     assert.are.equal(0, rc, err)
     assert.are.equal("I\t2\t3", out:match("I\t[^\n]*"))
   end)
@@ -103,7 +104,7 @@ describe("luabench.init", function()
     local script = [[
       function event() print("line", sysbench.tid, "abcdefghijklmnopqrstuvwxyz", 42) end
     ]]
-    local out, err, rc = h.run("- --verbosity=1 --threads=4 --events=4000 --time=0 run", { stdin = script })
+    local out, err, rc = h.run(h.q(h.write("lines.lua", script)) .. " --verbosity=1 --threads=4 --events=4000 --time=0 run")
     assert.are.equal(0, rc, err)
     local n = 0
     for l in out:gmatch("[^\n]*line[^\n]*") do

@@ -56,7 +56,7 @@ describe("luabench.stats", function()
         local ok = pcall(B.measure, B, function(x) if x % 3 == 0 then error("no") end return x end, n)
       end
     ]]
-    local out, err, rc = h.run("- --events=120 --time=0 --threads=1 --format=json run", { stdin = script })
+    local out, err, rc = h.run(h.q(h.write("measure.lua", script)) .. " --events=120 --time=0 --threads=1 --format=json run")
     assert.are.equal(0, rc, err)
     local t = h.json(out).types
     assert.are.equal(120, t.A.count, "done + rollback")

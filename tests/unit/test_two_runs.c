@@ -50,7 +50,7 @@ static void on_failed(void *ctx, const struct lb_result *r)
 	((struct captured *)ctx)->failures++;
 }
 
-static const struct lb_run_sink capture_sink = { on_header, on_started, on_interval, on_window, on_failed };
+static const struct lb_run_sink capture_sink = { on_header, on_started, on_interval, on_window, on_failed, NULL };
 
 /* The script prints what the checks need from inside the run: the first unique() value, how
  * many times a shared counter had been bumped before this run, and what the file I/O report

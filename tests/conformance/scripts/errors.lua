@@ -1,0 +1,1 @@
+function event() error("boom in event") end

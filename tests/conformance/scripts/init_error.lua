@@ -1,0 +1,2 @@
+function init() error("init fails") end
+function event() end

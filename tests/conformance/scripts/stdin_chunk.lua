@@ -1,0 +1,1 @@
+print("chunk runs", sysbench.cmdline.command, type(sysbench.opt))

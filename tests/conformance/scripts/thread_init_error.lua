@@ -1,0 +1,2 @@
+function thread_init() error("thread_init fails") end
+function event() end
