@@ -136,11 +136,12 @@ local function settings()
   c.mode_name = o.file_test_mode
   if c.mode_name == "" then c.mode_name = nil end
   c.mode = c.mode_name and MODES[c.mode_name]
-  if c.command == "run" then
-    if not c.mode_name then
-      error("Missing required argument: --file-test-mode (one of seqwr, seqrewr, seqrd, rndrd, rndwr, rndrw; see 'luabench fileio help')", 0)
-    end
-    if not c.mode then error(string.format("Invalid IO operations mode: %s.", c.mode_name), 0) end
+  if c.command == "run" and not c.mode_name then
+    error("Missing required argument: --file-test-mode (one of seqwr, seqrewr, seqrd, rndrd, rndwr, rndrw; see 'luabench fileio help')", 0)
+  end
+  -- refused by prepare too (sysbench's prepare ignores it), before any file is written
+  if c.mode_name and not c.mode and c.command ~= "cleanup" then
+    error(string.format("Invalid IO operations mode: %s.", c.mode_name), 0)
   end
   c.io_mode = o.file_io_mode ~= "" and o.file_io_mode or "sync"
   c.io = IO_MODES[c.io_mode]

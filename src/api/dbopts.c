@@ -92,6 +92,19 @@ int lb_dbopts_configure(const struct lb_opts *o, struct lb_config *cfg, char *er
 	return 0;
 }
 
+int lb_dbopts_check_driver(const struct lb_opts *o, char *err, int errlen)
+{
+	const char *name = lb_opts_str(o, "db-driver");
+	if (!lb_opts_find(o, "db-driver")->given || !strcmp(name, "help") || lb_db_find_driver(name))
+		return 0;
+	int n = snprintf(err, (size_t)errlen, "invalid database driver name: '%s' (available:", name);
+	for (uint32_t i = 0; i < lb_db_driver_count() && n < errlen; i++)
+		n += snprintf(err + n, (size_t)(errlen - n), "%s %s", i ? "," : "", lb_db_driver_name(lb_db_driver_at(i)));
+	if (n < errlen)
+		snprintf(err + n, (size_t)(errlen - n), ")");
+	return -1;
+}
+
 void lb_dbopts_print_drivers(FILE *out)
 {
 	fprintf(out, "Available database drivers:\n");

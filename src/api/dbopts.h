@@ -21,5 +21,8 @@ void lb_dbopts_build(const struct lb_opts *opts, const char *driver, struct lb_d
 
 /* --db-driver=help: the compiled-in drivers. */
 void lb_dbopts_print_drivers(FILE *out);
+/* A --db-driver given that no driver answers to: -1 and one line naming the drivers there are.
+ * (sysbench finds out only when a thread connects.) */
+int lb_dbopts_check_driver(const struct lb_opts *opts, char *err, int errlen);
 
 #endif

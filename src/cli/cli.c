@@ -329,6 +329,8 @@ static int setup(struct cli *c, int argc, char **argv)
 		return -1;
 	if (cfg.output_path && lb_result_check_path(cfg.output_path, c->err, ERRLEN) < 0)
 		return -1;
+	if (c->p->additions && lb_dbopts_check_driver(&c->opts, c->err, ERRLEN) < 0)
+		return -1;
 	/* Before the banner and for any command, as sysbench checks it with the options. */
 	if (!cfg.time_ns && !cfg.events)
 		lb_warn("Both event and time limits are disabled, running an endless test");

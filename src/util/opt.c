@@ -87,6 +87,70 @@ static char *unquote(char *v)
 	return v;
 }
 
+/* The length of the valid UTF-8 sequence at s (n bytes left), 0 if it is not one. */
+static size_t utf8_len(const unsigned char *s, size_t n)
+{
+	size_t len = s[0] < 0x80 ? 1 : (s[0] >> 5) == 0x6 ? 2 : (s[0] >> 4) == 0xe ? 3 : (s[0] >> 3) == 0x1e ? 4 : 0;
+	if (!len || len > n || (len == 2 && s[0] < 0xc2))
+		return 0;
+	for (size_t i = 1; i < len; i++)
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+	return len;
+}
+
+/* A config line must be text: UTF-8 without control characters (tabs aside). Binary junk is
+ * refused before any work starts instead of being read as some option. */
+static int check_text(const char *line, size_t n, const char *origin, char *err, int errlen)
+{
+	const unsigned char *s = (const unsigned char *)line;
+	for (size_t i = 0; i < n;) {
+		size_t len = utf8_len(s + i, n - i);
+		if (!len || (s[i] < 0x20 && s[i] != '\t' && s[i] != '\r' && s[i] != '\n') || s[i] == 0x7f) {
+			snprintf(err, (size_t)errlen, "%s: not a text line (byte 0x%02x at column %zu); "
+				 "a config file holds name=value lines", origin, s[i], i + 1);
+			return -1;
+		}
+		i += len;
+	}
+	return 0;
+}
+
+static bool option_name(const char *s)
+{
+	if (!*s)
+		return false;
+	for (; *s; s++)
+		if (!isalnum((unsigned char)*s) && *s != '-' && *s != '_')
+			return false;
+	return true;
+}
+
+static int read_line(struct lb_opts *o, char *line, size_t n, const char *origin, char *err, int errlen)
+{
+	if (check_text(line, n, origin, err, errlen) < 0)
+		return -1;
+	char *s = trim(line);
+	if (*s == '#' || *s == '\0')
+		return 0;
+	char *hash = strstr(s, " #");
+	if (hash)
+		*hash = '\0';
+	/* Lines may be written "name=value", "--name=value" or "name = value". */
+	while (*s == '-')
+		s++;
+	char *eq = strchr(s, '=');
+	if (eq)
+		*eq = '\0';
+	char *name = trim(s);
+	if (!option_name(name)) {
+		snprintf(err, (size_t)errlen, "%s: '%s' is not an option name (expected name=value)", origin, name);
+		return -1;
+	}
+	push_pending(o, name, strlen(name), eq ? unquote(trim(eq + 1)) : NULL, origin);
+	return 0;
+}
+
 int lb_opts_read_file(struct lb_opts *o, const char *path, char *err, int errlen)
 {
 	FILE *f = fopen(path, "r");
@@ -94,31 +158,16 @@ int lb_opts_read_file(struct lb_opts *o, const char *path, char *err, int errlen
 		snprintf(err, (size_t)errlen, "cannot read config file '%s': %s", path, strerror(errno));
 		return -1;
 	}
-	char line[4096];
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t n;
 	int lineno = 0, rc = 0;
-	while (fgets(line, sizeof(line), f)) {
-		lineno++;
-		char *s = trim(line);
-		if (*s == '#' || *s == '\0')
-			continue;
-		char *hash = strstr(s, " #");
-		if (hash)
-			*hash = '\0';
-		/* Lines may be written "name=value", "--name=value" or "name = value". */
-		while (*s == '-')
-			s++;
-		char *eq = strchr(s, '=');
-		char *origin = lb_xasprintf("%s:%d", path, lineno);
-		if (eq) {
-			*eq = '\0';
-			char *name = trim(s), *value = unquote(trim(eq + 1));
-			push_pending(o, name, strlen(name), value, origin);
-		} else {
-			char *name = trim(s);
-			push_pending(o, name, strlen(name), NULL, origin);
-		}
+	while (rc == 0 && (n = getline(&line, &cap, f)) >= 0) {
+		char *origin = lb_xasprintf("%s:%d", path, ++lineno);
+		rc = read_line(o, line, (size_t)n, origin, err, errlen);
 		free(origin);
 	}
+	free(line);
 	fclose(f);
 	return rc;
 }

@@ -7,6 +7,9 @@ describe("bad input", function()
   local event_err = h.write("event_err.lua", "local n = 0\nfunction event()\n  n = n + 1\n  if n == 5 then error('boom at five') end\nend\n")
   local slow_init = h.write("slow_init.lua", "ffi.cdef('int usleep(unsigned int);')\nfunction thread_init() ffi.C.usleep(3000000) end\nfunction event() end\n")
   local declared = h.write("declared.lua", "sysbench.cmdline.options = { table_size = {'rows', 10} }\nfunction event() end\n")
+  local binary_conf = h.write("binary.conf", "\0\1\2=\255\n")
+  local latin1_conf = h.write("latin1.conf", "threads=2\n# caf\233\n")
+  local junk_conf = h.write("junk.conf", "threads=2\n!!=3\n")
 
   local cases = {
     { "cpu --threads=abc run", "Invalid value for the 'threads' option: 'abc'", 1 },
@@ -32,6 +35,12 @@ describe("bad input", function()
     { h.q(declared) .. " --tabel-size=5 run", "invalid option: --tabel-size=5\nDid you mean --table-size?", 1 },
     { h.q(declared) .. " --table-size=many run", "Invalid value for the 'table_size' option: 'many'", 1 },
     { h.q(slow_init) .. " --thread-init-timeout=1 run", "Worker threads failed to initialize within 1 seconds!", 2 },
+    -- refused before any work starts
+    { "cpu --config-file=" .. h.q(binary_conf) .. " run", binary_conf .. ":1: not a text line (byte 0x00 at column 1)", 1 },
+    { "cpu --config-file=" .. h.q(latin1_conf) .. " run", latin1_conf .. ":2: not a text line (byte 0xe9 at column 6)", 1 },
+    { "cpu --config-file=" .. h.q(junk_conf) .. " run", junk_conf .. ":2: '!!' is not an option name", 1 },
+    { "fileio --file-test-mode=sideways prepare", "Invalid IO operations mode: sideways.", 1 },
+    { "oltp_read_only --db-driver=bogus run", "invalid database driver name: 'bogus' (available: mysql, pgsql, null)", 1 },
   }
 
   -- TLS files are checked before connecting (no server needed): a clear line, not the
