@@ -98,7 +98,7 @@ static int64_t hard_stop_ns(const struct lb_engine *e)
 		return 0;
 	if (!e->started || e->deadline_ns == INT64_MAX)
 		return INT64_MAX;
-	return e->epoch_ns + e->deadline_ns + LB_STOP_GRACE_NS;
+	return e->epoch_ns + e->deadline_ns + e->cfg.end_grace_ns;
 }
 
 static int32_t wait_done(struct lb_worker *w, struct lb_db_conn *c, struct lb_db_result *out)
@@ -113,6 +113,7 @@ static int32_t wait_done(struct lb_worker *w, struct lb_db_conn *c, struct lb_db
 		uint32_t ready = 0;
 		if (now >= until) {
 			ready = LB_DB_WAIT_TIMEOUT;
+			w->cut_off |= until == stop; /* the run's end, not the statement's own timeout */
 		} else {
 			int64_t left_ms = (until - now) / LB_NS_PER_MS + 1;
 			struct pollfd p = { .fd = wi.fd,
@@ -273,6 +274,12 @@ LB_FFI int32_t lb_sql_reconnect(struct lb_worker *w, struct lb_db_conn *c)
 {
 	if (!c)
 		return LB_DB_EINVAL;
+	/* Once the run is over, a lost connection stays lost: no new session, none counted, no
+	 * wait of --db-connect-timeout on a server that does not answer. */
+	if (lb_worker_stopping(w)) {
+		lb_db_disconnect(c);
+		return LB_DB_ECONNECT;
+	}
 	int64_t deadline = lb_now_ns() + w->eng->cfg.db_reconnect_ns;
 	int64_t stop = hard_stop_ns(w->eng);
 	if (stop < deadline)

@@ -19,6 +19,8 @@ static const struct lb_opt_def general_opts[] = {
 	{ "time", LB_OPT_INT, "10", "limit for total execution time in seconds" },
 	{ "warmup-time", LB_OPT_INT, "0",
 	  "execute events for this many seconds with statistics disabled before the actual benchmark run with statistics enabled" },
+	{ "end-grace", LB_OPT_DOUBLE, "5",
+	  "seconds statements still running at the end of --time may take before they are cut off (counted as cut off, exit code 3), so a stalled server cannot stretch the run" },
 	{ "forced-shutdown", LB_OPT_STRING, "off",
 	  "number of seconds to wait after the --time limit before forcing shutdown, or 'off' to disable" },
 	{ "thread-stack-size", LB_OPT_SIZE, "64K", "size of stack per thread" },
@@ -353,6 +355,13 @@ int lb_config_read(struct lb_config *c, const struct lb_opts *o, char *err, int 
 	c->report_interval_ns = ri * LB_NS_PER_S;
 	c->thread_init_timeout_ns = tit * LB_NS_PER_S;
 	c->thread_stack_bytes = (uint64_t)lb_opts_int(o, "thread-stack-size");
+	double grace = lb_opts_double(o, "end-grace");
+	if (grace < 0 || grace > 86400 || !isfinite(grace)) {
+		snprintf(err, (size_t)errlen, "Invalid value for the 'end-grace' option: '%s' (expected seconds, 0..86400)",
+			 lb_opts_str(o, "end-grace"));
+		return -1;
+	}
+	c->end_grace_ns = (int64_t)(grace * 1e9);
 	c->rate = lb_opts_double(o, "rate");
 	if (c->rate < 0 || !isfinite(c->rate)) {
 		snprintf(err, (size_t)errlen, "Invalid value for the 'rate' option: '%s'", lb_opts_str(o, "rate"));

@@ -49,6 +49,7 @@ struct lb_config {
 	double ramp_rate_per_ns;    /* --ramp-up N/min: users started per ns (0 = unused) */
 	bool db_debug;              /* --db-debug: log every statement */
 	int64_t db_reconnect_ns;    /* --db-reconnect-timeout */
+	int64_t end_grace_ns;       /* --end-grace: statements still running after --time are cut off after it */
 };
 
 /* Registers the general, RNG and log options. */

@@ -29,9 +29,6 @@ struct lb_vm;
 struct lb_script;
 struct lb_opts;
 
-/* Statements (and users' events) still running this long after the time limit are abandoned, so
- * a hung server can't keep a run alive; --forced-shutdown can cut it shorter. */
-#define LB_STOP_GRACE_NS (5 * 1000000000LL)
 
 /* What the engine needs from the script runtime. A state belongs to one worker and is used by
  * that worker's thread only. Calls return 0, 1 when the function returned false, or -1 with a
@@ -138,6 +135,10 @@ struct lb_engine {
 	int64_t epoch_wall_ns;       /* CLOCK_REALTIME at the start barrier */
 	struct lb_sysmon *sysmon;    /* system metrics; NULL with --system-stats=off */
 	uint64_t unserved_arrivals;  /* rate mode: arrivals due but not started at the end */
+	/* Events whose statement was cut off at the end of the run (the grace after --time ran
+	 * out, or a signal), and the longest any of them had been running. Atomic. */
+	uint64_t cut_off;
+	int64_t cut_off_age_max_ns;
 
 	struct {
 		const struct lb_ext_kind *kind;

@@ -30,6 +30,7 @@ struct lb_report_stat {
 	int npct;
 	uint64_t queue_length;
 	uint32_t concurrency;
+	double oldest_s;           /* intervals: how long the oldest event in flight has run */
 	double lag_s;
 	/* cumulative only */
 	double lat_min_s, lat_max_s, lat_avg_s, lat_sum_s;
@@ -51,6 +52,7 @@ struct lb_interval {
 	double lat_max_ms;
 	uint64_t queue_length;
 	uint32_t concurrency;
+	double oldest_ms;           /* the oldest event in flight at the sample (a stall shows) */
 	double lag_ms;
 	uint64_t type_done[LB_MAX_TYPES];
 	int sys;                    /* its system metrics: lb_sysmon_at(sysmon, sys); -1 = none */
@@ -72,7 +74,8 @@ struct lb_result {
 	bool sql;                   /* a DB driver was used: the SQL report layout */
 	bool rate_mode;
 	int64_t start_wall_ns, end_wall_ns; /* the command, CLOCK_REALTIME */
-	/* How it ended: "ok", "interrupted", "forced_shutdown", "error" ("checkpoint" for one). */
+	/* How it ended: "ok", "cut_off" (events cut off at the end: a stalled server), "interrupted",
+	 * "forced_shutdown", "error" ("checkpoint" for one). */
 	const char *status;
 	const char *error;          /* the fatal error of a failed run, NULL otherwise */
 
@@ -84,6 +87,8 @@ struct lb_result {
 	int nthreads;
 	const struct lb_thread_figures *threads;
 	uint64_t unfinished;        /* events in flight at a forced shutdown */
+	uint64_t cut_off;           /* events whose statement the end of the run cut off */
+	int64_t cut_off_age_max_ns; /* the longest such an event had been running */
 	uint64_t overflow;          /* latencies beyond the histogram's range */
 	int64_t max_lag_ns;         /* rate mode: the largest start lag */
 	uint64_t unserved_arrivals; /* rate mode: arrivals due but not started at the end */

@@ -318,6 +318,7 @@ static void push_interval(struct lb_engine *e, const struct lb_report_stat *st, 
 	iv->lat_max_ms = (double)max_ns / 1e6;
 	iv->queue_length = st->queue_length;
 	iv->concurrency = st->concurrency;
+	iv->oldest_ms = st->oldest_s * 1e3;
 	iv->lag_ms = st->lag_s * 1e3;
 	for (int i = 0; i < LB_MAX_TYPES; i++)
 		iv->type_done[i] = st->snap->types[i] ? st->snap->types[i]->cnt[LB_TCNT_DONE] : 0;
@@ -342,6 +343,21 @@ static void result_head(struct lb_engine *e, struct lb_result *r, const char *st
 	r->sysmon = e->sysmon;
 }
 
+/* How long the oldest event in flight has been running (in users mode: the newest event of
+ * each worker, a lower bound). */
+static int64_t oldest_in_flight_ns(struct lb_engine *e, int64_t now)
+{
+	int64_t oldest = 0;
+	for (int i = 0; i < e->nworkers; i++) {
+		struct lb_worker *w = e->workers[i];
+		if (!__atomic_load_n(&w->stats.in_event, __ATOMIC_RELAXED))
+			continue;
+		int64_t age = now - __atomic_load_n(&w->start_ns, __ATOMIC_RELAXED);
+		oldest = age > oldest ? age : oldest;
+	}
+	return oldest;
+}
+
 static void interval_report(struct lb_engine *e, struct monitor *m, int64_t now)
 {
 	lb_engine_collect(e, &m->cur);
@@ -355,6 +371,7 @@ static void interval_report(struct lb_engine *e, struct monitor *m, int64_t now)
 	uint64_t max_ns = lb_hist_max(&m->delta.lat);
 	lb_report_fill_pct(&st, &e->cfg, &m->delta.lat, 0, max_ns);
 	st.concurrency = m->cur.concurrency;
+	st.oldest_s = (double)oldest_in_flight_ns(e, now) / 1e9;
 	st.snap = &m->delta;
 	if (e->rate_mode) {
 		st.queue_length = lb_sched_backlog(&e->sched, now, 100000000);
@@ -409,6 +426,8 @@ static void window_result(struct lb_engine *e, int64_t end_ns, const char *statu
 	r->threads = b->threads;
 	if (e->forced)
 		r->unfinished = b->cur.concurrency;
+	r->cut_off = __atomic_load_n(&e->cut_off, __ATOMIC_RELAXED);
+	r->cut_off_age_max_ns = __atomic_load_n(&e->cut_off_age_max_ns, __ATOMIC_RELAXED);
 	r->max_lag_ns = e->sched.max_lag_ns;
 	r->unserved_arrivals = e->unserved_arrivals;
 	b->have_sys = lb_sysmon_window(e->sysmon, lb_now_ns(), &b->sys);
@@ -592,8 +611,9 @@ static int finish_run(struct lb_engine *e, bool completed, bool hook_failed)
 	if (e->rate_mode)
 		e->unserved_arrivals = lb_sched_backlog(&e->sched, end, 100000000);
 	e->end_wall_ns = lb_wall_ns();
+	bool cut_off = __atomic_load_n(&e->cut_off, __ATOMIC_RELAXED) > 0;
 	const char *status = e->fatal ? "error" : !completed ? "forced_shutdown"
-			     : e->interrupts ? "interrupted" : "ok";
+			     : e->interrupts ? "interrupted" : cut_off ? "cut_off" : "ok";
 	if (!e->fatal && report_window(e, end, true, status) < 0)
 		hook_failed = true;
 	if (e->fatal)
@@ -602,7 +622,9 @@ static int finish_run(struct lb_engine *e, bool completed, bool hook_failed)
 		return 1;
 	if (!completed)
 		return 2;
-	return e->interrupts ? 128 + (e->last_signal ? e->last_signal : SIGINT) : 0;
+	if (e->interrupts)
+		return 128 + (e->last_signal ? e->last_signal : SIGINT);
+	return cut_off ? 3 : 0;
 }
 
 /* Fails the run before it started: one line, the error result, exit code rc. */

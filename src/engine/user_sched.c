@@ -300,23 +300,25 @@ static void wait_events(struct lb_usched *s, int64_t now, int64_t until)
 /* After the time limit the worker drains: users in the middle of a statement (or waiting for a
  * pool connection) are resumed until their event ends, so work the server committed is counted,
  * as a thread's last event is in sysbench mode; no new event starts (lb_user_event_next), and
- * nothing waits longer than LB_STOP_GRACE_NS. A shutdown (signal, fatal error) stops at once. */
+ * nothing waits longer than --end-grace. A shutdown (signal, fatal error) stops at once. */
 LB_FFI int lb_usched_next(struct lb_usched *s, uint32_t *bits)
 {
 	struct lb_engine *e = s->w->eng;
 	for (;;) {
 		int64_t now = lb_now_ns() - e->epoch_ns;
-		if (__atomic_load_n(&e->stop, __ATOMIC_RELAXED))
-			return -1;
 		bool draining = now >= e->deadline_ns;
-		if (draining && now >= e->deadline_ns + LB_STOP_GRACE_NS)
+		if (__atomic_load_n(&e->stop, __ATOMIC_RELAXED) ||
+		    (draining && now >= e->deadline_ns + e->cfg.end_grace_ns)) {
+			/* users still waiting for the server, or for a connection, are cut off */
+			lb_worker_cut_off(s->w, (uint32_t)(s->nkind[WAIT_DB] + s->nkind[WAIT_PARK]));
 			return -1;
+		}
 		promote_timers(s, now, draining);
 		promote_events(s);
 		if (s->rcount)
 			return pop_ready(s, now, bits);
 		if (draining && !s->nkind[WAIT_DB] && !s->nkind[WAIT_PARK])
 			return -1;
-		wait_events(s, now, draining ? e->deadline_ns + LB_STOP_GRACE_NS : e->deadline_ns);
+		wait_events(s, now, draining ? e->deadline_ns + e->cfg.end_grace_ns : e->deadline_ns);
 	}
 }

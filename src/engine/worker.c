@@ -141,7 +141,7 @@ static inline int64_t more_at(struct lb_worker *w, int64_t now_ns)
 	if (e->rate_mode && (start = rate_start(w, now_ns)) < 0)
 		return -1;
 	__atomic_store_n(&w->stats.in_event, 1, __ATOMIC_RELAXED);
-	w->start_ns = start;
+	__atomic_store_n(&w->start_ns, start, __ATOMIC_RELAXED); /* read by stall reports */
 	return start;
 }
 
@@ -165,8 +165,26 @@ LB_FFI double lb_event_next(struct lb_worker *w, double prev_start_ns)
 	return (double)more_at(w, now);
 }
 
+/* An event abandoned because the run cut its statement off is counted as such, with its age:
+ * a stalled server shows in the report instead of as a quiet end. */
+void lb_worker_cut_off(struct lb_worker *w, uint32_t n)
+{
+	struct lb_engine *e = w->eng;
+	w->cut_off = false;
+	if (!n)
+		return;
+	__atomic_add_fetch(&e->cut_off, n, __ATOMIC_RELAXED);
+	int64_t age = lb_now_ns() - e->epoch_ns - w->start_ns;
+	int64_t max = __atomic_load_n(&e->cut_off_age_max_ns, __ATOMIC_RELAXED);
+	while (age > max && !__atomic_compare_exchange_n(&e->cut_off_age_max_ns, &max, age, true,
+							 __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		;
+}
+
 LB_FFI void lb_event_abandon(struct lb_worker *w)
 {
+	if (w->cut_off)
+		lb_worker_cut_off(w, 1);
 	/* With emulated users the figure counts users inside an event; otherwise it is 0 or 1. */
 	uint32_t n = w->eng->cfg.users && w->stats.in_event ? w->stats.in_event - 1 : 0;
 	__atomic_store_n(&w->stats.in_event, n, __ATOMIC_RELAXED);
@@ -284,5 +302,7 @@ LB_FFI double lb_user_event_next(struct lb_worker *w, double prev_start_ns, doub
 	if (!may_start(w, now))
 		return -1;
 	__atomic_store_n(&w->stats.in_event, w->stats.in_event + 1, __ATOMIC_RELAXED);
+	/* the newest user's start: stall and cut-off ages are lower bounds with users */
+	__atomic_store_n(&w->start_ns, now, __ATOMIC_RELAXED);
 	return (double)now;
 }

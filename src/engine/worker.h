@@ -33,6 +33,7 @@ struct lb_worker {
 	uint64_t quota;        /* --events tickets claimed and not yet used */
 	bool took_last_events; /* claimed the chunk that ends --events */
 	int64_t think_ns;      /* think time inside the current event (left out of its latency) */
+	bool cut_off;          /* the current event's statement was cut off at the end of the run */
 	int finished;          /* thread has left its event loop */
 	int failed;            /* thread_init/thread_run raised an error */
 	int ready;             /* thread_init done, waiting at the start barrier */
@@ -47,6 +48,8 @@ void lb_worker_free(struct lb_worker *w);
 int64_t lb_worker_more(struct lb_worker *w);                 /* next start, or -1 to stop */
 void lb_worker_record(struct lb_worker *w, int64_t start_ns); /* event done */
 void lb_worker_give_back(struct lb_worker *w);               /* return unused --events quota */
+/* n events of w were cut off at the end of the run (their statements still running). */
+void lb_worker_cut_off(struct lb_worker *w, uint32_t n);
 
 /* Worker lookup by tid for the sysbench-compatible FFI names, which only get a thread id. */
 struct lb_worker *lb_worker_by_tid(int tid);

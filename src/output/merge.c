@@ -46,6 +46,8 @@ struct merge {
 	struct lb_thread_figures *threads; /* all inputs' threads in input order */
 	int nthreads, capthreads;
 	uint64_t unfinished;
+	uint64_t cut_off;
+	int64_t cut_off_age_max_ns;
 	int status;              /* index into statuses[]: the worst input's */
 	const cJSON *first;      /* the first input: workload, options, percentiles */
 	const char *first_file;
@@ -53,7 +55,7 @@ struct merge {
 	char err[ERRLEN];
 };
 
-static const char *const statuses[] = { "ok", "interrupted", "forced_shutdown" };
+static const char *const statuses[] = { "ok", "cut_off", "interrupted", "forced_shutdown" };
 
 static const struct {
 	const char *key;
@@ -437,6 +439,10 @@ static int add_doc(struct merge *m, const char *path, const cJSON *d)
 		m->status = st;
 	m->sql |= cJSON_IsTrue(get(d, "sql"));
 	m->unfinished += u64(d, "unfinished_events");
+	m->cut_off += u64(d, "cut_off_events");
+	double age = num(d, "cut_off_age_max_s");
+	if (age * 1e9 > (double)m->cut_off_age_max_ns)
+		m->cut_off_age_max_ns = (int64_t)(age * 1e9);
 	add_latency(m, d);
 	add_window(m, path, d);
 	add_threads(m, d);
@@ -499,6 +505,8 @@ static void build_result(struct merge *m, struct lb_result *r)
 	r->nthreads = m->nthreads;
 	r->threads = m->threads;
 	r->unfinished = m->unfinished;
+	r->cut_off = m->cut_off;
+	r->cut_off_age_max_ns = m->cut_off_age_max_ns;
 	r->max_lag_ns = m->max_lag_ns;
 	r->unserved_arrivals = m->unserved_arrivals;
 	r->intervals = m->intervals;

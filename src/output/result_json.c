@@ -225,6 +225,7 @@ static cJSON *intervals_json(const struct lb_result *r)
 			cJSON_AddNumberToObject(o, "lag_ms", iv->lag_ms);
 		}
 		cJSON_AddNumberToObject(o, "concurrency", iv->concurrency);
+		cJSON_AddNumberToObject(o, "oldest_in_flight_ms", iv->oldest_ms);
 		cJSON *t = NULL;
 		for (int ty = 0; ty < LB_MAX_TYPES; ty++) {
 			if (!iv->type_done[ty])
@@ -334,6 +335,10 @@ cJSON *lb_result_doc(const struct lb_result *r, const char *workload_json)
 		cJSON_AddItemToObject(root, "system", lb_sys_json(r->sys));
 	if (r->unfinished)
 		cJSON_AddNumberToObject(root, "unfinished_events", (double)r->unfinished);
+	if (r->cut_off) {
+		cJSON_AddNumberToObject(root, "cut_off_events", (double)r->cut_off);
+		cJSON_AddNumberToObject(root, "cut_off_age_max_s", (double)r->cut_off_age_max_ns / 1e9);
+	}
 	if (r->rate_mode)
 		cJSON_AddItemToObject(root, "rate", rate_json(r));
 	if (r->cfg->users)

@@ -160,6 +160,8 @@ static int on_interval(void *ctx, const struct lb_result *r)
 		}
 	} else if (c->format == LB_FORMAT_TEXT && lb_log_verbosity() >= LB_LOG_NOTICE) {
 		lb_report_interval_text(stdout, r);
+		if (o->p->additions)
+			lb_report_stall_line(stdout, r);
 	}
 	if (c->sys.report && c->report_interval_ns && c->format == LB_FORMAT_TEXT && r->sys &&
 	    o->p->additions && lb_log_verbosity() >= LB_LOG_NOTICE)

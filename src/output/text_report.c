@@ -63,6 +63,14 @@ void lb_report_interval_text(FILE *out, const struct lb_result *r)
 	}
 }
 
+void lb_report_stall_line(FILE *out, const struct lb_result *r)
+{
+	const struct lb_report_stat *st = &r->st;
+	if (st->oldest_s > st->time_interval_s && st->concurrency)
+		fprintf(out, "[ %.0fs ] stalled: %u events in flight, the oldest for %.1f s\n", st->time_total_s,
+			st->concurrency, st->oldest_s);
+}
+
 void lb_report_csv_header(FILE *out, const struct lb_config *cfg)
 {
 	fprintf(out, "time,threads,tps,qps,reads_per_s,writes_per_s,other_per_s");
@@ -289,6 +297,11 @@ void lb_report_final_text(FILE *out, const struct lb_result *r, const char *extr
 		users_block(out, r);
 	if (r->rate_mode)
 		rate_block(out, r);
+	if (r->cut_off)
+		fprintf(out, "Cut off at the end: %llu events whose statements were still running when the "
+			"run ended (after --time and its grace, or at a signal), the oldest for %.3f s: "
+			"the server stalled or a statement hung; they are not in the figures above.\n\n",
+			(unsigned long long)r->cut_off, (double)r->cut_off_age_max_ns / 1e9);
 	if (r->overflow)
 		fprintf(out, "Note: %llu events took longer than %.0f s, beyond the histogram's range; "
 			"they are in min/avg/max/sum, and percentiles that fall on them show the maximum.\n\n",

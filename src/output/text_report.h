@@ -10,6 +10,8 @@
 
 /* An intermediate line from r->st (sysbench's "[ 1s ] thds: ..."). */
 void lb_report_interval_text(FILE *out, const struct lb_result *r);
+/* luabench's line under an interval line when an event in flight is older than the interval. */
+void lb_report_stall_line(FILE *out, const struct lb_result *r);
 void lb_report_csv_header(FILE *out, const struct lb_config *cfg);
 void lb_report_interval_csv(FILE *out, const struct lb_result *r);
 /* The report of a statistics window. extra: workload text printed before "General

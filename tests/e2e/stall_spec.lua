@@ -1,0 +1,75 @@
+-- A stalled server (every server process stopped with SIGSTOP, as a hung disk or a paused VM
+-- leaves it: connections open, nothing answers) inside a --time run: the run ends at --time +
+-- --end-grace, the interval lines say that events are stuck, the events cut off are counted
+-- with their age, no reconnect is made after the end, and the exit code and JSON status say so.
+-- Runs alone: it freezes the shared sandbox servers.
+local h = require("helpers")
+
+local TIME, GRACE, STALL = 3, 1, 7
+
+-- Runs `args` with the server stalled from 1.5 s for STALL s; returns the text output, the JSON
+-- result, the exit code and the elapsed seconds. Waits for the server to resume before returning.
+local function run_stalled(driver, args)
+  local dir = h.tmpdir()
+  local out, json = dir .. "/stall_" .. driver .. ".out", dir .. "/stall_" .. driver .. ".json"
+  local cmd = string.format(
+    "(sleep 1.5; %s/tools/sandbox-db stall %s %d >/dev/null 2>&1) & s=$!; t0=$(date +%%s.%%N); " ..
+    "%s %s --output=%s run > %s 2>&1; rc=$?; t1=$(date +%%s.%%N); wait $s; " ..
+    "echo \"rc=$rc elapsed=$(echo \"$t1 - $t0\" | bc)\"",
+    h.root, driver, STALL, h.bin, args, h.q(json), h.q(out))
+  local p = io.popen(cmd)
+  local res = p:read("*a")
+  p:close()
+  local text = h.read(out) or ""
+  local rc, elapsed = res:match("rc=(%d+) elapsed=([%d.]+)")
+  local f = io.open(json)
+  local doc = f and h.json(f:read("*a"))
+  if f then f:close() end
+  return text, doc, tonumber(rc), tonumber(elapsed)
+end
+
+for _, driver in ipairs(h.drivers) do
+  describe("a stalled " .. driver .. " server", function()
+    local db = h.db(driver)
+    local oltp = "oltp_read_write " .. (db or "") .. " --tables=1 --table-size=1000"
+
+    setup(function()
+      assert(db, driver .. " sandbox server not available")
+      h.run(oltp .. " cleanup")
+      local _, err, rc = h.run(oltp .. " prepare")
+      assert.are.equal(0, rc, err)
+    end)
+
+    teardown(function()
+      if db then h.run(oltp .. " cleanup") end
+    end)
+
+    for _, mode in ipairs({ { "threads", "--threads=2" }, { "users", "--threads=2 --users=4" } }) do
+      it("ends at --time + --end-grace and counts the events cut off (" .. mode[1] .. ")", function()
+        local text, doc, rc, elapsed = run_stalled(driver, string.format(
+          "%s %s --time=%d --end-grace=%d --report-interval=1", oltp, mode[2], TIME, GRACE))
+        assert.are.equal(3, rc, text)
+        -- before the fix: the run lasted until the server resumed (1.5 + 7 s and more)
+        assert.is_true(elapsed < TIME + GRACE + 1.5, "elapsed " .. tostring(elapsed) .. "\n" .. text)
+        assert.are.equal("cut_off", doc.status)
+        assert.is_true(doc.cut_off_events >= 1, text)
+        assert.is_true(doc.cut_off_age_max_s >= TIME + GRACE - 1.5 - 0.5, text)
+        assert.are.equal(0, doc.counters.reconnects, "no reconnect after the end\n" .. text)
+        assert.is_truthy(text:find("Cut off at the end: " .. doc.cut_off_events .. " events", 1, true), text)
+        -- the stall shows in the interval lines and in the JSON time series
+        assert.is_truthy(text:find("%] stalled: %d+ events in flight, the oldest for [%d.]+ s"), text)
+        local stalled = 0
+        for _, iv in ipairs(doc.intervals) do
+          if iv.oldest_in_flight_ms > 1000 then stalled = stalled + 1 end
+        end
+        assert.is_true(stalled >= 1, text)
+      end)
+    end
+
+    it("works again once the server resumes", function()
+      local out, err, rc = h.run(oltp .. " --threads=2 --time=1 run")
+      assert.are.equal(0, rc, err)
+      assert.is_truthy(out:find("transactions:%s+[1-9]"), out)
+    end)
+  end)
+end
