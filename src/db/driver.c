@@ -201,6 +201,13 @@ int32_t lb_db_conn_state(const struct lb_db_conn *c)
 	return c ? c->state : LB_DB_STATE_DISCONNECTED;
 }
 
+int32_t lb_db_conn_in_transaction(const struct lb_db_conn *c)
+{
+	if (!c || c->state != LB_DB_STATE_IDLE || !c->ops->in_transaction)
+		return 0;
+	return c->ops->in_transaction((struct lb_db_conn *)c) ? 1 : 0;
+}
+
 const char *lb_db_conn_endpoint(const struct lb_db_conn *c)
 {
 	return c && c->ep ? c->ep->label : "";

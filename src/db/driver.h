@@ -264,6 +264,13 @@ const struct lb_db_error *lb_db_conn_error(const struct lb_db_conn *c);
 int32_t lb_db_conn_state(const struct lb_db_conn *c);   /* enum lb_db_conn_state */
 /* "host:port" or the socket path this connection uses (static until the next connect). */
 const char *lb_db_conn_endpoint(const struct lb_db_conn *c);
+/* 1 when the idle session is inside a transaction (BEGIN without COMMIT/ROLLBACK yet), as the
+ * server said after the last statement; 0 otherwise, also for a closed, lost or busy connection
+ * and for a driver that cannot tell. Never does I/O: the SQL layer asks after every event to
+ * roll back a failed attempt's transaction before a retry, and to warn about an event that ended
+ * inside one. mysql may still say 1 after a deadlock the server already rolled back (a ROLLBACK
+ * then does no harm). */
+int32_t lb_db_conn_in_transaction(const struct lb_db_conn *c);
 
 /* ---- statements (blocking) ------------------------------------------------------------------ */
 
@@ -347,7 +354,7 @@ int32_t lb_db_wait(struct lb_db_conn *c, struct lb_db_result *out);
  * LB_DB_PENDING (after setting the wait descriptor) or a negative code (after setting the
  * error descriptor). */
 
-#define LB_DB_OPS_VERSION 2 /* 2: options, read_options */
+#define LB_DB_OPS_VERSION 3 /* 2: options, read_options; 3: in_transaction */
 
 enum lb_db_dialect {
 	LB_DB_DIALECT_PGSQL = 1,  /* '' strings, E'' escapes, "ids", $tag$ quotes, nested comments */
@@ -395,6 +402,9 @@ struct lb_db_ops {
 	 * lb_db_options (the general --db-* part is filled by the caller). */
 	const struct lb_opt_def *options;
 	void (*read_options)(const struct lb_opts *opts, struct lb_db_options *out);
+	/* optional: 1 if the idle session is inside a transaction, from what the library already
+	 * knows (no I/O); NULL = cannot tell (lb_db_conn_in_transaction() says 0) */
+	int (*in_transaction)(struct lb_db_conn *c);
 };
 
 #endif

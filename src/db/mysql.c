@@ -382,6 +382,15 @@ static void my_result_free(struct lb_db_conn *c)
 }
 
 
+/* The status flags of the server's last OK packet (text queries and prepared statements both
+ * update them). An error packet carries none, so after a lock wait timeout the flag still says
+ * what the statements before it left: the transaction is open. */
+static int my_in_transaction(struct lb_db_conn *c)
+{
+	MYSQL *m = M(c)->m;
+	return m && (m->server_status & SERVER_STATUS_IN_TRANS);
+}
+
 /* ---- stepping ------------------------------------------------------------------------------ */
 
 static int continue_phase(struct lb_db_conn *c, int st)
@@ -484,4 +493,5 @@ const struct lb_db_ops lb_db_mysql_ops = {
 	.escape = my_escape,
 	.options = lb_mysql_options,
 	.read_options = lb_mysql_read_options,
+	.in_transaction = my_in_transaction,
 };

@@ -739,6 +739,15 @@ static void pg_stmt_fini(struct lb_db_stmt *s)
 	free(ps->scratch);
 }
 
+/* libpq tracks it from every ReadyForQuery message; INERROR does not outlive request_failed()'s
+ * ROLLBACK, but is open too. */
+static int pg_in_transaction(struct lb_db_conn *c)
+{
+	PGconn *pg = P(c)->pg;
+	PGTransactionStatusType st = pg ? PQtransactionStatus(pg) : PQTRANS_UNKNOWN;
+	return st == PQTRANS_INTRANS || st == PQTRANS_INERROR;
+}
+
 const struct lb_db_ops lb_db_pgsql_ops = {
 	.version = LB_DB_OPS_VERSION,
 	.name = "pgsql",
@@ -763,4 +772,5 @@ const struct lb_db_ops lb_db_pgsql_ops = {
 	.copy_start = pg_copy_start,
 	.options = lb_pgsql_options,
 	.read_options = lb_pgsql_read_options,
+	.in_transaction = pg_in_transaction,
 };

@@ -1,7 +1,7 @@
 /* The pgsql and mysql drivers against a real server: `test_sql pgsql` or `test_sql mysql`.
  * Queries, classification, prepared statements of every type, placeholders in literals,
  * client-side emulation, bulk insert, two connections per thread, error descriptors and
- * ignore lists, aborted-transaction recovery, kill + reconnect, bad connection options,
+ * ignore lists, aborted-transaction recovery, transaction state, kill + reconnect, bad connection options,
  * timeouts, the non-blocking step API and TLS. */
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -305,6 +305,33 @@ static void test_aborted_transaction(struct lb_db_conn *c)
 				 sizeof(buf)), "0", "the failed transaction was rolled back");
 	dbt_exec(c, sqlf("DELETE FROM %s WHERE id = 777", tbl));
 	dbt_exec(c, "COMMIT");
+}
+
+/* What the SQL layer asks before a retry and after an event: is a transaction open? From the
+ * server's own word after each statement, text or prepared; no I/O. */
+static void test_in_transaction(struct lb_db_conn *c)
+{
+	const char *ins = sqlf("INSERT INTO %s (id) VALUES (778)", tbl);
+	struct lb_db_stmt *s = NULL;
+
+	is_int(lb_db_conn_in_transaction(c), 0, "in_transaction: autocommit, none open");
+	dbt_exec(c, "BEGIN");
+	is_int(lb_db_conn_in_transaction(c), 1, "in_transaction: after BEGIN");
+	dbt_exec(c, ins);
+	is_int(lb_db_conn_in_transaction(c), 1, "in_transaction: after a write");
+	/* pgsql's driver rolled the failed transaction back; mysql's stays open (only the
+	 * statement failed), which is what a retry has to roll back */
+	is_int(lb_db_query(c, "SELECT nosuchcolumn", 19, NULL), LB_DB_ESQL, "in_transaction: a failing statement");
+	is_int(lb_db_conn_in_transaction(c), pg ? 0 : 1, "in_transaction: after the failure");
+	dbt_exec(c, "ROLLBACK");
+	is_int(lb_db_conn_in_transaction(c), 0, "in_transaction: after ROLLBACK");
+	is_int(lb_db_prepare(c, "START TRANSACTION", 17, &s), LB_DB_OK, "in_transaction: prepared BEGIN");
+	is_int(lb_db_execute(s, NULL), LB_DB_OK, "in_transaction: executed");
+	is_int(lb_db_conn_in_transaction(c), 1, "in_transaction: after a prepared BEGIN");
+	lb_db_stmt_free(s);
+	dbt_exec(c, "COMMIT");
+	is_int(lb_db_conn_in_transaction(c), 0, "in_transaction: after COMMIT");
+	is_int(lb_db_conn_in_transaction(NULL), 0, "in_transaction: a closed connection");
 }
 
 static void test_kill_reconnect(void)
@@ -813,6 +840,7 @@ int main(int argc, char **argv)
 	test_two_connections(c);
 	test_errors(c);
 	test_aborted_transaction(c);
+	test_in_transaction(c);
 	test_kill_reconnect();
 	test_bad_options();
 	test_nonblocking();
