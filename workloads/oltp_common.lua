@@ -374,10 +374,5 @@ function check_reconnect()
   end
 end
 
--- A failed transaction is rolled back before the event is retried: otherwise MySQL's next
--- BEGIN would silently commit the statements that did succeed (sysbench sends nothing).
-sysbench.hooks.before_restart_event = function(err)
-  if not opt.skip_trx and con then
-    pcall(con.query, con, "ROLLBACK")
-  end
-end
+-- No before_restart_event ROLLBACK: luabench rolls a failed attempt's transaction back before
+-- every retry, for every script (doc/scripting.md §4).

@@ -34,8 +34,14 @@ local function thread_loop(tid)
         C.lb_event_abandon(w)
         return
       end
+      -- The SQL layer, once loaded, checks for a transaction left open (sql.lua).
+      local s = sb._sql_loop
+      if s then s.after_event() end
       t = next_event(w, t)
     elseif is_restart(ret) then
+      -- The failed attempt's transaction goes first: the retry must not commit its writes.
+      local s = sb._sql_loop
+      if s then s.before_retry() end
       -- Retried inside the same latency sample, as sysbench; but never past the end of the run.
       if C.lb_worker_stopping(w) ~= 0 then
         C.lb_event_abandon(w)
@@ -55,7 +61,9 @@ end
 -- State of this worker's users, shared with think() and the SQL layer (connection pool):
 --   sched    the C scheduler;  current  index (0-based) of the running user
 --   excluded think time (ns) spent inside each user's current event
---   release  functions called when a user's event ends (pools give connections back)
+--   release  functions called with (user, why) when a user's event ends (why nil), when it
+--            thinks ("think") and after a failed attempt ("failed"): pools roll back an open
+--            transaction and give the connection back
 local function user_main(U, i, tid, event)
   local w = sb.worker
   local hooks = sb.hooks
@@ -74,9 +82,11 @@ local function user_main(U, i, tid, event)
       for _, release in ipairs(U.release) do release(i) end
       t = C.lb_user_event_next(w, t, U.excluded[i])
     elseif is_restart(ret) then
+      -- The failed attempt's transaction is rolled back before the retry (its connection goes
+      -- back to the pool meanwhile).
+      for _, release in ipairs(U.release) do release(i, "failed") end
       if C.lb_worker_stopping(w) ~= 0 then
         C.lb_event_abandon(w)
-        for _, release in ipairs(U.release) do release(i, true) end
         break
       end
       local h = hooks.before_restart_event
@@ -84,7 +94,7 @@ local function user_main(U, i, tid, event)
     else
       -- A failed interaction is counted and the user carries on (a failing thread would
       -- stop the whole run: users are independent customers).
-      for _, release in ipairs(U.release) do release(i, true) end
+      for _, release in ipairs(U.release) do release(i, "failed") end
       if not U.counted_error then C.lb_counter_add(w, sb.counters.ERROR, 1) end
       U.counted_error = false
       if not U.reported then
@@ -167,7 +177,7 @@ function sb.think(seconds)
   if U and U.current >= 0 and coroutine.running() then
     local i = U.current
     -- Thinking ends an interaction: pooled connections go back before the user parks.
-    for _, release in ipairs(U.release) do release(i) end
+    for _, release in ipairs(U.release) do release(i, "think") end
     local t0 = C.lb_clock_ns(w)
     C.lb_usched_sleep(U.sched, i, t0 + seconds * 1e9)
     coroutine.yield()

@@ -175,6 +175,7 @@ function Connection:query(q)
   if self.conn == nil then raise(CLOSED) end
   if type(q) ~= "string" then raise("SQL API error: query must be a string (got " .. type(q) .. ")") end
   local rs = self.rs
+  self.last_sql = q
   local rc = run_query(rs, q)
   if rc ~= OK then return self:check_error(rc, q) end
   if rs.r.kind == KIND_READ then return rs end
@@ -240,8 +241,11 @@ function Connection:reconnect()
 end
 
 -- Every later use of the connection, its statements or its result set raises CLOSED.
+local forget -- defined with the transaction checks below
+
 function Connection:disconnect()
   if self.conn ~= nil then
+    forget(self)
     C.lb_db_conn_free(ffi.gc(self.conn, nil))
     self.conn = nil
     self.rs.conn = nil
@@ -365,6 +369,7 @@ function Statement:execute()
   if stmt == nil then raise("SQL API error: execute() on a closed statement") end
   sync(self)
   local rs = con.rs
+  con.last_sql = self.sql
   local rc = run_execute(rs, stmt)
   if rc ~= OK then return con:check_error(rc, self.sql) end
   if rs.r.kind == KIND_READ then return rs end
@@ -398,6 +403,7 @@ function Driver:name()
 end
 
 local pooled_connect -- defined below
+local remember -- defined with the transaction checks below
 
 function Driver:connect()
   if C.lb_users_here(worker) > 0 then return pooled_connect(self) end
@@ -427,9 +433,88 @@ function Driver:connect_physical()
   end
   local box = ffi.new("struct lb_sql_result[1]")
   box[0].conn = c
-  return setmetatable({ conn = c, driver = self, rs_box = box, rs = box + 0, error = 0,
+  local con = setmetatable({ conn = c, driver = self, rs_box = box, rs = box + 0, error = 0,
     sql_errno = 0 }, Connection)
+  remember(con)
+  return con
 end
+
+-- Transactions left open ------------------------------------------------------------------------
+-- A retried event must not commit what its failed attempt wrote: on MySQL the retry's BEGIN
+-- would commit it, on PostgreSQL the retry would go on inside it. So before every retry the
+-- worker's connections (with --users, the user's) roll back an open transaction: pgsql's
+-- driver already did after a failed statement, this covers MySQL, errors made retryable by
+-- sql_error_ignorable, and a script's own RESTART_EVENT. The ROLLBACK is the driver's, as
+-- pgsql's: not counted as a query, its failure ignored (a lost session has no transaction).
+
+local function rollback_open(c)
+  local conn = c.conn
+  if conn == nil or C.lb_db_conn_in_transaction(conn) == 0 then return end
+  local U = user_context()
+  if not U then
+    C.lb_db_query(conn, "ROLLBACK", 8, nil)
+    return
+  end
+  local rc = C.lb_db_query_start(conn, "ROLLBACK", 8, nil)
+  while rc == PENDING do
+    if C.lb_usched_wait_db(U.sched, U.current, conn) ~= 0 then
+      rc = C.lb_db_step(conn, 0, nil)
+    else
+      rc = C.lb_db_step(conn, coroutine.yield(), nil)
+    end
+  end
+end
+
+-- One WARNING per worker: a script that does this does it in every event.
+local warned = false
+local function warn_open(c, what, outcome)
+  if warned then return end
+  warned = true
+  io.stderr:write(string.format("WARNING: %s inside an open transaction (last statement: %s); %s "
+    .. "(further cases in this thread are not reported)\n", what, short(c.last_sql), outcome))
+end
+
+-- The physical connections of this worker, for the checks around its events (an array with
+-- holes, weak so that a connection the script drops is still collected and closed).
+local live = setmetatable({}, { __mode = "v" })
+local nlive = 0
+
+remember = function(con)
+  for k = 1, nlive do
+    if live[k] == nil then
+      live[k] = con
+      return
+    end
+  end
+  nlive = nlive + 1
+  live[nlive] = con
+end
+
+forget = function(con)
+  for k = 1, nlive do
+    if live[k] == con then live[k] = nil end
+  end
+end
+
+-- Called by the event loop (runner.lua) in sysbench's mode; with --users the pool does both when
+-- the user gives its connection back.
+sb._sql_loop = {
+  before_retry = function()
+    for k = 1, nlive do
+      local c = live[k]
+      if c then rollback_open(c) end
+    end
+  end,
+  -- Left open, not rolled back: a script may batch several events into one transaction.
+  after_event = function()
+    for k = 1, nlive do
+      local c = live[k]
+      if c and c.conn ~= nil and C.lb_db_conn_in_transaction(c.conn) ~= 0 then
+        warn_open(c, "an event ended", "it stays open into the next event")
+      end
+    end
+  end,
+}
 
 -- Connection pool for emulated users ------------------------------------------------------------
 -- With --users, drv:connect() returns a pooled connection: each statement runs on a physical
@@ -449,14 +534,17 @@ local function pool_for(drv)
   pool = { driver = drv, size = C.lb_users_pool_size(worker), opened = 0, all = {}, free = {},
     held = {}, waiters = {}, whead = 1, wtail = 0 }
   local U = sb._users
-  U.release[#U.release + 1] = function(i, failed)
+  -- why: "failed" (the attempt failed, or will be retried), "think" or nil (the event ended)
+  U.release[#U.release + 1] = function(i, why)
     local c = pool.held[i]
     if not c or c.bulk then return end
-    if failed then
-      -- An event that failed may have left a transaction open; the next user must not write
-      -- into it (its work would be lost with the eventual rollback).
-      pcall(c.query, c, "ROLLBACK")
+    -- No connection goes back with a transaction open: the next user would write into it (and
+    -- lose its work with the eventual rollback, or commit this user's).
+    if why ~= "failed" and c.conn ~= nil and C.lb_db_conn_in_transaction(c.conn) ~= 0 then
+      warn_open(c, why == "think" and "luabench.think() called" or "an event ended",
+        "rolled back before the connection went back to the pool")
     end
+    rollback_open(c)
     pool.held[i] = nil
     if pool.whead <= pool.wtail then
       local nexti = pool.waiters[pool.whead]
@@ -596,6 +684,7 @@ function PooledStatement:execute()
     if rc ~= OK then return c:check_error(rc, self.sql) end
   end
   local rs = c.rs
+  c.last_sql = self.sql
   local rc = run_execute(rs, st.stmt)
   priv, keep = nil, nil
   if rc ~= OK then return c:check_error(rc, self.sql) end
