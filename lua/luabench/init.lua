@@ -79,7 +79,7 @@ end
 
 sb.counters = {
   OTHER = 0, READ = 1, WRITE = 2, EVENT = 3, ERROR = 4, RECONNECT = 5, BYTES_READ = 6,
-  BYTES_WRITTEN = 7,
+  BYTES_WRITTEN = 7, FAILED = 8,
 }
 
 -- Modules loaded on first use keep every Lua state small (one per thread).

@@ -64,21 +64,26 @@ end
 --   release  functions called with (user, why) when a user's event ends (why nil), when it
 --            thinks ("think") and after a failed attempt ("failed"): pools roll back an open
 --            transaction and give the connection back
+local FAILED = sb.counters.FAILED
+-- A failing user waits before its next event, 1 ms doubling up to 1 s while it keeps failing.
+local BACKOFF_MIN_NS, BACKOFF_MAX_NS = 1e6, 1e9
+
 local function user_main(U, i, tid, event)
   local w = sb.worker
   local hooks = sb.hooks
   local uid = C.lb_users_global_id(w, i)
+  local backoff_ns = 0
   if user_init then user_init(uid) end
   local t = C.lb_user_event_next(w, -1, 0)
   while t >= 0 do
     U.excluded[i] = 0
-    U.counted_error = false
     local ok, ret = pcall(event, tid)
     if ok and ret then
       C.lb_event_abandon(w)
       break
     end
     if ok then
+      backoff_ns = 0
       for _, release in ipairs(U.release) do release(i) end
       t = C.lb_user_event_next(w, t, U.excluded[i])
     elseif is_restart(ret) then
@@ -92,20 +97,21 @@ local function user_main(U, i, tid, event)
       local h = hooks.before_restart_event
       if h then h(ret) end
     else
-      -- A failed interaction is counted and the user carries on (a failing thread would
-      -- stop the whole run: users are independent customers).
+      -- A failed interaction is counted as a failed event (not as an ignored error: nothing
+      -- ignored it) and the user carries on (a failing thread would stop the whole run: users
+      -- are independent customers). A run where most events fail ends as failed (run.c).
       for _, release in ipairs(U.release) do release(i, "failed") end
-      if not U.counted_error then C.lb_counter_add(w, sb.counters.ERROR, 1) end
-      U.counted_error = false
+      C.lb_counter_add(w, FAILED, 1)
       if not U.reported then
         U.reported = true
         io.stderr:write(string.format("ALERT: user %d: %s (further user errors are only counted)\n",
           uid, tostring(type(ret) == "table" and (ret.sql_errmsg or ret.message) or ret)))
       end
       C.lb_event_abandon(w)
-      -- Give the other users their turn: a user failing at once, every time (no wait inside
-      -- the event, no think time reached), would otherwise keep the worker to itself.
-      C.lb_usched_sleep(U.sched, i, C.lb_clock_ns(w))
+      -- Back off: a user failing at once, every time (no wait inside the event, no think time
+      -- reached), would otherwise keep the worker to itself in a hot loop of errors.
+      backoff_ns = backoff_ns == 0 and BACKOFF_MIN_NS or math.min(backoff_ns * 2, BACKOFF_MAX_NS)
+      C.lb_usched_sleep(U.sched, i, C.lb_clock_ns(w) + backoff_ns)
       coroutine.yield()
       t = C.lb_user_event_next(w, -1, 0)
     end

@@ -163,10 +163,6 @@ function Connection:check_error(rc, query)
     desc.errcode = RESTART_EVENT
     error(desc)
   end
-  -- The statement was counted as an error already; an emulated user's loop must not count the
-  -- failed interaction again.
-  local U = user_context()
-  if U then U.counted_error = true end
   raise(string.format("SQL error, errno = %d, state = '%s': %s (query: %s)", self.sql_errno,
     self.sql_state, self.sql_errmsg, short(query)))
 end

@@ -587,6 +587,29 @@ static void print_done(struct lb_engine *e)
 	lb_info("Done.\n\n");
 }
 
+/* With --users a failing event does not stop the run (a failing customer does not close the
+ * shop): the user backs off and goes on. So that a script failing in every event does not end as
+ * a success with no events, a run in which more than half of the users' events failed (over the
+ * whole run) fails like a thread's error: FATAL, no report, status "error", exit code 1. */
+static void check_failed_events(struct lb_engine *e)
+{
+	uint64_t failed = 0, done = 0;
+	if (!e->cfg.users || e->fatal)
+		return;
+	for (int i = 0; i < e->nworkers; i++) {
+		const struct lb_stats *s = &e->workers[i]->stats;
+		failed += __atomic_load_n(&s->cnt[LB_CNT_FAILED], __ATOMIC_RELAXED);
+		done += __atomic_load_n(&s->cnt[LB_CNT_EVENT], __ATOMIC_RELAXED);
+	}
+	if (failed <= done)
+		return;
+	char *msg = lb_xasprintf("more than half of the emulated users' events failed (%llu failed, "
+				 "%llu completed); the ALERT lines above show each thread's first error",
+				 (unsigned long long)failed, (unsigned long long)done);
+	lb_engine_fail(e, msg);
+	free(msg);
+}
+
 /* Returns the exit code: 0, 1 (error, or a report hook failed), 2 (forced shutdown) or 128 +
  * the signal (interrupted). */
 static int finish_run(struct lb_engine *e, bool completed, bool hook_failed)
@@ -709,6 +732,7 @@ int lb_engine_run(struct lb_engine *e)
 	monitor_fini(&m);
 	if (completed) {
 		join_threads(e);
+		check_failed_events(e);
 		print_done(e);
 	}
 	rc = finish_run(e, completed, hook_failed);

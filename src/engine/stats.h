@@ -24,7 +24,10 @@ enum lb_cnt {
 	LB_CNT_RECONNECT = 5,
 	LB_CNT_BYTES_READ = 6,
 	LB_CNT_BYTES_WRITTEN = 7,
-	LB_CNT_MAX = 8,
+	/* events of emulated users that ended with an error (with --users a failing event does not
+	 * stop the run; run.c fails a run where most of them fail) */
+	LB_CNT_FAILED = 8,
+	LB_CNT_MAX = 9,
 };
 
 /* Named transaction/interaction types (luabench.stats): each gets its own counters and

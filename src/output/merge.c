@@ -64,6 +64,7 @@ static const struct {
 	{ "events", LB_CNT_EVENT }, { "reads", LB_CNT_READ }, { "writes", LB_CNT_WRITE },
 	{ "other", LB_CNT_OTHER }, { "errors", LB_CNT_ERROR }, { "reconnects", LB_CNT_RECONNECT },
 	{ "bytes_read", LB_CNT_BYTES_READ }, { "bytes_written", LB_CNT_BYTES_WRITTEN },
+	{ "failed_events", LB_CNT_FAILED },
 };
 
 /* Options expected to differ between the instances of one distributed run. */

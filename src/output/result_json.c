@@ -77,6 +77,7 @@ static void add_counters(cJSON *o, const uint64_t *c)
 	cJSON_AddNumberToObject(o, "other", (double)c[LB_CNT_OTHER]);
 	cJSON_AddNumberToObject(o, "queries", (double)(c[LB_CNT_READ] + c[LB_CNT_WRITE] + c[LB_CNT_OTHER]));
 	cJSON_AddNumberToObject(o, "errors", (double)c[LB_CNT_ERROR]);
+	cJSON_AddNumberToObject(o, "failed_events", (double)c[LB_CNT_FAILED]);
 	cJSON_AddNumberToObject(o, "reconnects", (double)c[LB_CNT_RECONNECT]);
 	cJSON_AddNumberToObject(o, "bytes_read", (double)c[LB_CNT_BYTES_READ]);
 	cJSON_AddNumberToObject(o, "bytes_written", (double)c[LB_CNT_BYTES_WRITTEN]);

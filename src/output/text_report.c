@@ -254,6 +254,8 @@ static void users_block(FILE *out, const struct lb_result *r)
 	fprintf(out, "    users / threads / connections:       %d / %d / %d\n", c->users, c->threads, c->connections);
 	if (c->ramp_up_ns)
 		fprintf(out, "    ramp-up (s):                         %.1f\n", (double)c->ramp_up_ns / 1e9);
+	fprintf(out, "    failed events:                       %llu\n",
+		(unsigned long long)r->st.cnt[LB_CNT_FAILED]);
 	fprintf(out, "    timer wake-ups:                      %llu\n", (unsigned long long)n);
 	fprintf(out, "    wake-up lateness (ms) p50/p99/max:   %.3f/%.3f/%.3f\n",
 		(double)lb_hist_percentile(h, 50, 0, max) / 1e6, (double)lb_hist_percentile(h, 99, 0, max) / 1e6,

@@ -1,6 +1,6 @@
--- Retries that roll back (issue 20): a retried event never commits what its failed attempt
--- wrote, on either server, with and without --users; an event that ends inside a transaction is
--- named in a WARNING.
+-- Retries that roll back, and honest status (issue 20): a retried event never commits what its
+-- failed attempt wrote, on either server, with and without --users; an event that ends inside
+-- a transaction is named in a WARNING; a run whose events fail is not reported as a success.
 local h = require("helpers")
 
 local function rows(db, sql) return h.sql(db, sql) end
@@ -130,4 +130,61 @@ end
       end)
     end)
   end
+end)
+
+describe("a run whose events fail", function()
+  local boom = h.write("boom.lua", "function event() error('boom') end\n")
+
+  it("fails without --users", function()
+    local out, err, rc = h.run(h.q(boom) .. " --threads=2 --time=2 --format=json run")
+    assert.are.equal(1, rc, err)
+    assert.is_truthy(err:find("FATAL: `thread_run' function failed: [^\n]*boom"), err)
+    assert.are.equal("error", h.json(out).status)
+  end)
+
+  it("fails with --users, backing off instead of spinning, and sweeps mark the point failed", function()
+    local out, err, rc = h.run(h.q(boom) .. " --users=4 --threads=2 --time=2 --format=json run")
+    assert.are.equal(1, rc, err)
+    local doc = h.json(out)
+    assert.are.equal("error", doc.status)
+    local failed = tonumber(err:match("FATAL: more than half of the emulated users' events failed %((%d+) failed, 0 completed%)"))
+    assert.is_truthy(failed, err)
+    -- 4 users backing off from 1 ms doubling to 1 s fail about a dozen times each in 2 s
+    -- (without the back-off: hundreds of thousands)
+    assert.is_true(failed >= 4 and failed < 200, "failed events: " .. failed)
+    assert.is_truthy(doc.error:find("more than half", 1, true), doc.error)
+    assert.are.equal(2, h.count(err, "ALERT: user %d+: [^\n]*boom"), err)
+
+    local dir = h.tmpdir() .. "/sweep-users-fail"
+    local p = io.popen(string.format("LUABENCH=%s %s/tools/sweep --threads 1,2 --no-plot --out %s -- %s --users=4 --time=1 2>&1; echo \"::rc=$?\"",
+      h.q(h.bin), h.q(h.root), h.q(dir), h.q(boom)))
+    local sout = p:read("*a")
+    p:close()
+    assert.is_truthy(sout:find("::rc=1", 1, true), sout)
+    assert.is_truthy(sout:find("sweep: FAILED threads=1 (exit code 1, status: error)", 1, true), sout)
+    assert.is_truthy(sout:find("sweep: failed: 1 2", 1, true), sout)
+    assert.is_nil(h.read(dir .. "/sweep.csv"), "no row for a failed point")
+  end)
+
+  it("counts a user's failures as failed events, not as ignored errors, and goes on", function()
+    local some = h.write("some_fail.lua", [[
+local n = {}
+function event()
+  local u = luabench.user
+  n[u] = (n[u] or 0) + 1
+  if u == 1 and n[u] % 4 == 0 then error("user 1 fails now and then") end
+  luabench.think(0.01)
+end
+]])
+    local out, err, rc = h.run(h.q(some) .. " --users=4 --threads=2 --time=2 --format=json run")
+    assert.are.equal(0, rc, err)
+    local doc = h.json(out)
+    assert.are.equal("ok", doc.status)
+    assert.are.equal(0, doc.counters.errors)
+    assert.is_true(doc.counters.failed_events >= 5, "failed events: " .. tostring(doc.counters.failed_events))
+    out, err, rc = h.run(h.q(some) .. " --users=4 --threads=2 --time=1 run")
+    assert.are.equal(0, rc, err)
+    local n = tonumber(out:match("\n    failed events:%s+(%d+)\n"))
+    assert.is_true(n ~= nil and n >= 2, out)
+  end)
 end)

@@ -92,6 +92,16 @@ describe("tools/sweep", function()
     assert.is_truthy(out:find("--threads wants a list of thread counts", 1, true), out)
   end)
 
+  it("marks a point in which no event completed failed, not a row of zeros", function()
+    local script = h.write("never_done.lua", "function event() luabench.think(30) end\n")
+    local dir = h.tmpdir() .. "/sweep-idle"
+    local out, rc = tool("sweep", "--threads 1 --no-plot --out " .. h.q(dir) .. " -- " .. h.q(script) ..
+      " --users=2 --time=1")
+    assert.are.equal(1, rc, out)
+    assert.is_truthy(out:find("sweep: FAILED threads=1 (no event completed)", 1, true), out)
+    assert.is_nil(h.read(dir .. "/sweep.csv"), "no row")
+  end)
+
   it("plots a single result's time series, also as luabench plot", function()
     local json = h.tmpdir() .. "/series.json"
     local _, err, rc = h.run("cpu --threads=2 --time=2 --percentile=50,99 --output=" .. json .. " run")

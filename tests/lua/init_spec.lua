@@ -63,7 +63,7 @@ describe("luabench.init", function()
 
   it("counters, roles and the state's fields", function()
     assert.are.same({ OTHER = 0, READ = 1, WRITE = 2, EVENT = 3, ERROR = 4, RECONNECT = 5, BYTES_READ = 6,
-      BYTES_WRITTEN = 7 }, luabench.counters)
+      BYTES_WRITTEN = 7, FAILED = 8 }, luabench.counters)
     luabench.counter_add(luabench.counters.OTHER)
     luabench.counter_add(luabench.counters.READ, 3)
     assert.are.equal("control", luabench.role)
