@@ -24,6 +24,10 @@ static const struct lb_opt_def general[] = {
 	  "seconds a single statement may take before its connection is dropped and reconnected (0 = no limit)" },
 	{ "db-reconnect-timeout", LB_OPT_DOUBLE, "60",
 	  "seconds a worker keeps retrying to reconnect after losing its connection" },
+	{ "db-statement-timeout", LB_OPT_DOUBLE, "0",
+	  "seconds the server lets a statement run before cancelling it, an SQL error like any other (PostgreSQL statement_timeout, MariaDB max_statement_time; 0 = the server's setting)" },
+	{ "db-tcp-timeout", LB_OPT_DOUBLE, "30",
+	  "seconds after which a server that neither acknowledges data nor answers keepalive probes is taken as gone (a network partition): the connection is lost and reconnected (TCP keepalive and TCP_USER_TIMEOUT; 0 = the kernel's defaults, many minutes)" },
 };
 
 int lb_dbopts_register(struct lb_opts *opts, char *err, int errlen)
@@ -69,6 +73,8 @@ void lb_dbopts_build(const struct lb_opts *o, const char *driver, struct lb_db_o
 	out->ignore_errors = ign && ign->value && *ign->value ? ign->value : NULL;
 	out->connect_timeout_ms = ms(o, "db-connect-timeout");
 	out->read_timeout_ms = ms(o, "db-read-timeout");
+	out->statement_timeout_ms = ms(o, "db-statement-timeout");
+	out->tcp_timeout_ms = ms(o, "db-tcp-timeout");
 	out->ps_mode = strcmp(lb_opts_str(o, "db-ps-mode"), "disable") ? LB_DB_PS_AUTO : LB_DB_PS_DISABLE;
 }
 
@@ -79,7 +85,8 @@ int lb_dbopts_configure(const struct lb_opts *o, struct lb_config *cfg, char *er
 		snprintf(err, (size_t)errlen, "Invalid value for the 'db-ps-mode' option: '%s' (expected auto or disable)", ps);
 		return -1;
 	}
-	static const char *const secs[] = { "db-connect-timeout", "db-read-timeout", "db-reconnect-timeout" };
+	static const char *const secs[] = { "db-connect-timeout", "db-read-timeout", "db-reconnect-timeout",
+					    "db-statement-timeout", "db-tcp-timeout" };
 	for (size_t i = 0; i < LB_ARRAY_LENGTH(secs); i++) {
 		if (lb_opts_double(o, secs[i]) < 0) {
 			snprintf(err, (size_t)errlen, "Invalid value for the '%s' option: '%s' (expected seconds >= 0)",

@@ -166,6 +166,9 @@ int lb_db_stmts_reprepare(struct lb_db_conn *c);
 void lb_db_close_session(struct lb_db_conn *c);
 /* Ends an operation in flight as a caller that gives up would (a timeout step). */
 void lb_db_abandon_op(struct lb_db_conn *c);
+/* Keepalive and TCP_USER_TIMEOUT on a connected socket so that a silent peer is found within
+ * about timeout_ms (tcp.c); nothing for timeout_ms <= 0 or a Unix socket. */
+void lb_db_tcp_liveness(int fd, int32_t timeout_ms);
 /* Starts connecting with an absolute deadline (lb_db_connect_start uses the connect timeout). */
 int lb_db_connect_by(struct lb_db_conn *c, int64_t deadline_ns);
 /* Checks that an operation may start; frees the live result set. */

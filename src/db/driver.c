@@ -302,8 +302,10 @@ int lb_db_end_op(struct lb_db_conn *c, int rc, struct lb_db_result *out)
 	if (rc < 0)
 		return end_error(c, rc, out);
 	lb_db_clear_error(c);
-	if (c->op == LB_DB_OP_CONNECT)
+	if (c->op == LB_DB_OP_CONNECT) {
 		c->res.kind = LB_DB_KIND_OTHER;
+		lb_db_tcp_liveness(c->wait.fd, c->cfg->opts.tcp_timeout_ms);
+	}
 	c->has_result = c->res.kind == LB_DB_KIND_READ;
 	c->result_stmt = c->has_result ? c->op_stmt : NULL;
 	if (c->has_result)

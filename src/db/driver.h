@@ -142,6 +142,8 @@ struct lb_db_options {
 	const char *ignore_errors;
 	int32_t connect_timeout_ms;  /* per connection attempt; 0 = 10000 */
 	int32_t read_timeout_ms;     /* per statement; 0 = no limit */
+	int32_t statement_timeout_ms; /* server-side statement timeout, set at connect; 0 = none */
+	int32_t tcp_timeout_ms;      /* keepalive + TCP_USER_TIMEOUT on the socket; 0 = the kernel's */
 	int32_t compression;         /* mysql: nonzero = compressed protocol; pgsql: unused */
 	int32_t dry_run;             /* nonzero: no server; every call succeeds and counts as OTHER
 	                              * (sysbench's --mysql-dry-run, available to any driver) */

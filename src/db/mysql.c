@@ -183,6 +183,13 @@ static void set_options(struct lb_db_conn *c)
 	}
 	if (cfg->opts.compression)
 		mysql_options(m, MYSQL_OPT_COMPRESS, NULL);
+	/* --db-statement-timeout: MariaDB's own limit, run by the library at every (re)connect. */
+	if (cfg->opts.statement_timeout_ms > 0) {
+		char init[80];
+		snprintf(init, sizeof(init), "SET SESSION max_statement_time=%.3f",
+			 cfg->opts.statement_timeout_ms / 1000.0);
+		mysql_options(m, MYSQL_INIT_COMMAND, init);
+	}
 	set_tls(m, &cfg->opts);
 }
 

@@ -170,7 +170,7 @@ static int pg_connect_start(struct lb_db_conn *c, int64_t deadline_ns)
 {
 	const struct lb_db_options *o = &c->cfg->opts;
 	const char *kw[16], *val[16];
-	char port[16] = "", dir[256] = "";
+	char port[16] = "", dir[256] = "", options[64] = "";
 	int n = 0;
 
 #define ADD(k, v) add_kw(kw, val, &n, (k), (v))
@@ -191,6 +191,10 @@ static int pg_connect_start(struct lb_db_conn *c, int64_t deadline_ns)
 	ADD("sslcert", o->ssl_cert);
 	ADD("sslkey", o->ssl_key);
 	ADD("fallback_application_name", "luabench");
+	/* --db-statement-timeout: set at session start, so reconnected sessions have it too. */
+	if (o->statement_timeout_ms > 0)
+		snprintf(options, sizeof(options), "-c statement_timeout=%d", o->statement_timeout_ms);
+	ADD("options", options);
 #undef ADD
 	kw[n] = val[n] = NULL;
 
