@@ -129,3 +129,35 @@ for _, driver in ipairs(h.drivers) do
     end)
   end)
 end
+
+-- --db-statement-timeout: the server cancels the statement; the error is an SQL error like any
+-- other, fatal by default and a retried event when ignored; reconnected sessions keep it.
+for _, driver in ipairs(h.drivers) do
+  describe("--db-statement-timeout on " .. driver, function()
+    local db = h.db(driver)
+    local sleep = driver == "pgsql" and "SELECT pg_sleep(%s)" or "SELECT SLEEP(%s)"
+    local code = driver == "pgsql" and "57014" or "1969"
+    local script = h.write("slow_" .. driver .. ".lua", string.format([[
+local con
+function thread_init() con = sysbench.sql.driver():connect() end
+function event()
+  con:query("%s")
+  con:reconnect()
+  con:query("%s")
+end
+]], string.format(sleep, "0.01"), string.format(sleep, "2")))
+
+    it("cancels a statement with the server's error, retried when ignored", function()
+      assert(db, driver .. " sandbox server not available")
+      local _, err, rc, secs = h.run(h.q(script) .. " " .. db .. " --db-statement-timeout=0.3 --events=1 --time=0 run")
+      assert.are.equal(1, rc, err)
+      assert.is_truthy(err:find(code, 1, true), err)
+      assert.is_true(secs < 1.8, "cancelled by the server after 0.3 s, took " .. secs)
+      local out
+      out, err, rc = h.run(h.q(script) .. " " .. db ..
+        " --db-statement-timeout=0.3 --db-ignore-errors=" .. code .. " --time=2 --report-interval=1 run")
+      assert.are.equal(0, rc, err)
+      assert.is_true(tonumber(out:match("ignored errors:%s+(%d+)")) >= 3, out)
+    end)
+  end)
+end
