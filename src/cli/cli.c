@@ -13,6 +13,7 @@
 #include "engine/engine.h"
 #include "engine/worker.h"
 #include "lb_config.h"
+#include "output/lua_tool.h"
 #include "output/merge.h"
 #include "output/personality.h"
 #include "output/result_json.h"
@@ -393,6 +394,11 @@ static bool other_command(int argc, char **argv, int *rc)
 		return false;
 	if (!strcmp(argv[1], "merge")) {
 		*rc = lb_merge_main(argc - 1, argv + 1);
+		return true;
+	}
+	if (!strcmp(argv[1], "compare") || !strcmp(argv[1], "report")) {
+		*rc = lb_lua_tool_main(!strcmp(argv[1], "compare") ? "luabench.compare" : "luabench.report_html",
+				       argc - 1, argv + 1);
 		return true;
 	}
 	if (!strcmp(argv[1], "plot")) {

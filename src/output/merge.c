@@ -412,6 +412,11 @@ static void add_provenance(struct merge *m, const char *path, const cJSON *d)
 	cJSON_AddNumberToObject(o, "time_s", num(d, "time_s"));
 	if (get(d, "window"))
 		cJSON_AddItemToObject(o, "window", cJSON_Duplicate(get(d, "window"), true));
+	/* Each instance's machine and command line: the instances may differ in both. */
+	if (get(d, "machine"))
+		cJSON_AddItemToObject(o, "machine", cJSON_Duplicate(get(d, "machine"), true));
+	if (get(d, "command_line"))
+		cJSON_AddStringToObject(o, "command_line", str(d, "command_line"));
 	if (get(d, "workload_stats"))
 		cJSON_AddItemToObject(o, "workload_stats", cJSON_Duplicate(get(d, "workload_stats"), true));
 	cJSON_AddItemToArray(m->from, o);
@@ -587,6 +592,14 @@ static cJSON *merged_doc(struct merge *m, const struct lb_result *r, const char 
 	free(hosts);
 	cJSON_DeleteItemFromObjectCaseSensitive(doc, "seed");     /* per instance: in merged_from */
 	cJSON_DeleteItemFromObjectCaseSensitive(doc, "instance"); /* "instances" counts the inputs */
+	/* The machine the merge ran on is not one the benchmark ran on: the first input's stands
+	 * for the run (each instance's is in merged_from). */
+	if (get(m->first, "machine"))
+		cJSON_ReplaceItemInObjectCaseSensitive(doc, "machine", cJSON_Duplicate(get(m->first, "machine"), true));
+	else
+		cJSON_DeleteItemFromObjectCaseSensitive(doc, "machine");
+	if (get(m->first, "command_line"))
+		doc = insert_after(doc, "threads", "command_line", cJSON_CreateString(str(m->first, "command_line")));
 	if (get(m->first, "options"))
 		doc = insert_after(doc, "threads", "options", cJSON_Duplicate(get(m->first, "options"), true));
 	if (get(m->first, "start_at_unix_s"))

@@ -13,6 +13,7 @@
 #include "engine/latency_hist.h"
 #include "lb_config.h"
 #include "output/sys_report.h"
+#include "sys/machine.h"
 #include "util/log.h"
 #include "util/opt.h"
 #include "util/util.h"
@@ -270,6 +271,21 @@ static cJSON *users_json(const struct lb_result *r)
 	return o;
 }
 
+/* What the run ran on, so that reports and comparisons can tell machines apart. */
+static cJSON *machine_json(void)
+{
+	struct lb_machine m;
+	lb_machine_read(&m, "/proc");
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "cpu_model", m.cpu_model);
+	cJSON_AddNumberToObject(o, "cpus", m.cpus);
+	cJSON_AddNumberToObject(o, "memory_mib", round(m.mem_total_mib));
+	cJSON_AddStringToObject(o, "kernel", m.kernel);
+	cJSON_AddStringToObject(o, "arch", m.arch);
+	cJSON_AddStringToObject(o, "os", m.os);
+	return o;
+}
+
 static cJSON *header_json(const struct lb_result *r)
 {
 	const struct lb_config *c = r->cfg;
@@ -280,6 +296,7 @@ static cJSON *header_json(const struct lb_result *r)
 	char host[256] = "";
 	gethostname(host, sizeof(host) - 1);
 	cJSON_AddStringToObject(root, "hostname", host);
+	cJSON_AddItemToObject(root, "machine", machine_json());
 	cJSON_AddStringToObject(root, "status", r->status);
 	cJSON_AddBoolToObject(root, "interrupted", strcmp(r->status, "ok") != 0 && strcmp(r->status, "error") != 0);
 	if (r->error)
@@ -295,8 +312,14 @@ static cJSON *header_json(const struct lb_result *r)
 	char seed[32];
 	snprintf(seed, sizeof(seed), "%llu", (unsigned long long)c->rand.seed);
 	cJSON_AddStringToObject(root, "seed", seed); /* as text: a 64-bit seed does not fit a double */
-	if (r->opts)
+	if (r->opts) {
+		/* This process's own command line (secrets masked): what to type to run it again. */
+		char *cmdline = lb_machine_cmdline("/proc");
+		if (cmdline)
+			cJSON_AddStringToObject(root, "command_line", cmdline);
+		free(cmdline);
 		cJSON_AddItemToObject(root, "options", options_json(r->opts));
+	}
 	cJSON_AddNumberToObject(root, "instance", c->instance);
 	cJSON_AddNumberToObject(root, "instances", c->instances ? c->instances : 1);
 	if (c->start_at)

@@ -1,0 +1,186 @@
+-- The charts of `luabench compare --charts` and `luabench report`, one line per input:
+--   sweeps:      throughput, queries, latency (per percentile, average, maximum), CPU and disk
+--                IOPS against concurrency
+--   single runs: the same quantities over time, every input on one time axis (s since start)
+-- One quantity per chart and per y axis. Latency axes turn logarithmic when the values plotted
+-- together spread over more than 20x; the maximum has a chart of its own, so it never squashes
+-- the percentiles. Titles and legends come from the results (workload, driver, data size,
+-- concurrency, host, date) and the inputs' labels.
+local results = require("luabench.results")
+local metrics = require("luabench.metrics")
+local svg = require("luabench.svg")
+
+local M = {}
+
+local function all_same(inputs, f)
+  local first = f(inputs[1])
+  for i = 2, #inputs do
+    if f(inputs[i]) ~= first then return nil end
+  end
+  return first
+end
+
+-- Title suffix and subtitle: what every input shares, else what tells them apart.
+local function context(inputs)
+  local what = all_same(inputs, function(x) return results.what(x.doc) end)
+  local host = all_same(inputs, function(x) return x.doc.hostname end)
+  local parts = {}
+  if #inputs == 1 then
+    parts[#parts + 1] = results.concurrency_text(inputs[1])
+    if host and host ~= "" then parts[#parts + 1] = "host " .. host end
+    parts[#parts + 1] = results.date(inputs[1].doc)
+  else
+    if host and host ~= "" then parts[#parts + 1] = "host " .. host end
+    local labels = {}
+    for i, x in ipairs(inputs) do
+      labels[i] = x.label
+      if not what then labels[i] = labels[i] .. " (" .. results.what(x.doc) .. ")" end
+    end
+    parts[#parts + 1] = table.concat(labels, " vs ")
+  end
+  return what or "comparison", table.concat(parts, "; ")
+end
+
+local function sys_busy(s)
+  local c = s and s.cpu_pct
+  if not c then return nil end
+  return 100 - (c.idle or 0) - (c.iowait or 0)
+end
+
+-- Quantities charted: { id, name, ylabel, latency = bool, value(doc), series(interval) }.
+local function quantities(inputs)
+  local sql, sys, iops = false, false, false
+  local pcts, seen = {}, {}
+  for _, input in ipairs(inputs) do
+    for _, p in ipairs(input.points) do
+      local d = p.doc
+      sql = sql or d.sql
+      sys = sys or d.system ~= nil
+      iops = iops or (d.system and (d.system.disk_iops or 0) > 0)
+      for _, k in ipairs(metrics.percentiles(d)) do
+        if not seen[k] then seen[k] = true; pcts[#pcts + 1] = k end
+      end
+    end
+  end
+  table.sort(pcts, function(a, b) return tonumber(a) < tonumber(b) end)
+  local q = {}
+  q[#q + 1] = { id = "throughput", name = sql and "Transactions per second" or "Events per second",
+                ylabel = sql and "transactions/s" or "events/s",
+                value = function(d) return d.rates.events_per_s end,
+                series = function(iv) return iv.events_per_s end }
+  if sql then
+    q[#q + 1] = { id = "queries", name = "Queries per second", ylabel = "queries/s",
+                  value = function(d) return d.rates.queries_per_s end,
+                  series = function(iv) return iv.queries_per_s end }
+  end
+  local lat = {}
+  for _, p in ipairs(pcts) do
+    lat[#lat + 1] = { id = "latency-p" .. p, name = p .. "th percentile latency", short = "p" .. p,
+                      ylabel = "latency (ms)", latency = true,
+                      value = function(d) return (d.latency_ms.percentiles or {})[p] end,
+                      series = function(iv) return iv.latency_ms and iv.latency_ms[p] end }
+  end
+  local avg = { id = "latency-avg", name = "Average latency", short = "average", ylabel = "latency (ms)", latency = true,
+                value = function(d) return d.latency_ms.avg end }
+  local max = { id = "latency-max", name = "Maximum latency", short = "maximum", ylabel = "latency (ms)", latency = true,
+                value = function(d) return d.latency_ms.max end,
+                series = function(iv) return iv.latency_ms and iv.latency_ms.max end }
+  if sys then
+    q.cpu = { id = "cpu", name = "Machine CPU busy (user + system + irq, % of all CPUs)", ylabel = "CPU busy %",
+              value = function(d) return sys_busy(d.system) end,
+              series = function(iv) return sys_busy(iv.system) end }
+  end
+  if iops then
+    q.iops = { id = "disk-iops", name = "Disk IOPS (physical devices)", ylabel = "IOPS",
+               value = function(d) return d.system and d.system.disk_iops end,
+               series = function(iv) return iv.system and iv.system.disk_iops end }
+  end
+  return q, lat, avg, max
+end
+
+-- Series of one quantity, one per input.
+local function sweep_series(inputs, qty)
+  local list = {}
+  for i, input in ipairs(inputs) do
+    local pts = {}
+    for _, p in ipairs(input.points) do pts[#pts + 1] = { p.conc, qty.value(p.doc) } end
+    list[#list + 1] = { name = input.label, points = pts, color = i - 1 }
+  end
+  return list
+end
+
+local function time_series(inputs, qty)
+  local list = {}
+  for i, input in ipairs(inputs) do
+    local pts = {}
+    if qty.series then
+      for _, iv in ipairs(input.doc.intervals or {}) do pts[#pts + 1] = { iv.time_s, qty.series(iv) } end
+    end
+    list[#list + 1] = { name = input.label, points = pts, color = i - 1 }
+  end
+  return list
+end
+
+local function has_points(series)
+  for _, s in ipairs(series) do
+    for _, p in ipairs(s.points) do if p[2] ~= nil then return true end end
+  end
+  return false
+end
+
+-- Returns { { id, title, svg }, ... }.
+function M.build(inputs)
+  local sweep = false
+  for _, input in ipairs(inputs) do sweep = sweep or #input.points > 1 or input.kind == "sweep" end
+  local what, sub = context(inputs)
+  local unit = select(2, results.concurrency(inputs[1].doc))
+  local xlabel = sweep and ("Concurrency (" .. unit .. ")") or "Time since start (s)"
+  local xticks, xlog2
+  if sweep then
+    local seen, lo, hi = {}, math.huge, 0
+    xticks = {}
+    for _, input in ipairs(inputs) do
+      for _, p in ipairs(input.points) do
+        if not seen[p.conc] then seen[p.conc] = true; xticks[#xticks + 1] = p.conc end
+        lo, hi = math.min(lo, p.conc), math.max(hi, p.conc)
+      end
+    end
+    table.sort(xticks)
+    xlog2 = lo > 0 and hi / lo >= 8
+  end
+  local series_of = sweep and sweep_series or time_series
+  local charts = {}
+  local function chart(id, title, ylabel, series, latency)
+    if not has_points(series) then return end
+    local ylog = latency and svg.wants_log(series, 20)
+    charts[#charts + 1] = {
+      id = id, title = title,
+      svg = svg.line_chart { id = id, title = title .. " — " .. what, subtitle = sub, xlabel = xlabel,
+                             ylabel = ylabel, series = series, xlog2 = xlog2, xticks = xticks, ylog = ylog,
+                             xmin = not sweep and 0 or nil },
+    }
+  end
+  local q, lat, avg, max = quantities(inputs)
+  for _, x in ipairs(q) do chart(x.id, x.name, x.ylabel, series_of(inputs, x)) end
+  if #inputs == 1 then
+    -- One input: its percentiles (and average, for sweeps) on one chart, a line each.
+    local list = {}
+    local group = sweep and { avg } or {}
+    for _, x in ipairs(lat) do group[#group + 1] = x end
+    for i, x in ipairs(group) do
+      local s = series_of(inputs, x)[1]
+      s.name, s.color = x.short, i - 1
+      list[#list + 1] = s
+    end
+    chart("latency", "Latency percentiles", "latency (ms)", list, true)
+  else
+    if sweep then chart(avg.id, avg.name, avg.ylabel, series_of(inputs, avg), true) end
+    for _, x in ipairs(lat) do chart(x.id, x.name, x.ylabel, series_of(inputs, x), true) end
+  end
+  chart(max.id, max.name, max.ylabel, series_of(inputs, max), true)
+  if q.cpu then chart(q.cpu.id, q.cpu.name, q.cpu.ylabel, series_of(inputs, q.cpu)) end
+  if q.iops then chart(q.iops.id, q.iops.name, q.iops.ylabel, series_of(inputs, q.iops)) end
+  return charts
+end
+
+return M

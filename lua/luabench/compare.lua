@@ -1,0 +1,394 @@
+-- `luabench compare A B [C ...]`: results side by side, the ratio of each to the first, and
+-- whether each difference is larger than the runs' own interval-to-interval spread.
+--   luabench compare [--label=NAME ...] [--format=text|json|csv] [--output=FILE]
+--                    [--charts=PREFIX] INPUT INPUT...
+-- Inputs are result JSONs (--output of a run), merged results (luabench merge) or sweep
+-- directories (tools/sweep). Runs are compared as they are; sweeps point by point, matched by
+-- concurrency. The model built here is also what `luabench report` shows.
+local results = require("luabench.results")
+local metrics = require("luabench.metrics")
+
+local M = {}
+
+M.USAGE = [[
+Usage: luabench compare [options] INPUT INPUT [INPUT ...]
+
+Compares results side by side: throughput, every latency percentile, errors, system metrics and
+per-type figures (tpcc, bookstore, fileio), with the ratio of each input to the first and whether
+each difference is larger than the runs' own interval-to-interval noise.
+
+An INPUT is a result file (luabench ... --output=run.json run), a merged result (luabench merge
+--format=json) or a sweep directory written by tools/sweep (sweeps are compared point by point,
+matched by thread count).
+
+Options:
+  --label=NAME       name of the next input in tables and charts (default: its file name);
+                     give one per input, in order
+  --format=FORMAT    text (default), json or csv
+  --output=FILE      write there instead of standard output
+  --charts=PREFIX    also write overlaid SVG charts: PREFIX-throughput.svg, PREFIX-latency-*.svg, ...
+  -h, --help         this text
+
+Significance: ]] .. metrics.RULE .. [[.
+
+See doc/compare.md for a worked example.
+]]
+
+-- ---- the model -------------------------------------------------------------------------------
+
+local function ratio(a, b)
+  if a == nil or b == nil then return nil end
+  if a == 0 then return b == 0 and 1 or nil end
+  return b / a
+end
+
+-- Which results each section compares: { conc = N or nil, docs = { doc or false per input } }.
+local function sections_of(inputs)
+  local single = true
+  for _, input in ipairs(inputs) do
+    if input.kind == "sweep" then single = false end
+  end
+  if single then
+    local docs = {}
+    for i, input in ipairs(inputs) do docs[i] = input.doc end
+    return { { docs = docs } }
+  end
+  local concs, seen = {}, {}
+  for _, input in ipairs(inputs) do
+    for _, p in ipairs(input.points) do
+      if not seen[p.conc] then seen[p.conc] = true; concs[#concs + 1] = p.conc end
+    end
+  end
+  table.sort(concs)
+  local out = {}
+  for _, c in ipairs(concs) do
+    local docs = {}
+    for i, input in ipairs(inputs) do
+      docs[i] = false
+      for _, p in ipairs(input.points) do
+        if p.conc == c then docs[i] = p.doc end
+      end
+    end
+    out[#out + 1] = { conc = c, docs = docs }
+  end
+  return out
+end
+
+local function section_rows(docs)
+  local present = {}
+  for _, d in ipairs(docs) do if d then present[#present + 1] = d end end
+  local rows = {}
+  for _, def in ipairs(metrics.rows(present)) do
+    local row = { group = def.group, name = def.name, unit = def.unit, better = def.better,
+                  values = {}, ratios = {}, significant = {}, se = {} }
+    local any, nonzero = false, false
+    local spreads = {}
+    for i, d in ipairs(docs) do
+      local v = d and def.value(d) or nil
+      if type(v) ~= "number" or v ~= v then v = nil end
+      row.values[i] = v
+      any = any or v ~= nil
+      nonzero = nonzero or (v ~= nil and v ~= 0)
+      spreads[i] = d and metrics.spread(d, def) or nil
+      row.se[i] = spreads[i] and spreads[i].se or nil
+    end
+    for i = 2, #docs do
+      row.ratios[i] = ratio(row.values[1], row.values[i])
+      row.significant[i] = metrics.significant(row.values[1], row.values[i], spreads[1], spreads[i])
+    end
+    if any and (nonzero or not def.nonzero) then rows[#rows + 1] = row end
+  end
+  return rows
+end
+
+-- inputs: loaded with results.load. Returns the comparison model.
+function M.model(inputs)
+  local m = { inputs = {}, rule = metrics.RULE, sections = {} }
+  local unit = select(2, results.concurrency(inputs[1].doc))
+  m.concurrency_unit = unit
+  for i, input in ipairs(inputs) do
+    m.inputs[i] = { label = input.label, path = input.path, kind = input.kind,
+                    description = results.describe(input) }
+  end
+  for _, s in ipairs(sections_of(inputs)) do
+    m.sections[#m.sections + 1] = { conc = s.conc, rows = section_rows(s.docs) }
+  end
+  return m
+end
+
+-- ---- rendering -------------------------------------------------------------------------------
+
+-- Numbers as people read them, the same in every format of the text table.
+function M.fmt(v)
+  if v == nil then return "-" end
+  if v == math.floor(v) and math.abs(v) < 1e15 then return string.format("%d", v) end
+  if math.abs(v) >= 1e6 then return string.format("%.1f", v) end
+  return string.format("%.6g", v)
+end
+
+local function fmt_ratio(r, sig)
+  if r == nil then return "-" end
+  local mark = sig == true and "*" or sig == false and "~" or "?"
+  return string.format("%.3f %s", r, mark)
+end
+
+local function pad(s, w, left)
+  local n = w - #s
+  if n <= 0 then return s end
+  return left and s .. string.rep(" ", n) or string.rep(" ", n) .. s
+end
+
+function M.text(m)
+  local out = {}
+  local labels = {}
+  for i, input in ipairs(m.inputs) do labels[i] = input.label end
+  out[#out + 1] = string.format("luabench compare: %d inputs, each against the first (%s)", #m.inputs, labels[1])
+  local lw = 0
+  for _, l in ipairs(labels) do lw = math.max(lw, #l) end
+  for _, input in ipairs(m.inputs) do
+    out[#out + 1] = string.format("  %s  %s (%s)", pad(input.label, lw, true), input.description, input.path)
+  end
+  out[#out + 1] = "ratio = input / " .. labels[1] .. "; " .. m.rule .. "."
+  -- Columns: metric, then per input its value, and from the second on its ratio.
+  local head = { "" }
+  for i, l in ipairs(labels) do
+    head[#head + 1] = l
+    if i > 1 then head[#head + 1] = l .. "/" .. labels[1] end
+  end
+  for _, s in ipairs(m.sections) do
+    local lines = {}
+    local group
+    for _, r in ipairs(s.rows) do
+      if r.group ~= group then
+        group = r.group
+        lines[#lines + 1] = { group }
+      end
+      local cells = { "  " .. r.name }
+      for i = 1, #labels do
+        cells[#cells + 1] = M.fmt(r.values[i])
+        if i > 1 then cells[#cells + 1] = fmt_ratio(r.ratios[i], r.significant[i]) end
+      end
+      lines[#lines + 1] = cells
+    end
+    local widths = {}
+    for c, h in ipairs(head) do widths[c] = #h end
+    for _, cells in ipairs(lines) do
+      if #cells > 1 then
+        for c, v in ipairs(cells) do widths[c] = math.max(widths[c] or 0, #v) end
+      end
+    end
+    out[#out + 1] = ""
+    if s.conc then out[#out + 1] = string.format("== %d %s ==", s.conc, m.concurrency_unit) end
+    local hl = {}
+    for c, h in ipairs(head) do hl[c] = pad(h, widths[c], c == 1) end
+    out[#out + 1] = (table.concat(hl, "   "):gsub("%s+$", ""))
+    for _, cells in ipairs(lines) do
+      if #cells == 1 then
+        out[#out + 1] = cells[1]
+      else
+        local l = {}
+        for c, v in ipairs(cells) do l[c] = pad(v, widths[c], c == 1) end
+        out[#out + 1] = (table.concat(l, "   "):gsub("%s+$", ""))
+      end
+    end
+  end
+  return table.concat(out, "\n") .. "\n"
+end
+
+-- A JSON encoder with a fixed key order (the results' own decoder loses it), so that the same
+-- inputs give the same bytes.
+local function jstr(s)
+  return '"' .. tostring(s):gsub('[%c"\\]', function(c)
+    local map = { ['"'] = '\\"', ['\\'] = '\\\\', ['\n'] = '\\n', ['\t'] = '\\t', ['\r'] = '\\r' }
+    return map[c] or string.format("\\u%04x", c:byte())
+  end) .. '"'
+end
+M.json_string = jstr
+
+local function jnum(v)
+  if v == nil then return "null" end
+  if v == math.floor(v) and math.abs(v) < 1e15 then return string.format("%d", v) end
+  return string.format("%.17g", v)
+end
+
+local function jval(v)
+  if v == nil then return "null" end
+  if type(v) == "boolean" then return tostring(v) end
+  if type(v) == "number" then return jnum(v) end
+  return jstr(v)
+end
+
+local function jarray(list, n)
+  local parts = {}
+  for i = 1, n do parts[i] = jval(list[i]) end
+  return "[" .. table.concat(parts, ", ") .. "]"
+end
+
+function M.json(m)
+  local n = #m.inputs
+  local out = { "{", '  "luabench_compare": 1,', '  "rule": ' .. jstr(m.rule) .. ",",
+                '  "concurrency_unit": ' .. jstr(m.concurrency_unit) .. ",", '  "inputs": [' }
+  for i, input in ipairs(m.inputs) do
+    out[#out + 1] = string.format('    {"label": %s, "path": %s, "kind": %s, "description": %s}%s',
+      jstr(input.label), jstr(input.path), jstr(input.kind), jstr(input.description), i < n and "," or "")
+  end
+  out[#out + 1] = "  ],"
+  out[#out + 1] = '  "sections": ['
+  for si, s in ipairs(m.sections) do
+    out[#out + 1] = string.format('    {"concurrency": %s, "rows": [', jnum(s.conc))
+    for ri, r in ipairs(s.rows) do
+      out[#out + 1] = string.format(
+        '      {"group": %s, "metric": %s, "unit": %s, "values": %s, "ratios": %s, "significant": %s, "stderr": %s}%s',
+        jstr(r.group), jstr(r.name), jstr(r.unit), jarray(r.values, n), jarray(r.ratios, n),
+        jarray(r.significant, n), jarray(r.se, n), ri < #s.rows and "," or "")
+    end
+    out[#out + 1] = "    ]}" .. (si < #m.sections and "," or "")
+  end
+  out[#out + 1] = "  ]"
+  out[#out + 1] = "}"
+  return table.concat(out, "\n") .. "\n"
+end
+
+local function csv_cell(s)
+  s = tostring(s)
+  if s:find('[,"\n]') then return '"' .. s:gsub('"', '""') .. '"' end
+  return s
+end
+
+local function csv_num(v)
+  if v == nil then return "" end
+  return jnum(v)
+end
+
+function M.csv(m)
+  local head = { m.concurrency_unit, "group", "metric", "unit" }
+  for i, input in ipairs(m.inputs) do
+    head[#head + 1] = csv_cell(input.label)
+    if i > 1 then
+      head[#head + 1] = csv_cell("ratio_" .. input.label)
+      head[#head + 1] = csv_cell("significant_" .. input.label)
+    end
+  end
+  local out = { table.concat(head, ",") }
+  for _, s in ipairs(m.sections) do
+    for _, r in ipairs(s.rows) do
+      local cells = { s.conc and tostring(s.conc) or "", csv_cell(r.group), csv_cell(r.name), csv_cell(r.unit) }
+      for i = 1, #m.inputs do
+        cells[#cells + 1] = csv_num(r.values[i])
+        if i > 1 then
+          cells[#cells + 1] = csv_num(r.ratios[i])
+          local sig = r.significant[i]
+          cells[#cells + 1] = sig == true and "yes" or sig == false and "no" or ""
+        end
+      end
+      out[#out + 1] = table.concat(cells, ",")
+    end
+  end
+  return table.concat(out, "\n") .. "\n"
+end
+
+-- ---- command line ----------------------------------------------------------------------------
+
+-- Parses the arguments shared by compare and report. Returns { inputs = {{path, label}}, ... }
+-- or nil and a message. `known` maps option names to "value" or "flag".
+function M.parse_args(args, known)
+  local a = { inputs = {} }
+  local pending_label
+  local i = 1
+  while i <= #args do
+    local arg = args[i]
+    local name, value = arg:match("^%-%-([%w%-]+)=(.*)$")
+    if not name then name = arg:match("^%-%-([%w%-]+)$") end
+    if arg == "-h" then name = "help" end
+    if arg == "-o" then name = "output" end
+    if name then
+      local kind = known[name]
+      if not kind then return nil, string.format("unknown option '%s'", arg) end
+      if kind == "value" and not value then
+        i = i + 1
+        value = args[i]
+        if not value then return nil, string.format("option '%s' needs a value", arg) end
+      elseif kind == "flag" and value then
+        return nil, string.format("option '--%s' takes no value", name)
+      end
+      if name == "label" then
+        pending_label = value
+      else
+        a[name] = value or true
+      end
+    else
+      a.inputs[#a.inputs + 1] = { path = arg, label = pending_label }
+      pending_label = nil
+    end
+    i = i + 1
+  end
+  if pending_label then return nil, "--label must come before the input it names" end
+  return a
+end
+
+function M.load_inputs(list)
+  local inputs = {}
+  for i, x in ipairs(list) do
+    local input, err = results.load(x.path, x.label)
+    if not input then return nil, err end
+    inputs[i] = input
+  end
+  local seen = {}
+  for _, input in ipairs(inputs) do
+    if seen[input.label] then
+      return nil, string.format("two inputs are labelled '%s': give each a --label", input.label)
+    end
+    seen[input.label] = true
+  end
+  return inputs
+end
+
+function M.write_output(path, text)
+  if not path then
+    io.stdout:write(text)
+    return true
+  end
+  local tmp = path .. ".tmp"
+  local f, err = io.open(tmp, "w")
+  if not f then return nil, string.format("cannot write '%s': %s", path, err) end
+  f:write(text)
+  f:close()
+  local ok, rerr = os.rename(tmp, path)
+  if not ok then return nil, string.format("cannot write '%s': %s", path, rerr) end
+  return true
+end
+
+local function fail(msg)
+  io.stderr:write("FATAL: compare: ", msg, "\n")
+  return 1
+end
+
+function M.main(args)
+  local a, err = M.parse_args(args, { label = "value", format = "value", output = "value",
+                                      charts = "value", help = "flag" })
+  if not a then return fail(err .. " (see luabench compare --help)") end
+  if a.help then io.stdout:write(M.USAGE); return 0 end
+  if #a.inputs < 2 then return fail("give at least two inputs to compare (see luabench compare --help)") end
+  local format = a.format or "text"
+  local render = ({ text = M.text, json = M.json, csv = M.csv })[format]
+  if not render then return fail(string.format("unknown format '%s' (text, json or csv)", format)) end
+  local inputs
+  inputs, err = M.load_inputs(a.inputs)
+  if not inputs then return fail(err) end
+  local model = M.model(inputs)
+  local ok
+  ok, err = M.write_output(a.output, render(model))
+  if not ok then return fail(err) end
+  if a.charts then
+    local charts = require("luabench.charts")
+    for _, c in ipairs(charts.build(inputs)) do
+      local path = a.charts .. "-" .. c.id .. ".svg"
+      ok, err = M.write_output(path, c.svg)
+      if not ok then return fail(err) end
+      io.stderr:write("compare: wrote ", path, "\n")
+    end
+  end
+  return 0
+end
+
+return M

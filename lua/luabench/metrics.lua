@@ -1,0 +1,201 @@
+-- The figures a comparison shows for one result, each with how to read it from the final report
+-- and, where the result has one, from each interval of its time series (the spread that tells
+-- a real difference from noise). Shared by `luabench compare` and `luabench report`.
+local M = {}
+
+local function sum_disks(sys, field)
+  if not sys or not sys.disks then return nil end
+  local total, any = 0, false
+  local names = {}
+  for name in pairs(sys.disks) do names[#names + 1] = name end
+  table.sort(names)
+  for _, name in ipairs(names) do
+    local d = sys.disks[name]
+    if d.physical and d[field] then total, any = total + d[field], true end
+  end
+  return any and total or nil
+end
+
+local function cpu(sys, ...)
+  local c = sys and sys.cpu_pct
+  if not c then return nil end
+  local total = 0
+  for _, k in ipairs({ ... }) do total = total + (c[k] or 0) end
+  return total
+end
+
+local function proc(sys, key)
+  local p = sys and sys[key]
+  if not p or not p.user_pct then return nil end
+  return p.user_pct + (p.system_pct or 0)
+end
+
+local function per_s(iv, key)
+  if not iv[key] or not iv.interval_s or iv.interval_s <= 0 then return nil end
+  return iv[key] / iv.interval_s
+end
+
+-- Percentile keys present in a result, in numeric order ("50", "95", "99.9").
+function M.percentiles(doc)
+  local keys = {}
+  for k in pairs((doc.latency_ms or {}).percentiles or {}) do keys[#keys + 1] = k end
+  table.sort(keys, function(a, b) return tonumber(a) < tonumber(b) end)
+  return keys
+end
+
+local function sorted_keys(t)
+  local keys = {}
+  for k in pairs(t or {}) do keys[#keys + 1] = k end
+  table.sort(keys)
+  return keys
+end
+M.sorted_keys = sorted_keys
+
+-- Union of the percentiles, transaction types and workload figures of several results, in a
+-- stable order.
+local function union(docs, list_of)
+  local seen, out = {}, {}
+  for _, d in ipairs(docs) do
+    for _, k in ipairs(list_of(d)) do
+      if not seen[k] then seen[k] = true; out[#out + 1] = k end
+    end
+  end
+  return out
+end
+
+-- Row definitions: { group, name, unit, value(doc), series(interval) or nil, better = "higher"|"lower"|nil }.
+-- Rows that no result has a value for are left out by the caller.
+function M.rows(docs)
+  local sql = false
+  for _, d in ipairs(docs) do sql = sql or d.sql end
+  local rows = {}
+  local function add(r) rows[#rows + 1] = r end
+  add { group = "throughput", name = sql and "transactions/s" or "events/s", unit = "/s", better = "higher",
+        value = function(d) return d.rates.events_per_s end,
+        series = function(iv) return iv.events_per_s end }
+  if sql then
+    add { group = "throughput", name = "queries/s", unit = "/s", better = "higher",
+          value = function(d) return d.rates.queries_per_s end,
+          series = function(iv) return iv.queries_per_s end }
+  end
+  add { group = "throughput", name = "read MiB/s", unit = "MiB/s", better = "higher", nonzero = true,
+        value = function(d) return d.counters.bytes_read / 1048576 / (d.time_s > 0 and d.time_s or 1) end,
+        series = function(iv) local v = per_s(iv, "bytes_read"); return v and v / 1048576 end }
+  add { group = "throughput", name = "written MiB/s", unit = "MiB/s", better = "higher", nonzero = true,
+        value = function(d) return d.counters.bytes_written / 1048576 / (d.time_s > 0 and d.time_s or 1) end,
+        series = function(iv) local v = per_s(iv, "bytes_written"); return v and v / 1048576 end }
+
+  add { group = "latency (ms)", name = "min", unit = "ms", better = "lower",
+        value = function(d) return d.latency_ms.min end }
+  add { group = "latency (ms)", name = "avg", unit = "ms", better = "lower",
+        value = function(d) return d.latency_ms.avg end }
+  for _, p in ipairs(union(docs, M.percentiles)) do
+    add { group = "latency (ms)", name = "p" .. p, unit = "ms", better = "lower", percentile = p,
+          value = function(d) return (d.latency_ms.percentiles or {})[p] end,
+          series = function(iv) return iv.latency_ms and iv.latency_ms[p] end }
+  end
+  add { group = "latency (ms)", name = "max", unit = "ms", better = "lower",
+        value = function(d) return d.latency_ms.max end,
+        series = function(iv) return iv.latency_ms and iv.latency_ms.max end }
+
+  add { group = "errors", name = "errors", unit = "", better = "lower",
+        value = function(d) return d.counters.errors end }
+  add { group = "errors", name = "errors/s", unit = "/s", better = "lower",
+        value = function(d) return d.rates.errors_per_s end,
+        series = function(iv) return iv.errors_per_s end }
+  add { group = "errors", name = "reconnects", unit = "", better = "lower",
+        value = function(d) return d.counters.reconnects end }
+
+  local sysrows = {
+    { "CPU user %", function(s) return cpu(s, "user", "nice") end },
+    { "CPU system %", function(s) return cpu(s, "system", "irq", "softirq") end },
+    { "CPU iowait %", function(s) return cpu(s, "iowait") end },
+    { "CPU steal %", function(s) return cpu(s, "steal") end },
+    { "luabench CPU % of one", function(s) return proc(s, "process") end },
+    { "DB server CPU % of one", function(s) return proc(s, "db_server") end },
+    { "context switches/s", function(s) return s and s.context_switches_per_s end },
+    { "disk IOPS", function(s) return s and s.disk_iops end },
+    { "disk read MiB/s", function(s) return sum_disks(s, "read_mib_per_s") end },
+    { "disk write MiB/s", function(s) return sum_disks(s, "write_mib_per_s") end },
+  }
+  for _, r in ipairs(sysrows) do
+    local f = r[2]
+    add { group = "system", name = r[1], unit = "",
+          value = function(d) return f(d.system) end,
+          series = function(iv) return f(iv.system) end }
+  end
+
+  for _, t in ipairs(union(docs, function(d) return sorted_keys(d.types) end)) do
+    local function ty(d) return (d.types or {})[t] end
+    add { group = "per type", name = t .. " /s", unit = "/s", better = "higher",
+          value = function(d) return ty(d) and ty(d).per_s end,
+          series = function(iv) local n = iv.types and iv.types[t]; return n and iv.interval_s > 0 and n / iv.interval_s or nil end }
+    add { group = "per type", name = t .. " mix %", unit = "%",
+          value = function(d) return ty(d) and ty(d).mix_pct end }
+    add { group = "per type", name = t .. " avg ms", unit = "ms", better = "lower",
+          value = function(d) return ty(d) and ty(d).latency_ms.avg end }
+    local pkeys = union(docs, function(d)
+      local x = ty(d)
+      local keys = sorted_keys(x and x.latency_ms.percentiles)
+      table.sort(keys, function(a, b) return tonumber(a) < tonumber(b) end)
+      return keys
+    end)
+    for _, p in ipairs(pkeys) do
+      add { group = "per type", name = t .. " p" .. p .. " ms", unit = "ms", better = "lower",
+            value = function(d) return ty(d) and ty(d).latency_ms.percentiles[p] end }
+    end
+    add { group = "per type", name = t .. " max ms", unit = "ms", better = "lower",
+          value = function(d) return ty(d) and ty(d).latency_ms.max end }
+    add { group = "per type", name = t .. " errors", unit = "", better = "lower",
+          value = function(d) return ty(d) and ty(d).errors end }
+  end
+
+  -- The workload's own headline figures (tpmC, BT/s, ...): its top-level numbers.
+  for _, k in ipairs(union(docs, function(d)
+    local keys = {}
+    for _, key in ipairs(sorted_keys(d.workload_stats)) do
+      if type(d.workload_stats[key]) == "number" then keys[#keys + 1] = key end
+    end
+    return keys
+  end)) do
+    add { group = "workload", name = k, unit = "",
+          value = function(d) local v = (d.workload_stats or {})[k]; return type(v) == "number" and v or nil end }
+  end
+  return rows
+end
+
+-- Mean, standard deviation and standard error of a row's per-interval figures in a result;
+-- nil when the result has fewer than two intervals with the figure.
+function M.spread(doc, row)
+  if not row.series then return nil end
+  local xs = {}
+  for _, iv in ipairs(doc.intervals or {}) do
+    local v = row.series(iv)
+    if type(v) == "number" and v == v then xs[#xs + 1] = v end
+  end
+  local n = #xs
+  if n < 2 then return nil end
+  local sum = 0
+  for _, x in ipairs(xs) do sum = sum + x end
+  local mean = sum / n
+  local ss = 0
+  for _, x in ipairs(xs) do ss = ss + (x - mean) ^ 2 end
+  local sd = math.sqrt(ss / (n - 1))
+  return { n = n, mean = mean, sd = sd, se = sd / math.sqrt(n) }
+end
+
+-- The rule: a difference is significant when it is larger than twice the combined standard
+-- error of the two results' per-interval figures (about a 95% bound for independent intervals;
+-- intervals of one run are correlated, so treat it as a noise floor, not a test).
+M.SIGMAS = 2
+M.RULE = "a difference is significant (*) when it exceeds 2 x sqrt(se_a^2 + se_b^2), se = standard "
+  .. "deviation / sqrt(n) of each run's n per-interval figures; ~ = within that noise; ? = a run has "
+  .. "fewer than 2 intervals with the figure (run with --report-interval)"
+
+-- true, false, or nil (cannot tell).
+function M.significant(a, b, sa, sb)
+  if a == nil or b == nil or not sa or not sb then return nil end
+  return math.abs(b - a) > M.SIGMAS * math.sqrt(sa.se ^ 2 + sb.se ^ 2)
+end
+
+return M

@@ -1,0 +1,357 @@
+-- `luabench report INPUT... -o report.html`: one self-contained HTML file (inline SVG charts
+-- drawn by luabench itself, inline CSS, no script, nothing fetched) for a run, a sweep, a merged
+-- run or a comparison of several of them: what ran and on what (command line, options, machine),
+-- the summary table (with ratios and significance for a comparison), the charts, the per-type
+-- tables of tpcc/bookstore/fileio, the workload's own figures and the system metrics.
+local results = require("luabench.results")
+local compare = require("luabench.compare")
+local charts = require("luabench.charts")
+local metrics = require("luabench.metrics")
+local svg = require("luabench.svg")
+
+local M = {}
+
+M.USAGE = [[
+Usage: luabench report [options] INPUT [INPUT ...] -o report.html
+
+Writes one self-contained HTML file (inline SVG charts, no network access, no JavaScript) that
+can be mailed or attached to a ticket: the command line and options, the machine the runs ran on,
+the summary table, the charts, the per-transaction-type tables and the system metrics.
+
+One INPUT reports on it alone: a run's result file (--output=run.json), a merged result
+(luabench merge --format=json) or a sweep directory (tools/sweep). Several INPUTs are compared,
+as by luabench compare: ratios to the first and whether each difference exceeds the runs' noise.
+
+Options:
+  -o, --output=FILE  the HTML file to write (required)
+  --label=NAME       name of the next input (default: its file name); one per input, in order
+  --title=TEXT       the report's title (default: what ran)
+  -h, --help         this text
+]]
+
+local esc = svg.escape
+local fmt = compare.fmt
+
+local CSS = [[
+body { font-family: sans-serif; margin: 24px auto; max-width: 1100px; color: #222; }
+h1 { font-size: 22px; } h2 { font-size: 18px; border-bottom: 1px solid #ccc; margin-top: 32px; }
+h3 { font-size: 15px; }
+table { border-collapse: collapse; margin: 8px 0 16px; font-size: 13px; }
+th, td { border: 1px solid #ddd; padding: 3px 8px; text-align: right; }
+th { background: #f3f3f3; } td.k, th.k { text-align: left; }
+tr.group td { background: #fafafa; font-weight: bold; text-align: left; }
+td.sig { color: #0a6b0a; font-weight: bold; } td.worse { color: #b00000; font-weight: bold; }
+td.noise { color: #888; }
+code, pre { font-size: 12px; background: #f6f6f6; } pre { padding: 8px; white-space: pre-wrap; word-break: break-all; }
+.chart { display: block; margin: 12px 0; border: 1px solid #eee; }
+.note { color: #666; font-size: 13px; }
+]]
+
+local function kv_table(rows)
+  local out = { '<table class="facts">' }
+  for _, r in ipairs(rows) do
+    if r[2] ~= nil and r[2] ~= "" then
+      out[#out + 1] = string.format('<tr><th class="k">%s</th><td class="k">%s</td></tr>', esc(r[1]), r.html and r[2] or esc(r[2]))
+    end
+  end
+  out[#out + 1] = "</table>"
+  return table.concat(out, "\n")
+end
+
+local function machine_text(m)
+  if not m then return nil end
+  local parts = {}
+  if m.cpu_model and m.cpu_model ~= "" then parts[#parts + 1] = m.cpu_model end
+  if m.cpus then parts[#parts + 1] = m.cpus .. " CPUs" end
+  if m.memory_mib then parts[#parts + 1] = string.format("%.1f GiB memory", m.memory_mib / 1024) end
+  if m.kernel and m.kernel ~= "" then parts[#parts + 1] = m.kernel .. (m.arch and " " .. m.arch or "") end
+  if m.os and m.os ~= "" then parts[#parts + 1] = m.os end
+  return table.concat(parts, ", ")
+end
+
+local function server_text(d)
+  local o = d.options or {}
+  local drv = results.driver(d)
+  if not drv then return nil end
+  local function first(v) return type(v) == "table" and table.concat(v, ",") or v end
+  local parts = { drv }
+  if o[drv .. "-host"] then parts[#parts + 1] = "host " .. tostring(first(o[drv .. "-host"])) end
+  if o[drv .. "-port"] then parts[#parts + 1] = "port " .. tostring(first(o[drv .. "-port"])) end
+  if o[drv .. "-db"] then parts[#parts + 1] = "database " .. tostring(o[drv .. "-db"]) end
+  local names = first(o["db-server-name"])
+  if names and names ~= "" then parts[#parts + 1] = "server processes " .. names end
+  return table.concat(parts, ", ")
+end
+
+local function options_html(d)
+  local o = d.options or {}
+  local rows = {}
+  for _, k in ipairs(metrics.sorted_keys(o)) do
+    local v = o[k]
+    if k:lower():find("password", 1, true) then v = "***" end
+    if type(v) == "table" then
+      local parts = {}
+      for i, x in ipairs(v) do parts[i] = tostring(x) end
+      v = "[" .. table.concat(parts, ",") .. "]"
+    end
+    rows[#rows + 1] = { "--" .. k, tostring(v) }
+  end
+  return "<details><summary>All options (" .. #rows .. ")</summary>\n" .. kv_table(rows) .. "\n</details>"
+end
+
+local function input_section(input)
+  local d = input.doc
+  local out = { string.format('<h3>%s</h3>', esc(input.label)) }
+  local conc = results.concurrency_text(input)
+  out[#out + 1] = kv_table {
+    { "input", input.path .. " (" .. input.kind .. ")" },
+    { "workload", results.what(d) },
+    { "concurrency", conc },
+    { "host", d.hostname },
+    { "machine", machine_text(d.machine) },
+    { "database server", server_text(d) },
+    { "started", results.date(d) },
+    { "measured", d.time_s and string.format("%.1f s per run%s", d.time_s,
+        (d.warmup_s or 0) > 0 and string.format(" after %.0f s warm-up", d.warmup_s) or "") },
+    { "status", d.status .. (d.error and (": " .. d.error) or "") },
+    { "luabench", d.luabench and d.luabench.version },
+    { "command line", d.command_line and ("<code>" .. esc(d.command_line) .. "</code>"), html = true },
+  }
+  if input.kind == "merged" and d.merged_from then
+    local rows = { '<table><tr><th class="k">instance</th><th class="k">file</th><th class="k">host</th><th class="k">machine</th><th>threads</th><th>events</th><th>time (s)</th></tr>' }
+    for _, x in ipairs(d.merged_from) do
+      rows[#rows + 1] = string.format('<tr><td class="k">%s</td><td class="k">%s</td><td class="k">%s</td><td class="k">%s</td><td>%s</td><td>%s</td><td>%s</td></tr>',
+        esc(fmt(x.instance)), esc(x.file or ""), esc(x.hostname or ""), esc(machine_text(x.machine) or ""),
+        esc(fmt(x.threads)), esc(fmt(x.events)), esc(fmt(x.time_s)))
+    end
+    rows[#rows + 1] = "</table>"
+    out[#out + 1] = "<p>Merged from these instances:</p>\n" .. table.concat(rows, "\n")
+  end
+  if input.kind == "sweep" then
+    local files = {}
+    for _, p in ipairs(input.points) do files[#files + 1] = string.format("%d: %s", p.conc, p.file) end
+    out[#out + 1] = "<p class=\"note\">Points: " .. esc(table.concat(files, "; ")) .. "</p>"
+  end
+  out[#out + 1] = options_html(d)
+  return table.concat(out, "\n")
+end
+
+local function ratio_cell(row, i)
+  local r, sig = row.ratios[i], row.significant[i]
+  if r == nil then return "<td>-</td>" end
+  local cls, mark = "noise", "~"
+  if sig == nil then cls, mark = "", "?" end
+  if sig == true then
+    mark = "*"
+    local better = row.better == "higher" and r > 1 or row.better == "lower" and r < 1
+    cls = (row.better and not better) and "worse" or "sig"
+  end
+  return string.format('<td class="%s">%.3f %s</td>', cls, r, mark)
+end
+
+-- A comparison: metric rows, a value column per input and a ratio column per later input.
+local function comparison_tables(model)
+  local out = {}
+  for _, s in ipairs(model.sections) do
+    if s.conc then out[#out + 1] = string.format("<h3>%d %s</h3>", s.conc, esc(model.concurrency_unit)) end
+    local head = { '<table class="summary"><tr><th class="k">metric</th>' }
+    for i, input in ipairs(model.inputs) do
+      head[#head + 1] = "<th>" .. esc(input.label) .. "</th>"
+      if i > 1 then head[#head + 1] = "<th>" .. esc(input.label .. " / " .. model.inputs[1].label) .. "</th>" end
+    end
+    out[#out + 1] = table.concat(head) .. "</tr>"
+    local group
+    local ncols = 2 * #model.inputs
+    for _, r in ipairs(s.rows) do
+      if r.group ~= group then
+        group = r.group
+        out[#out + 1] = string.format('<tr class="group"><td colspan="%d">%s</td></tr>', ncols, esc(group))
+      end
+      local cells = { '<tr><td class="k">' .. esc(r.name) .. "</td>" }
+      for i = 1, #model.inputs do
+        cells[#cells + 1] = "<td>" .. esc(fmt(r.values[i])) .. "</td>"
+        if i > 1 then cells[#cells + 1] = ratio_cell(r, i) end
+      end
+      out[#out + 1] = table.concat(cells) .. "</tr>"
+    end
+    out[#out + 1] = "</table>"
+  end
+  return table.concat(out, "\n")
+end
+
+-- One input: a column per point (a single run has one).
+local function single_table(model, input)
+  local out = { '<table class="summary"><tr><th class="k">metric</th>' }
+  local concs = {}
+  for _, s in ipairs(model.sections) do concs[#concs + 1] = s end
+  for _, s in ipairs(concs) do
+    out[#out] = out[#out] .. "<th>" .. esc(s.conc and (s.conc .. " " .. model.concurrency_unit) or input.label) .. "</th>"
+  end
+  out[#out] = out[#out] .. "</tr>"
+  -- Rows by metric name, in the order of the section that has the most.
+  local order, seen, group_of = {}, {}, {}
+  for _, s in ipairs(concs) do
+    for _, r in ipairs(s.rows) do
+      if not seen[r.name] then seen[r.name] = true; order[#order + 1] = r.name; group_of[r.name] = r.group end
+    end
+  end
+  local group
+  for _, name in ipairs(order) do
+    if group_of[name] ~= group then
+      group = group_of[name]
+      out[#out + 1] = string.format('<tr class="group"><td colspan="%d">%s</td></tr>', #concs + 1, esc(group))
+    end
+    local cells = { '<tr><td class="k">' .. esc(name) .. "</td>" }
+    for _, s in ipairs(concs) do
+      local v
+      for _, r in ipairs(s.rows) do if r.name == name then v = r.values[1] end end
+      cells[#cells + 1] = "<td>" .. esc(fmt(v)) .. "</td>"
+    end
+    out[#out + 1] = table.concat(cells) .. "</tr>"
+  end
+  out[#out + 1] = "</table>"
+  return table.concat(out, "\n")
+end
+
+local function types_table(d)
+  local names = metrics.sorted_keys(d.types)
+  if #names == 0 then return nil end
+  local pk = {}
+  for _, n in ipairs(names) do
+    for _, k in ipairs(metrics.sorted_keys(d.types[n].latency_ms.percentiles)) do pk[k] = true end
+  end
+  local pcts = metrics.sorted_keys(pk)
+  table.sort(pcts, function(a, b) return tonumber(a) < tonumber(b) end)
+  local head = '<table class="types"><tr><th class="k">type</th><th>count</th><th>mix %</th><th>per s</th><th>errors</th><th>rollbacks</th><th>retries</th><th>avg ms</th>'
+  for _, p in ipairs(pcts) do head = head .. "<th>p" .. esc(p) .. " ms</th>" end
+  local out = { head .. "<th>max ms</th></tr>" }
+  for _, n in ipairs(names) do
+    local t = d.types[n]
+    local cells = { '<tr><td class="k">' .. esc(n) .. "</td>" }
+    for _, v in ipairs({ t.count, t.mix_pct, t.per_s, t.errors, t.rollbacks, t.retries, t.latency_ms.avg }) do
+      cells[#cells + 1] = "<td>" .. esc(fmt(v)) .. "</td>"
+    end
+    for _, p in ipairs(pcts) do cells[#cells + 1] = "<td>" .. esc(fmt(t.latency_ms.percentiles[p])) .. "</td>" end
+    cells[#cells + 1] = "<td>" .. esc(fmt(t.latency_ms.max)) .. "</td></tr>"
+    out[#out + 1] = table.concat(cells)
+  end
+  out[#out + 1] = "</table>"
+  return table.concat(out, "\n")
+end
+
+-- Scalars of a nested table as "a.b = v" rows.
+local function flatten(t, prefix, rows)
+  for _, k in ipairs(metrics.sorted_keys(t)) do
+    local v = t[k]
+    local name = prefix and (prefix .. "." .. tostring(k)) or tostring(k)
+    if type(v) == "table" then
+      flatten(v, name, rows)
+    elseif type(v) == "number" then
+      rows[#rows + 1] = { name, fmt(v) }
+    else
+      rows[#rows + 1] = { name, tostring(v) }
+    end
+  end
+  return rows
+end
+
+local function system_html(sys)
+  if not sys then return '<p class="note">No system metrics (--system-stats=off).</p>' end
+  local plain = {}
+  for k, v in pairs(sys) do if k ~= "disks" then plain[k] = v end end
+  local out = { kv_table(flatten(plain, nil, {})) }
+  local disks = metrics.sorted_keys(sys.disks)
+  if #disks > 0 then
+    local cols = { "reads_per_s", "writes_per_s", "iops", "read_mib_per_s", "write_mib_per_s", "read_await_ms",
+                   "write_await_ms", "avg_queue", "util_pct" }
+    local head = '<table class="disks"><tr><th class="k">device</th>'
+    for _, c in ipairs(cols) do head = head .. "<th>" .. esc(c) .. "</th>" end
+    out[#out + 1] = head .. "</tr>"
+    for _, name in ipairs(disks) do
+      local dsk = sys.disks[name]
+      local cells = { '<tr><td class="k">' .. esc(name) .. (dsk.physical and "" or " (virtual)") .. "</td>" }
+      for _, c in ipairs(cols) do cells[#cells + 1] = "<td>" .. esc(fmt(dsk[c])) .. "</td>" end
+      out[#out + 1] = table.concat(cells) .. "</tr>"
+    end
+    out[#out + 1] = "</table>"
+  end
+  return table.concat(out, "\n")
+end
+
+-- Per input and per point: the per-type table, workload figures and system metrics.
+local function details(inputs, title, body_of)
+  local out = {}
+  for _, input in ipairs(inputs) do
+    for _, p in ipairs(input.points) do
+      local body = body_of(p.doc)
+      if body then
+        local name = input.label
+        if input.kind == "sweep" then name = string.format("%s, %d %s", name, p.conc, select(2, results.concurrency(p.doc))) end
+        out[#out + 1] = "<h3>" .. esc(title .. ": " .. name) .. "</h3>\n" .. body
+      end
+    end
+  end
+  return table.concat(out, "\n")
+end
+
+function M.render(inputs, title)
+  local model = compare.model(inputs)
+  local what = results.what(inputs[1].doc)
+  title = title or (#inputs > 1 and ("Comparison: " .. table.concat((function()
+    local l = {}
+    for i, x in ipairs(inputs) do l[i] = x.label end
+    return l
+  end)(), " vs ")) or ("luabench " .. inputs[1].kind .. ": " .. what))
+  local out = {
+    "<!DOCTYPE html>", '<html lang="en">', "<head>", '<meta charset="utf-8">',
+    "<title>" .. esc(title) .. "</title>", "<style>" .. CSS .. "</style>", "</head>", "<body>",
+    "<h1>" .. esc(title) .. "</h1>",
+  }
+  local function add(s) out[#out + 1] = s end
+  add('<p class="note">Written by luabench report from ' .. #inputs .. " input(s). "
+    .. (#inputs > 1 and esc("Ratios are to " .. inputs[1].label .. "; " .. metrics.RULE .. ".") or "") .. "</p>")
+  add("<h2>What ran</h2>")
+  for _, input in ipairs(inputs) do add(input_section(input)) end
+  add("<h2>Summary</h2>")
+  add(#inputs > 1 and comparison_tables(model) or single_table(model, inputs[1]))
+  add("<h2>Charts</h2>")
+  local list = charts.build(inputs)
+  if #list == 0 then
+    add('<p class="note">No charts: the results have no time series (run with --report-interval=N).</p>')
+  end
+  for _, c in ipairs(list) do add(c.svg) end
+  local types = details(inputs, "Per transaction type", types_table)
+  if types ~= "" then add("<h2>Per transaction type</h2>"); add(types) end
+  local ws = details(inputs, "Workload figures", function(d)
+    return d.workload_stats and kv_table(flatten(d.workload_stats, nil, {})) or nil
+  end)
+  if ws ~= "" then add("<h2>Workload figures</h2>"); add(ws) end
+  add("<h2>System metrics</h2>")
+  add(details(inputs, "System", function(d) return system_html(d.system) end))
+  add("</body>")
+  add("</html>")
+  return table.concat(out, "\n") .. "\n"
+end
+
+local function fail(msg)
+  io.stderr:write("FATAL: report: ", msg, "\n")
+  return 1
+end
+
+function M.main(args)
+  local a, err = compare.parse_args(args, { label = "value", output = "value", title = "value", help = "flag" })
+  if not a then return fail(err .. " (see luabench report --help)") end
+  if a.help then io.stdout:write(M.USAGE); return 0 end
+  if #a.inputs == 0 then return fail("no input (see luabench report --help)") end
+  if not a.output then return fail("say where the HTML goes: -o report.html") end
+  local inputs
+  inputs, err = compare.load_inputs(a.inputs)
+  if not inputs then return fail(err) end
+  local ok
+  ok, err = compare.write_output(a.output, M.render(inputs, a.title))
+  if not ok then return fail(err) end
+  io.stderr:write("report: wrote ", a.output, "\n")
+  return 0
+end
+
+return M
