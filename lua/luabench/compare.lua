@@ -208,7 +208,11 @@ M.json_string = jstr
 local function jnum(v)
   if v == nil then return "null" end
   if v == math.floor(v) and math.abs(v) < 1e15 then return string.format("%d", v) end
-  return string.format("%.17g", v)
+  -- The shortest of 15..17 digits that reads back as the same double.
+  for digits = 15, 17 do
+    local text = string.format("%." .. digits .. "g", v)
+    if tonumber(text) == v or digits == 17 then return text end
+  end
 end
 
 local function jval(v)
