@@ -118,8 +118,12 @@ end
 
 -- ---- what ran, in words ------------------------------------------------------------------------
 
+-- Built-in options are named with '-', scripts' own usually with '_' (table_size).
 local function opt(doc, name)
-  return doc.options and doc.options[name]
+  local o = doc.options
+  if not o then return nil end
+  if o[name] ~= nil then return o[name] end
+  return o[(name:gsub("%-", "_"))]
 end
 
 local function grouped(n)

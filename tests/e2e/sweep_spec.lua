@@ -64,13 +64,20 @@ describe("tools/sweep", function()
       assert.are.equal("", row.db_cpu_pct, "not measured without --db-server-*")
       assert.is_true(r.counters.events > 0 and r.status == "ok")
     end
-    for _, chart in ipairs({ "throughput", "latency", "system" }) do
+    for _, chart in ipairs({ "throughput", "queries", "latency", "latency-max", "system" }) do
       local svg = h.read(dir .. "/sweep-" .. chart .. ".svg")
       local png = h.read(dir .. "/sweep-" .. chart .. ".png")
       assert.is_truthy(svg and svg:find("^<%?xml") and svg:find("<svg", 1, true), chart .. ".svg")
       assert.is_truthy(png and #png > 1000 and png:sub(1, 8) == "\137PNG\r\n\26\n", chart .. ".png")
     end
     assert.is_truthy(h.read(dir .. "/sweep-latency.svg"):find("Latency (ms)", 1, true), "axis with its unit")
+    -- One y axis per quantity; titles say what ran, not the file; the maximum has its own chart.
+    local tput = h.read(dir .. "/sweep-throughput.svg")
+    assert.is_falsy(tput:find("Queries per second", 1, true) or tput:find("right axis", 1, true), "qps on the tps chart")
+    assert.is_truthy(tput:find("oltp_point_select, pgsql, 1 tables x 200 rows", 1, true), "title names what ran")
+    assert.is_falsy(tput:find("sweep.csv", 1, true), "title is the file name")
+    assert.is_falsy(h.read(dir .. "/sweep-latency.svg"):find("maximum", 1, true), "maximum squashes the percentiles")
+    assert.is_truthy(h.read(dir .. "/report.html"):find("<svg", 1, true), "tools/sweep wrote report.html")
     -- the table is gone again (--cleanup)
     assert.are.same({ "0" }, h.sql(db, "SELECT count(*) FROM pg_tables WHERE tablename = 'sbtest1'"))
   end)
