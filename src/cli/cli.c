@@ -158,7 +158,9 @@ static void print_usage(struct cli *c)
 	printf("Commands implemented by most workloads: prepare run cleanup help\n\n");
 	printf("Other commands:\n"
 	       "  luabench merge a.json b.json ...   combine results of processes that ran together (luabench merge --help)\n"
-	       "  luabench plot sweep.csv|run.json   charts of a sweep (tools/sweep) or of one run's time series (SVG, PNG)\n\n");
+	       "  luabench plot sweep.csv|run.json   charts of a sweep (tools/sweep) or of one run's time series (SVG, PNG)\n"
+	       "  luabench compare A B ...           results, merged results or sweeps side by side, with ratios (luabench compare --help)\n"
+	       "  luabench report INPUT... -o F.html one self-contained HTML report of runs, sweeps or a comparison\n\n");
 	const char *groups[64];
 	int ng = 0;
 	for (int i = 0; i < c->opts.n; i++) {
