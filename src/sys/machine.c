@@ -70,7 +70,7 @@ static void read_os_release(struct lb_machine *m)
 			v[n - 1] = '\0';
 			v++;
 		}
-		snprintf(m->os, sizeof(m->os), "%s", v);
+		snprintf(m->os, sizeof(m->os), "%.127s", v);
 		break;
 	}
 	fclose(f);
@@ -85,8 +85,8 @@ void lb_machine_read(struct lb_machine *m, const char *proc_root)
 	m->cpus = n > 0 ? (int)n : 0;
 	struct utsname u;
 	if (uname(&u) == 0) {
-		snprintf(m->kernel, sizeof(m->kernel), "%s %s", u.sysname, u.release);
-		snprintf(m->arch, sizeof(m->arch), "%s", u.machine);
+		snprintf(m->kernel, sizeof(m->kernel), "%.60s %.60s", u.sysname, u.release);
+		snprintf(m->arch, sizeof(m->arch), "%.31s", u.machine);
 	}
 	read_os_release(m);
 }
