@@ -93,34 +93,99 @@ end
 
 -- Progress of a parallel prepare (luabench.prepare): thread 0 prints the rows of all threads.
 local progress
+local prepare_lib = require("luabench.prepare")
 
-local function load_table(n, rows)
-  print(string.format("Creating table 'sbtest%d'...", n))
-  con:query(create_table_sql(n))
-  if rows > 0 then
-    print(string.format("Inserting %d records into 'sbtest%d'", rows, n))
+-- A table being loaded carries this comment until its indexes are built: a prepare that was
+-- interrupted leaves it, so run and the next prepare know (the comment costs nothing to set).
+local LOADING = "luabench prepare: loading"
+
+local function dialect() return require("luabench.dialect").of(drv:name()) end
+
+-- nil when table n does not exist, else whether its prepare did not finish.
+local function half_loaded(n)
+  if not prepare_lib.table_exists(con, "sbtest" .. n) then return nil end
+  return con:query_row(dialect().comment("sbtest" .. n)) == LOADING
+end
+
+-- The rows of a half-loaded table. One thread loads a table in id order and each batch commits
+-- whole, so it holds exactly ids 1..n, unless something changed it since.
+local function loaded_rows(n)
+  local t = "sbtest" .. n
+  local max = tonumber(con:query_row(string.format("SELECT COALESCE(MAX(id), 0) FROM %s", t)))
+  if tonumber(con:query_row("SELECT COUNT(*) FROM " .. t)) ~= max then
+    error(string.format("table '%s' was changed after its prepare was interrupted (its ids are not 1..N " ..
+      "any more): run 'cleanup', then 'prepare'", t), 0)
   end
-  local id_col = opt.auto_inc and "" or "id, "
-  con:bulk_insert_init(string.format("INSERT INTO sbtest%d(%sk, c, pad) VALUES", n, id_col))
+  return max
+end
+
+-- Rows first .. last of table n; a resumed load gives the ids (so they continue the ones there).
+local function insert_rows(n, first, last)
+  local explicit = not opt.auto_inc or first > 1
+  con:bulk_insert_init(string.format("INSERT INTO sbtest%d(%sk, c, pad) VALUES", n, explicit and "id, " or ""))
   local rand = sysbench.rand
   local size = opt.table_size
-  for i = 1, rows do
+  for i = first, last do
     local c, pad = rand.string(C_TEMPLATE), rand.string(PAD_TEMPLATE)
-    if opt.auto_inc then
-      con:bulk_insert_next(string.format("(%d, '%s', '%s')", rand.default(1, size), c, pad))
-    else
+    if explicit then
       con:bulk_insert_next(string.format("(%d, %d, '%s', '%s')", i, rand.default(1, size), c, pad))
+    else
+      con:bulk_insert_next(string.format("(%d, '%s', '%s')", rand.default(1, size), c, pad))
     end
-    if i % 1000 == 0 then progress:add(1000) end
+    if (i - first + 1) % 1000 == 0 then progress:add(1000) end
   end
   con:bulk_insert_done()
-  progress:add(rows % 1000)
+  progress:add((last - first + 1) % 1000)
+  if explicit and opt.auto_inc then dialect().restart_keys(con, "sbtest" .. n, "id") end
+end
+
+-- Creates index ix unless a resumed table has it already.
+local function create_index(n, ix, cols, resumed)
+  if resumed and con:query_row(dialect().index_exists("sbtest" .. n, ix)) then return end
+  con:query(string.format("CREATE INDEX %s ON sbtest%d(%s)", ix, n, cols))
+end
+
+-- Loads table n with `rows` rows. A table left by an interrupted prepare is completed (rows,
+-- then the indexes it lacks); a complete one is left as it is. sysbench fails on both.
+local function load_table(n, rows)
+  local t = "sbtest" .. n
+  local half = half_loaded(n)
+  if half == false then
+    print(string.format("Table '%s' is already prepared: not loaded again", t))
+    progress:add(rows)
+    return
+  end
+  local have = 0
+  if half then
+    have = loaded_rows(n)
+    print(string.format("Table '%s' holds %d of %d rows (an interrupted prepare): loading the rest", t, have, rows))
+  else
+    print(string.format("Creating table '%s'...", t))
+    con:query(create_table_sql(n))
+    con:query(dialect().set_comment(t, LOADING))
+    if rows > 0 then
+      print(string.format("Inserting %d records into '%s'", rows, t))
+    end
+  end
+  progress:add(math.min(have, rows))
+  if rows > have then insert_rows(n, have + 1, rows) end
   if opt.secondary and drv:name() == "pgsql" then
-    con:query(string.format("CREATE INDEX xid_%d ON sbtest%d(id)", n, n))
+    create_index(n, "xid_" .. n, "id", half)
   end
   if opt.create_secondary then
-    print(string.format("Creating a secondary index on 'sbtest%d'...", n))
-    con:query(string.format("CREATE INDEX k_%d ON sbtest%d(k)", n, n))
+    print(string.format("Creating a secondary index on '%s'...", t))
+    create_index(n, "k_" .. n, "k", half)
+  end
+  con:query(dialect().set_comment(t, nil))
+end
+
+-- Before a run: a table whose prepare did not finish is named, never used silently.
+local function check_tables()
+  for n = 1, opt.tables do
+    if half_loaded(n) then
+      io.stderr:write(string.format("WARNING: table 'sbtest%d' is half loaded (its prepare was interrupted): " ..
+        "run 'prepare' again, it completes the tables\n", n))
+    end
   end
 end
 
@@ -264,6 +329,16 @@ end
 
 function init()
   assert(event ~= nil, "this script is meant to be included by other OLTP scripts and should not be called directly.")
+  -- Half-loaded tables are named before the run. A driver or server that is not there is
+  -- reported by thread_init, as sysbench does.
+  if sysbench.cmdline.command == "run" and sysbench.sql.driver_known() then
+    apply_variant()
+    if pcall(connect) then
+      check_tables()
+      con:disconnect()
+      con = nil
+    end
+  end
 end
 
 -- Queries --------------------------------------------------------------------------------------

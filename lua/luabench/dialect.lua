@@ -150,6 +150,16 @@ function mysql.constraint_exists(c)
     c)
 end
 
+-- Sets table t's comment (nil: none) / a query whose value is it (no row or NULL: none).
+function pgsql.set_comment(t, text)
+  return fmt("COMMENT ON TABLE %s IS %s", t, text and ("'" .. text .. "'") or "NULL")
+end
+function mysql.set_comment(t, text) return fmt("ALTER TABLE %s COMMENT = '%s'", t, text or "") end
+function pgsql.comment(t) return fmt("SELECT obj_description(to_regclass('%s'), 'pg_class')", t) end
+function mysql.comment(t)
+  return fmt("SELECT table_comment FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name = '%s'", t)
+end
+
 -- A query whose value is the next key of identity column col of table t, taken before the
 -- insert (nil: the server only tells after the insert, see insert_id).
 function pgsql.next_key(t, col)

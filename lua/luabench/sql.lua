@@ -700,6 +700,11 @@ end
 
 local errbuf = ffi.new("char[512]")
 
+-- Whether sql.driver(name) would find a driver (no message either way).
+function sql.driver_known(name)
+  return C.lb_sql_driver_known(worker, name) ~= 0
+end
+
 function sql.driver(name)
   local cfg = C.lb_sql_config(worker, name, errbuf, 512)
   if cfg == nil then

@@ -86,6 +86,15 @@ LB_FFI struct lb_db_config *lb_sql_config(struct lb_worker *w, const char *name,
 	return cfg;
 }
 
+LB_FFI int lb_sql_driver_known(struct lb_worker *w, const char *name)
+{
+	if (!name || !*name)
+		name = lb_opts_str(w->eng->opts, "db-driver");
+	if (!*name)
+		name = lb_dbopts_default_driver(w->eng->opts);
+	return lb_db_find_driver(name) != NULL;
+}
+
 LB_FFI const char *lb_sql_driver_name(struct lb_db_config *cfg)
 {
 	return cfg ? lb_db_driver_name(lb_db_config_driver(cfg)) : "";

@@ -161,3 +161,87 @@ end
     end)
   end)
 end
+
+-- A prepare killed in the middle (SIGKILL, the machine's OOM killer, a lost session): run names
+-- the half-loaded tables instead of using them silently, and prepare again completes them
+-- (rows with the ids that are missing, then the indexes), never loading a table twice; a table
+-- changed since (a run wrote to it) is refused with one line saying what to run.
+for _, driver in ipairs(h.drivers) do
+  describe("an interrupted oltp prepare on " .. driver, function()
+    local db = h.db(driver)
+    local SIZE = 400000
+    local oltp = "oltp_read_write " .. (db or "") .. " --tables=2 --table-size=" .. SIZE
+
+    teardown(function()
+      if db then h.run(oltp .. " cleanup") end
+    end)
+
+    it("is named by run and completed by prepare", function()
+      assert(db, driver .. " sandbox server not available")
+      h.run(oltp .. " cleanup")
+      -- killed once rows are going in, well before the end
+      local log = h.tmpdir() .. "/prepare_" .. driver .. ".out"
+      local p = io.popen(string.format("%s %s --threads=2 prepare > %s 2>&1 & pid=$!; " ..
+        "for i in $(seq 200); do sleep 0.05; grep -q Inserting %s && break; done; sleep 0.5; " ..
+        "kill -9 $pid; wait $pid; echo rc=$?", h.bin, oltp, h.q(log), h.q(log)))
+      local res = p:read("*a")
+      p:close()
+      assert.is_truthy(res:find("rc=137", 1, true), res .. (h.read(log) or ""))
+      local function one(q) return tonumber(h.sql(db, q)[1]) end
+      local function rows(t) return one("SELECT COUNT(*) FROM " .. t) end
+      local before = rows("sbtest1") + rows("sbtest2")
+      assert.is_true(before < 2 * SIZE, "killed before the end: " .. before .. " rows\n" .. res)
+
+      local ro = oltp:gsub("oltp_read_write", "oltp_read_only")
+      local out, err, rc = h.run(ro .. " --events=5 --time=0 run")
+      assert.are.equal(0, rc, err)
+      assert.is_truthy(err:find("WARNING: table 'sbtest%d' is half loaded %(its prepare was interrupted%)"), err)
+
+      out, err, rc = h.run(oltp .. " --threads=2 prepare")
+      assert.are.equal(0, rc, out .. err)
+      assert.is_truthy(out:find("rows (an interrupted prepare): loading the rest", 1, true), out)
+      for _, t in ipairs({ "sbtest1", "sbtest2" }) do
+        assert.are.equal(SIZE, rows(t), out)
+        assert.are.equal(SIZE, one("SELECT COUNT(DISTINCT id) FROM " .. t))
+        assert.are.equal(SIZE, one("SELECT MAX(id) FROM " .. t))
+      end
+      -- the identity continues after the ids given by the resumed load
+      h.sql(db, "INSERT INTO sbtest1 (k, c, pad) VALUES (1, 'x', 'y')")
+      assert.are.equal(SIZE + 1, one("SELECT MAX(id) FROM sbtest1"))
+
+      out, err, rc = h.run(oltp .. " --threads=2 prepare")
+      assert.are.equal(0, rc, out .. err)
+      assert.are.equal(2, h.count(out, "is already prepared: not loaded again"), out)
+      out, err, rc = h.run(oltp .. " --events=5 --time=0 run")
+      assert.are.equal(0, rc, err)
+      assert.is_falsy(err:find("WARNING", 1, true), err)
+    end)
+  end)
+end
+
+for _, driver in ipairs(h.drivers) do
+  describe("a half-loaded oltp table written to by a run, on " .. driver, function()
+    local db = h.db(driver)
+    local oltp = "oltp_read_write " .. (db or "") .. " --tables=1 --table-size=1000"
+
+    teardown(function()
+      if db then h.run(oltp .. " cleanup") end
+    end)
+
+    it("is refused by prepare with one line saying what to run", function()
+      assert(db, driver .. " sandbox server not available")
+      h.run(oltp .. " cleanup")
+      -- a half-loaded table as an interrupted prepare leaves it, then rows written past its ids
+      local _, err, rc = h.run(oltp:gsub("1000", "100") .. " prepare")
+      assert.are.equal(0, rc, err)
+      local d = require("luabench.dialect").of(driver)
+      h.sql(db, d.set_comment("sbtest1", "luabench prepare: loading"))
+      h.sql(db, "INSERT INTO sbtest1 (id, k, c, pad) VALUES (900, 1, 'x', 'y')")
+      local out
+      out, err, rc = h.run(oltp .. " prepare")
+      assert.are.equal(1, rc, out .. err)
+      assert.is_truthy(err:find("table 'sbtest1' was changed after its prepare was interrupted (its ids are not 1..N any more): run 'cleanup', then 'prepare'", 1, true), err)
+      assert.are.equal(1, h.count(err, "\n"), err)
+    end)
+  end)
+end

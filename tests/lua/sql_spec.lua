@@ -9,6 +9,16 @@ local function run(script, opts)
 end
 
 describe("sysbench.sql", function()
+  it("driver_known says whether a driver answers to a name, without a message", function()
+    local out, err, rc = h.run("- --verbosity=1 --db-driver=null", { stdin = [[
+      print("KNOWN", sysbench.sql.driver_known(), sysbench.sql.driver_known("null"),
+        sysbench.sql.driver_known("bogus"), sysbench.sql.driver_known(""))
+    ]] })
+    assert.are.equal(0, rc, err)
+    assert.are.equal("KNOWN\ttrue\ttrue\tfalse\ttrue", out:match("KNOWN[^\n]*"))
+    assert.are.equal("", err)
+  end)
+
   it("the null driver answers everything, and misuse gets one clear line", function()
     local out = run([[
       local drv = sysbench.sql.driver()
