@@ -129,6 +129,32 @@ sysbench.cmdline.commands = {
     assert.is_truthy(err:find("ALERT: cannot write the result file '" .. dir .. "/r.json'", 1, true), err)
   end)
 
+  it("a full disk at the end keeps the previous result file intact and leaves no temporary file", function()
+    local mnt = h.tmpdir() .. "/full"
+    os.execute("mkdir -p " .. h.q(mnt))
+    if os.execute("mount -t tmpfs -o size=256k lbfull " .. h.q(mnt) .. " 2>/dev/null") ~= 0 then
+      assert.is_falsy(os.getenv("CI") == "true", "CI=true: the disk-full test needs to mount a tmpfs (root)")
+      pending("needs root to mount a tmpfs")
+      return
+    end
+    finally(function() os.execute("umount " .. h.q(mnt) .. " 2>/dev/null") end)
+    local previous = '{"status": "ok", "previous": true}\n'
+    local f = assert(io.open(mnt .. "/r.json", "w"))
+    f:write(previous)
+    f:close()
+    os.execute("dd if=/dev/zero of=" .. h.q(mnt .. "/filler") .. " bs=4k 2>/dev/null")
+    local out, err, rc = h.run("cpu --events=2000 --time=0 --report-interval=1 --output=" .. h.q(mnt .. "/r.json") .. " run")
+    assert.are.equal(1, rc, err)
+    assert.is_truthy(err:find("ALERT: cannot write the result file '" .. mnt .. "/r.json'", 1, true), err)
+    assert.is_truthy(err:lower():find("no space left on device", 1, true), err)
+    assert.are.equal(previous, h.read(mnt .. "/r.json"))
+    local p = io.popen("ls " .. h.q(mnt))
+    local files = p:read("*a")
+    p:close()
+    assert.are.equal("filler\nr.json\n", files)
+    assert.is_truthy(out:find("General statistics", 1, true), "the report is still printed")
+  end)
+
   it("--percentile lists each percentile once, in the order given", function()
     local out, err, rc = h.run("cpu --events=200 --time=0 --percentile=99,95,99,95 --format=json run")
     assert.are.equal(0, rc, err)
