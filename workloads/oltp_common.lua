@@ -204,6 +204,9 @@ function cmd_prepare()
   end)
   if not ok then
     progress:fail()
+    -- the tables it leaves are completed by the next prepare
+    if type(err) == "table" then err = err.sql_errmsg or err.message or tostring(err) end
+    if err ~= "another loader thread failed" then err = err .. " (run 'prepare' again: it completes the tables)" end
     error(err, 0)
   end
   -- Thread 0 keeps reporting until every thread has finished its tables.

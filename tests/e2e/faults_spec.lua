@@ -5,7 +5,7 @@
 -- Runs alone: it freezes the shared sandbox servers.
 local h = require("helpers")
 
-local TIME, GRACE, STALL = 3, 1, 7
+local TIME, GRACE, STALL = 3, 1, 4
 
 -- Runs `args` with the server stalled from 1.5 s for STALL s; returns the text output, the JSON
 -- result, the exit code and the elapsed seconds. Waits for the server to resume before returning.
@@ -169,7 +169,7 @@ end
 for _, driver in ipairs(h.drivers) do
   describe("an interrupted oltp prepare on " .. driver, function()
     local db = h.db(driver)
-    local SIZE = 400000
+    local SIZE = 250000
     local oltp = "oltp_read_write " .. (db or "") .. " --tables=2 --table-size=" .. SIZE
 
     teardown(function()
@@ -220,6 +220,44 @@ for _, driver in ipairs(h.drivers) do
 end
 
 for _, driver in ipairs(h.drivers) do
+  describe("a server restart during an oltp prepare on " .. driver, function()
+    local db = h.db(driver)
+    local oltp = "oltp_read_write " .. (db or "") .. " --tables=2 --table-size=200000"
+
+    teardown(function()
+      if db then h.run(oltp .. " cleanup") end
+    end)
+
+    it("fails in one line that says to prepare again, and prepare again completes the tables", function()
+      assert(db, driver .. " sandbox server not available")
+      h.run(oltp .. " cleanup")
+      local log = h.tmpdir() .. "/restart_prepare_" .. driver .. ".err"
+      local outlog = h.tmpdir() .. "/restart_prepare_" .. driver .. ".out"
+      -- restarted once rows are going in
+      local p = io.popen(string.format("%s %s --threads=2 prepare >%s 2>%s & pid=$!; " ..
+        "for i in $(seq 200); do sleep 0.05; grep -q Inserting %s && break; done; sleep 0.2; " ..
+        "%s/tools/sandbox-db restart %s >/dev/null 2>&1; wait $pid; echo rc=$?",
+        h.bin, oltp, h.q(outlog), h.q(log), h.q(outlog), h.root, driver))
+      local res = p:read("*a")
+      p:close()
+      local err = h.read(log) or ""
+      assert.is_truthy(res:find("rc=1", 1, true), res .. err)
+      -- one line (per thread when their errors differ), each saying what to run
+      local lines = 0
+      for l in err:gmatch("[^\n]+") do
+        lines = lines + 1
+        assert.is_truthy(l:find("run 'prepare' again: it completes the tables", 1, true), err)
+      end
+      assert.is_true(lines >= 1 and lines <= 2, err)
+      local out, rc
+      out, err, rc = h.run(oltp .. " --threads=2 prepare")
+      assert.are.equal(0, rc, out .. err)
+      for _, t in ipairs({ "sbtest1", "sbtest2" }) do
+        assert.are.equal("200000", h.sql(db, "SELECT COUNT(*) FROM " .. t)[1])
+      end
+    end)
+  end)
+
   describe("a half-loaded oltp table written to by a run, on " .. driver, function()
     local db = h.db(driver)
     local oltp = "oltp_read_write " .. (db or "") .. " --tables=1 --table-size=1000"
