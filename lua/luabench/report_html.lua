@@ -74,7 +74,7 @@ local function server_text(d)
   local drv = results.driver(d)
   if not drv then return nil end
   local function first(v) return type(v) == "table" and table.concat(v, ",") or v end
-  local parts = { drv }
+  local parts = { d.server_version or drv }
   if o[drv .. "-host"] then parts[#parts + 1] = "host " .. tostring(first(o[drv .. "-host"])) end
   if o[drv .. "-port"] then parts[#parts + 1] = "port " .. tostring(first(o[drv .. "-port"])) end
   if o[drv .. "-db"] then parts[#parts + 1] = "database " .. tostring(o[drv .. "-db"]) end

@@ -427,6 +427,7 @@ function Driver:connect_physical()
     local msg = ffi.string(C.lb_db_conn_error(c).message)
     raise("connection creation failed: " .. msg)
   end
+  C.lb_sql_connected(worker, c)
   local box = ffi.new("struct lb_sql_result[1]")
   box[0].conn = c
   local con = setmetatable({ conn = c, driver = self, rs_box = box, rs = box + 0, error = 0,

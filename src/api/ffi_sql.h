@@ -32,6 +32,9 @@ struct lb_sql_result {
 LB_FFI struct lb_db_config *lb_sql_config(struct lb_worker *w, const char *name, char *err,
 					  uint32_t errlen);
 LB_FFI const char *lb_sql_driver_name(struct lb_db_config *cfg);
+/* Notes the server's product and version from connection c for the run's result (the first
+ * connection of the run that tells it). */
+LB_FFI void lb_sql_connected(struct lb_worker *w, struct lb_db_conn *c);
 /* 1 when a driver answers to name (NULL or "": --db-driver, else the default), quietly. */
 LB_FFI int lb_sql_driver_known(struct lb_worker *w, const char *name);
 /* Blocking calls that count the statement in the worker's read/write/other/error counters

@@ -86,6 +86,21 @@ LB_FFI struct lb_db_config *lb_sql_config(struct lb_worker *w, const char *name,
 	return cfg;
 }
 
+LB_FFI void lb_sql_connected(struct lb_worker *w, struct lb_db_conn *c)
+{
+	struct lb_engine *e = w->eng;
+	int none = 0;
+	if (__atomic_load_n(&e->server_set, __ATOMIC_ACQUIRE))
+		return;
+	char v[sizeof(e->server)];
+	lb_db_conn_server_version(c, v, sizeof(v));
+	if (!v[0] || !__atomic_compare_exchange_n(&e->server_set, &none, 1, false, __ATOMIC_ACQ_REL,
+						  __ATOMIC_RELAXED))
+		return;
+	memcpy(e->server, v, sizeof(v));
+	__atomic_store_n(&e->server_set, 2, __ATOMIC_RELEASE);
+}
+
 LB_FFI int lb_sql_driver_known(struct lb_worker *w, const char *name)
 {
 	if (!name || !*name)

@@ -208,6 +208,14 @@ int32_t lb_db_conn_in_transaction(const struct lb_db_conn *c)
 	return c->ops->in_transaction((struct lb_db_conn *)c) ? 1 : 0;
 }
 
+void lb_db_conn_server_version(const struct lb_db_conn *c, char *buf, size_t len)
+{
+	if (len)
+		buf[0] = '\0';
+	if (c && c->state == LB_DB_STATE_IDLE && c->ops->server_version && len)
+		c->ops->server_version((struct lb_db_conn *)c, buf, len);
+}
+
 const char *lb_db_conn_endpoint(const struct lb_db_conn *c)
 {
 	return c && c->ep ? c->ep->label : "";

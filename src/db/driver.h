@@ -273,6 +273,8 @@ const char *lb_db_conn_endpoint(const struct lb_db_conn *c);
  * inside one. mysql may still say 1 after a deadlock the server already rolled back (a ROLLBACK
  * then does no harm). */
 int32_t lb_db_conn_in_transaction(const struct lb_db_conn *c);
+/* The server's product and version ("" when not connected or the driver cannot tell). */
+void lb_db_conn_server_version(const struct lb_db_conn *c, char *buf, size_t len);
 
 /* ---- statements (blocking) ------------------------------------------------------------------ */
 
@@ -356,7 +358,7 @@ int32_t lb_db_wait(struct lb_db_conn *c, struct lb_db_result *out);
  * LB_DB_PENDING (after setting the wait descriptor) or a negative code (after setting the
  * error descriptor). */
 
-#define LB_DB_OPS_VERSION 3 /* 2: options, read_options; 3: in_transaction */
+#define LB_DB_OPS_VERSION 4 /* 2: options, read_options; 3: in_transaction; 4: server_version */
 
 enum lb_db_dialect {
 	LB_DB_DIALECT_PGSQL = 1,  /* '' strings, E'' escapes, "ids", $tag$ quotes, nested comments */
@@ -407,6 +409,9 @@ struct lb_db_ops {
 	/* optional: 1 if the idle session is inside a transaction, from what the library already
 	 * knows (no I/O); NULL = cannot tell (lb_db_conn_in_transaction() says 0) */
 	int (*in_transaction)(struct lb_db_conn *c);
+	/* optional: the server's product and version as the library learnt them when connecting
+	 * (no I/O), e.g. "PostgreSQL 15.10" or "MariaDB 10.11.6-MariaDB-0+deb12u1"; NULL = unknown */
+	void (*server_version)(struct lb_db_conn *c, char *buf, size_t len);
 };
 
 #endif

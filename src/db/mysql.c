@@ -398,6 +398,15 @@ static int my_in_transaction(struct lb_db_conn *c)
 	return m && (m->server_status & SERVER_STATUS_IN_TRANS);
 }
 
+/* The handshake's version string: MariaDB says so in it ("10.11.6-MariaDB-0+deb12u1"). */
+static void my_server_version(struct lb_db_conn *c, char *buf, size_t len)
+{
+	MYSQL *m = M(c)->m;
+	const char *v = m ? mysql_get_server_info(m) : NULL;
+	if (v)
+		snprintf(buf, len, "%s %s", strstr(v, "MariaDB") ? "MariaDB" : "MySQL", v);
+}
+
 /* ---- stepping ------------------------------------------------------------------------------ */
 
 static int continue_phase(struct lb_db_conn *c, int st)
@@ -501,4 +510,5 @@ const struct lb_db_ops lb_db_mysql_ops = {
 	.options = lb_mysql_options,
 	.read_options = lb_mysql_read_options,
 	.in_transaction = my_in_transaction,
+	.server_version = my_server_version,
 };

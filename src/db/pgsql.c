@@ -752,6 +752,15 @@ static int pg_in_transaction(struct lb_db_conn *c)
 	return st == PQTRANS_INTRANS || st == PQTRANS_INERROR;
 }
 
+/* server_version is a parameter the server reports at startup ("15.10 (Debian 15.10-0+deb12u1)"). */
+static void pg_server_version(struct lb_db_conn *c, char *buf, size_t len)
+{
+	PGconn *pg = P(c)->pg;
+	const char *v = pg ? PQparameterStatus(pg, "server_version") : NULL;
+	if (v)
+		snprintf(buf, len, "PostgreSQL %s", v);
+}
+
 const struct lb_db_ops lb_db_pgsql_ops = {
 	.version = LB_DB_OPS_VERSION,
 	.name = "pgsql",
@@ -777,4 +786,5 @@ const struct lb_db_ops lb_db_pgsql_ops = {
 	.options = lb_pgsql_options,
 	.read_options = lb_pgsql_read_options,
 	.in_transaction = pg_in_transaction,
+	.server_version = pg_server_version,
 };

@@ -139,6 +139,10 @@ struct lb_engine {
 	 * out, or a signal), and the longest any of them had been running. Atomic. */
 	uint64_t cut_off;
 	int64_t cut_off_age_max_ns;
+	/* The database server's product and version, from the first connection that told it
+	 * (server_set: 0 none, 1 being written, 2 written). */
+	char server[128];
+	int server_set;
 
 	struct {
 		const struct lb_ext_kind *kind;

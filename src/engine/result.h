@@ -88,6 +88,7 @@ struct lb_result {
 	const struct lb_thread_figures *threads;
 	uint64_t unfinished;        /* events in flight at a forced shutdown */
 	uint64_t cut_off;           /* events whose statement the end of the run cut off */
+	const char *server;         /* the database server's product and version, NULL unknown */
 	int64_t cut_off_age_max_ns; /* the longest such an event had been running */
 	uint64_t overflow;          /* latencies beyond the histogram's range */
 	int64_t max_lag_ns;         /* rate mode: the largest start lag */

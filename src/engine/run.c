@@ -427,6 +427,7 @@ static void window_result(struct lb_engine *e, int64_t end_ns, const char *statu
 	if (e->forced)
 		r->unfinished = b->cur.concurrency;
 	r->cut_off = __atomic_load_n(&e->cut_off, __ATOMIC_RELAXED);
+	r->server = __atomic_load_n(&e->server_set, __ATOMIC_ACQUIRE) == 2 ? e->server : NULL;
 	r->cut_off_age_max_ns = __atomic_load_n(&e->cut_off_age_max_ns, __ATOMIC_RELAXED);
 	r->max_lag_ns = e->sched.max_lag_ns;
 	r->unserved_arrivals = e->unserved_arrivals;

@@ -598,6 +598,8 @@ static cJSON *merged_doc(struct merge *m, const struct lb_result *r, const char 
 		cJSON_ReplaceItemInObjectCaseSensitive(doc, "machine", cJSON_Duplicate(get(m->first, "machine"), true));
 	else
 		cJSON_DeleteItemFromObjectCaseSensitive(doc, "machine");
+	if (get(m->first, "server_version"))
+		doc = insert_after(doc, "machine", "server_version", cJSON_CreateString(str(m->first, "server_version")));
 	if (get(m->first, "command_line"))
 		doc = insert_after(doc, "threads", "command_line", cJSON_CreateString(str(m->first, "command_line")));
 	if (get(m->first, "options"))

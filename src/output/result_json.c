@@ -297,8 +297,10 @@ static cJSON *header_json(const struct lb_result *r)
 	gethostname(host, sizeof(host) - 1);
 	cJSON_AddStringToObject(root, "hostname", host);
 	cJSON_AddItemToObject(root, "machine", machine_json());
+	if (r->server)
+		cJSON_AddStringToObject(root, "server_version", r->server);
 	cJSON_AddStringToObject(root, "status", r->status);
-	cJSON_AddBoolToObject(root, "interrupted", strcmp(r->status, "ok") != 0 && strcmp(r->status, "error") != 0);
+	cJSON_AddBoolToObject(root, "interrupted", !strcmp(r->status, "interrupted") || !strcmp(r->status, "forced_shutdown"));
 	if (r->error)
 		cJSON_AddStringToObject(root, "error", r->error);
 	else

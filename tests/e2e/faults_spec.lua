@@ -66,10 +66,14 @@ for _, driver in ipairs(h.drivers) do
       end)
     end
 
-    it("works again once the server resumes", function()
-      local out, err, rc = h.run(oltp .. " --threads=2 --time=1 run")
+    it("works again once the server resumes, and the result names the server", function()
+      local out, err, rc = h.run(oltp .. " --threads=2 --time=1 --format=json run")
       assert.are.equal(0, rc, err)
-      assert.is_truthy(out:find("transactions:%s+[1-9]"), out)
+      local doc = h.json(out)
+      assert.is_true(doc.counters.events > 0, out)
+      assert.are.equal("ok", doc.status)
+      assert.is_false(doc.interrupted)
+      assert.is_truthy(doc.server_version:find(driver == "pgsql" and "^PostgreSQL 1%d" or "^MariaDB 1%d"), doc.server_version)
     end)
   end)
 end
