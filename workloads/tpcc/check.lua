@@ -90,6 +90,15 @@ ORDER BY 2, 3, 4]] },
 
 local MSG = 480
 
+-- A query that survives one lost connection: the SQL layer has reconnected by the time it
+-- raises RESTART_EVENT (a server restart during check), so the condition is asked again.
+local function query_again_once(con, sql)
+  local ok, rs = pcall(con.query, con, sql)
+  if ok then return rs end
+  if type(rs) == "table" and rs.errcode == sysbench.error.RESTART_EVENT then return con:query(sql) end
+  error(rs, 0)
+end
+
 function M.check()
   local s = common.settings()
   local tid, nthreads = sysbench.tid, s.threads
@@ -118,7 +127,7 @@ function M.check()
       local c = CONDITIONS[i]
       local t0 = luabench.time()
       local sql = c[4]:gsub("{([%w_]+)}", s.t) .. " LIMIT " .. LIMIT
-      local rs = con:query(sql)
+      local rs = query_again_once(con, sql)
       local rows = rs.nrows
       if rows == 0 then
         status[i - 1] = 1
