@@ -21,6 +21,7 @@ local sb = {
   role = C_.role,
   threads = C_.threads,
   additions = C_.additions, -- false when running as sysbench: print only what sysbench prints
+  _tracebacks = C_.tracebacks, -- --debug (not as sysbench): event errors carry a traceback
   error = { NONE = 0, RESTART_EVENT = 1 },
   hooks = {},
   worker = worker,

@@ -20,11 +20,28 @@ local function is_restart(ret)
   return type(ret) == "table" and ret.errcode == RESTART_EVENT
 end
 
+-- How event() is called. With --debug a failing event's message carries the traceback taken
+-- where it failed (the script's frames), not where the loop re-raises it; error objects
+-- (RESTART_EVENT descriptors) pass unchanged. Without --debug, a plain pcall: nothing to pay.
+local traceback = require("debug").traceback -- (the global `debug` may be the --debug option)
+local function add_traceback(err)
+  if type(err) ~= "string" then return err end
+  local text = traceback(err, 2) -- level 2: from the failing function (not a tail call)
+  return text
+end
+local function call_with_traceback(f, ...)
+  return xpcall(f, add_traceback, ...)
+end
+local function protected_call()
+  return sb._tracebacks and call_with_traceback or pcall
+end
+
 local function thread_loop(tid)
   local w = sb.worker
   local event = get_event()
   local next_event = C.lb_event_next
   local hooks = sb.hooks
+  local pcall = protected_call()
   local t = next_event(w, -1)
   while t >= 0 do
     local ok, ret = pcall(event, tid)
@@ -73,6 +90,7 @@ local function user_main(U, i, tid, event)
   local hooks = sb.hooks
   local uid = C.lb_users_global_id(w, i)
   local backoff_ns = 0
+  local pcall = protected_call()
   if user_init then user_init(uid) end
   local t = C.lb_user_event_next(w, -1, 0)
   while t >= 0 do
@@ -104,8 +122,10 @@ local function user_main(U, i, tid, event)
       C.lb_counter_add(w, FAILED, 1)
       if not U.reported then
         U.reported = true
-        io.stderr:write(string.format("ALERT: user %d: %s (further user errors are only counted)\n",
-          uid, tostring(type(ret) == "table" and (ret.sql_errmsg or ret.message) or ret)))
+        local msg = tostring(type(ret) == "table" and (ret.sql_errmsg or ret.message) or ret)
+        local first, tb = msg:match("^(.-)(\nstack traceback:.*)$") -- (--debug)
+        io.stderr:write(string.format("ALERT: user %d: %s (further user errors are only counted)%s\n",
+          uid, first or msg, tb or ""))
       end
       C.lb_event_abandon(w)
       -- Back off: a user failing at once, every time (no wait inside the event, no think time

@@ -12,6 +12,7 @@
 #include "bind/vm.h"
 #include "engine/engine.h"
 #include "lb_config.h"
+#include "util/log.h"
 #include "util/opt.h"
 #include "util/util.h"
 #include "engine/worker.h"
@@ -218,6 +219,9 @@ void lb_capi_install(struct lb_vm *vm)
 	lua_setfield(L, -2, "api_version");
 	lua_pushboolean(L, e->additions);
 	lua_setfield(L, -2, "additions");
+	/* --debug: the event loop takes tracebacks where event() fails (runner.lua) */
+	lua_pushboolean(L, e->additions && lb_log_verbosity() >= LB_LOG_DEBUG);
+	lua_setfield(L, -2, "tracebacks");
 	if (e->version_string) {
 		lua_pushstring(L, e->version_string);
 		lua_setfield(L, -2, "version_string");

@@ -23,14 +23,22 @@ static int on_panic(lua_State *L)
 	abort();
 }
 
+#define TRACEBACKS_KEY "luabench.tracebacks"
+
 /* Message handler for every protected call: keeps error objects (tables) as they are so
- * RESTART_EVENT descriptors survive, and keeps a traceback for --debug. */
+ * RESTART_EVENT descriptors survive, and adds a traceback for --debug (not as sysbench, which
+ * prints none). The handler runs where the error was raised, so the traceback shows the
+ * script's frames; a message that already carries one (the event loop's own handler in
+ * runner.lua took it where event() failed) is not given a second one from the re-raise. */
 static int on_error(lua_State *L)
 {
-	if (lb_log_verbosity() >= LB_LOG_DEBUG && lua_type(L, 1) == LUA_TSTRING) {
-		luaL_traceback(L, L, lua_tostring(L, 1), 1);
+	if (lb_log_verbosity() < LB_LOG_DEBUG || lua_type(L, 1) != LUA_TSTRING)
 		return 1;
-	}
+	lua_getfield(L, LUA_REGISTRYINDEX, TRACEBACKS_KEY);
+	bool wanted = lua_toboolean(L, -1);
+	lua_pop(L, 1);
+	if (wanted && !strstr(lua_tostring(L, 1), "\nstack traceback:"))
+		luaL_traceback(L, L, lua_tostring(L, 1), 1);
 	return 1;
 }
 
@@ -203,6 +211,8 @@ struct lb_vm *lb_vm_new(struct lb_engine *eng, struct lb_worker *w, char *err, s
 	vm->eng = eng;
 	vm->w = w;
 	lua_atpanic(L, on_panic);
+	lua_pushboolean(L, eng->additions && lb_log_verbosity() >= LB_LOG_DEBUG);
+	lua_setfield(L, LUA_REGISTRYINDEX, TRACEBACKS_KEY);
 	luaL_openlibs(L);
 	set_paths(L);
 	install_searchers(L);

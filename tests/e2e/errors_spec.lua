@@ -64,6 +64,52 @@ describe("bad input", function()
     end)
   end
 
+  describe("--debug tracebacks", function()
+    local deep = h.write("deep.lua", "local function inner(x)\n  local t = nil\n  return t.field + x\nend\n" ..
+      "local function outer(x)\n  return inner(x) + 1\nend\nfunction event()\n  outer(1)\nend\n")
+
+    -- taken where event() failed: the script's frames, not the event loop's re-raise
+    local function script_frames(err)
+      assert.is_truthy(err:find(deep .. ":3: attempt to index local 't'", 1, true), err)
+      local tb = err:match("stack traceback:\n(.*)$")
+      assert.is_truthy(tb, err)
+      assert.is_truthy(tb:find("^%s*" .. deep:gsub("%p", "%%%0") .. ":3: in function 'inner'\n"), err)
+      assert.is_truthy(tb:find(deep .. ":6: in function 'outer'", 1, true), err)
+      assert.is_truthy(tb:find(deep .. ":9: in function", 1, true), err)
+      assert.is_falsy(tb:find("in function 'error'", 1, true), err)
+      assert.are.equal(1, h.count(err, "stack traceback:"), err)
+    end
+
+    it("of a thread", function()
+      local out, err, rc = h.run(h.q(deep) .. " --debug --events=1 run")
+      assert.are.equal(1, rc, err)
+      assert.is_truthy(err:find("`thread_run' function failed: ", 1, true), err)
+      script_frames(err)
+    end)
+
+    it("of an emulated user", function()
+      local out, err, rc = h.run(h.q(deep) .. " --debug --users=1 --time=1 run")
+      assert.are.equal(1, rc, err)
+      assert.is_truthy(err:find("ALERT: user 0: " .. deep .. ":3: attempt to index local 't' (a nil value) " ..
+        "(further user errors are only counted)\nstack traceback:", 1, true), err)
+      script_frames(err)
+    end)
+
+    it("of thread_init, from where it failed", function()
+      local out, err, rc = h.run(h.q(init_err) .. " --debug --events=1 run")
+      assert.are.equal(1, rc, err)
+      assert.is_truthy(err:find(init_err .. ":2: no db here\nstack traceback:\n", 1, true), err)
+      assert.is_truthy(err:find(init_err .. ":2: in function <", 1, true), err)
+      assert.are.equal(1, h.count(err, "stack traceback:"), err)
+    end)
+
+    it("none without --debug", function()
+      local out, err, rc = h.run(h.q(deep) .. " --events=1 run")
+      assert.are.equal(1, rc, err)
+      assert.is_falsy(err:find("traceback", 1, true), err)
+    end)
+  end)
+
   it("never prints a password given on the command line", function()
     local out, err, rc = h.run("cpu --my-password=hunter2 --time=1 run")
     assert.are.equal(1, rc)
