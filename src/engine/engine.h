@@ -122,7 +122,9 @@ struct lb_engine {
 	bool threads_stuck;          /* forced shutdown/timeout: workers may still run, _exit */
 	int initialized;             /* workers past thread_init */
 	bool started;                /* start barrier released */
-	bool end_read;               /* the end of the run is read: workers may close connections */
+	bool end_read;               /* the end of the run is read (system metrics) */
+	uint64_t proc_reads_asked;   /* workers about to close connections asked for a reading of */
+	uint64_t proc_reads_done;    /* the server processes' CPU (run.c, read_before_close) */
 	bool forced;                 /* forced shutdown fired */
 	char *fatal;                 /* first fatal error message */
 	struct lb_snap window_base;  /* baseline of the current statistics window */

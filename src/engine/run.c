@@ -82,17 +82,42 @@ static bool worker_barrier(struct lb_worker *w, int init_rc)
 	return go;
 }
 
-/* The monitor reads the system's counters at the end of the run before the workers run
- * thread_done and close their connections: a database server's backends exit with them and
- * their CPU time would go uncounted. Bounded, so a stuck monitor can't hold the workers. */
-static void wait_end_read(struct lb_engine *e)
+/* A worker runs thread_done and closes its connections as soon as its own loop ends, as in
+ * sysbench (a connection kept open until every worker has finished could hold locks another
+ * worker waits for). When database server processes are watched (--db-server-pid/-name), the
+ * monitor first adds up their CPU time: a server process exits with its connection and its
+ * time would go uncounted. A worker asks for that reading and waits for it (bounded, so a
+ * stuck monitor can't hold it), never for the other workers. */
+static void read_before_close(struct lb_engine *e)
 {
+	if (!lb_sysmon_watches_procs(e->sysmon))
+		return;
 	struct timespec ts;
 	clock_gettime(CLOCK_REALTIME, &ts);
 	ts.tv_sec += 10;
 	pthread_mutex_lock(&e->lock);
-	while (!e->end_read && pthread_cond_timedwait(&e->cond, &e->lock, &ts) == 0)
+	uint64_t ticket = ++e->proc_reads_asked;
+	pthread_mutex_unlock(&e->lock);
+	sem_post(&e->wake);
+	pthread_mutex_lock(&e->lock);
+	while (!e->end_read && e->proc_reads_done < ticket &&
+	       pthread_cond_timedwait(&e->cond, &e->lock, &ts) == 0)
 		;
+	pthread_mutex_unlock(&e->lock);
+}
+
+/* The monitor's side of read_before_close. */
+static void serve_proc_reads(struct lb_engine *e)
+{
+	pthread_mutex_lock(&e->lock);
+	uint64_t asked = e->proc_reads_asked;
+	pthread_mutex_unlock(&e->lock);
+	if (asked == e->proc_reads_done)
+		return;
+	lb_sysmon_note_procs(e->sysmon);
+	pthread_mutex_lock(&e->lock);
+	e->proc_reads_done = asked;
+	pthread_cond_broadcast(&e->cond);
 	pthread_mutex_unlock(&e->lock);
 }
 
@@ -139,7 +164,7 @@ static void *worker_thread(void *arg)
 	__atomic_sub_fetch(&e->looping, 1, __ATOMIC_RELEASE);
 	sem_post(&e->wake);
 	if (go)
-		wait_end_read(e);
+		read_before_close(e);
 	if (go && rc == 0 && e->host->call(w->vm, "thread_done", true, err, ERRLEN) < 0) {
 		char *msg = lb_xasprintf("`thread_done' function failed: %s", err);
 		lb_engine_fail(e, msg);
@@ -509,6 +534,7 @@ static bool monitor_loop(struct lb_engine *e, struct monitor *m)
 	bool told = false;
 	while (__atomic_load_n(&e->looping, __ATOMIC_ACQUIRE) > 0) {
 		wait_until(e, next_wake(e, m));
+		serve_proc_reads(e);
 		int64_t now = lb_engine_now(e);
 		int interrupts = __atomic_load_n(&e->interrupts, __ATOMIC_RELAXED);
 		if (interrupts && !told) {

@@ -376,9 +376,11 @@ static void account_procs(struct lb_sysmon *m, struct raw *r)
 		if (m->procs[i].match)
 			m->seen[m->nseen++] = m->procs[i];
 	m->scanned = true;
-	r->db_user = m->db_user;
-	r->db_sys = m->db_sys;
-	r->db_n = n;
+	if (r) {
+		r->db_user = m->db_user;
+		r->db_sys = m->db_sys;
+		r->db_n = n;
+	}
 }
 
 static void take_reading(struct lb_sysmon *m, struct raw *r, int64_t now_ns)
@@ -646,6 +648,17 @@ int lb_sysmon_sample(struct lb_sysmon *m, int64_t now_ns)
 const struct lb_sys_sample *lb_sysmon_at(const struct lb_sysmon *m, int index)
 {
 	return m && index >= 0 && index < m->nsamples ? &m->samples[index] : NULL;
+}
+
+bool lb_sysmon_watches_procs(const struct lb_sysmon *m)
+{
+	return m && (m->conf.npids || m->conf.nnames);
+}
+
+void lb_sysmon_note_procs(struct lb_sysmon *m)
+{
+	if (m && m->scanned && !m->stopped)
+		account_procs(m, NULL);
 }
 
 void lb_sysmon_stop(struct lb_sysmon *m, int64_t now_ns)

@@ -86,6 +86,12 @@ int lb_sysmon_sample(struct lb_sysmon *m, int64_t now_ns);
 const struct lb_sys_sample *lb_sysmon_at(const struct lb_sysmon *m, int index);
 /* A new statistics window starts now (end of warm-up, checkpoint). */
 void lb_sysmon_new_window(struct lb_sysmon *m, int64_t now_ns);
+/* Whether database server processes are watched (--db-server-pid/--db-server-name). */
+bool lb_sysmon_watches_procs(const struct lb_sysmon *m);
+/* Adds the CPU the watched processes used so far to the totals, without a sample: called
+ * before a worker closes its connections, whose server processes exit and take their CPU
+ * time with them (the next reading would no longer see it). */
+void lb_sysmon_note_procs(struct lb_sysmon *m);
 /* The run is over: later windows end at this reading. */
 void lb_sysmon_stop(struct lb_sysmon *m, int64_t now_ns);
 /* Fills `out` with the current window up to now (or the stop); false (and nothing to free) without a monitor. */
