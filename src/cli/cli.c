@@ -18,6 +18,7 @@
 #include "output/personality.h"
 #include "output/result_json.h"
 #include "output/run_output.h"
+#include "output/thresholds.h"
 #include "sys/sysmetrics.h"
 #include "util/clock.h"
 #include "util/log.h"
@@ -35,6 +36,7 @@ struct cli {
 	const char *test;    /* positional 1 */
 	const char *command; /* positional 2 */
 	bool usage;          /* err is a command-line mistake (usage_error), not a failure */
+	struct lb_thresholds thresholds; /* --threshold */
 	char err[ERRLEN];
 };
 
@@ -298,7 +300,11 @@ static int run_command(struct cli *c)
 		}
 		struct lb_run_output out;
 		lb_run_output_init(&out, e, c->p);
+		out.thresholds = &c->thresholds;
 		int rc = lb_engine_run(e);
+		/* Failed thresholds make a run that succeeded otherwise exit with 4. */
+		if (rc == 0 && out.thresholds_failed)
+			rc = LB_EXIT_THRESHOLDS;
 		if (!e->threads_stuck)
 			lb_run_output_fini(&out);
 		return rc;
@@ -332,6 +338,8 @@ static int setup(struct cli *c, int argc, char **argv)
 		return -1;
 	if (cfg.output_path && lb_result_check_path(cfg.output_path, c->err, ERRLEN) < 0)
 		return -1;
+	if (lb_thresholds_read(&c->thresholds, &c->opts, c->err, ERRLEN) < 0)
+		return -1;
 	if (c->p->additions && lb_dbopts_check_driver(&c->opts, c->err, ERRLEN) < 0)
 		return -1;
 	/* Before the banner and for any command, as sysbench checks it with the options. */
@@ -357,6 +365,7 @@ static void cleanup(struct cli *c)
 	if (c->have_engine)
 		lb_engine_fini(e);
 	lb_script_free(c->script);
+	lb_thresholds_free(&c->thresholds);
 	lb_opts_fini(&c->opts);
 }
 

@@ -46,6 +46,8 @@ static const struct lb_opt_def general_opts[] = {
 	  "perform LuaJIT control command. This option is equivalent to 'luajit -j'. See LuaJIT documentation for more information" },
 	{ "format", LB_OPT_STRING, "text", "report format on stdout: text, json or csv (csv = one line per report interval)" },
 	{ "output", LB_OPT_STRING, NULL, "also write the complete result as JSON to this file (written atomically, also on interruption)" },
+	{ "threshold", LB_OPT_STRING, NULL,
+	  "pass/fail condition on the final statistics window, [TYPE.]METRIC<VALUE or >VALUE (<=, >= too): p95<50ms, tps>1000, errors<0.1%, NewOrder.p95<200ms (metrics: pNN, avg, min, max, tps, qps, errors, events, reconnects); repeat the option or separate with commas; a failed threshold makes the exit code 4" },
 	{ "start-at", LB_OPT_STRING, NULL,
 	  "start the run at this wall-clock time (seconds since the epoch, fractions allowed) once the threads are ready, so several processes start together" },
 	{ "instance", LB_OPT_STRING, NULL,

@@ -65,6 +65,18 @@ struct lb_thread_figures {
 	uint64_t lat_min_ns, lat_max_ns; /* exact over the window (0 when not known, as in a merge) */
 };
 
+/* A --threshold evaluated on the final window (output/thresholds.c). */
+struct lb_threshold_outcome {
+	const char *text;           /* as given: "p95<50ms" */
+	const char *type;           /* transaction type; NULL = the whole run */
+	const char *metric;         /* "p95", "tps", "errors", ... */
+	const char *op;             /* "<", "<=", ">" or ">=" */
+	double limit, observed;     /* in unit */
+	const char *unit;           /* "ms", "per_s", "%" or "" (a count) */
+	const char *missing;        /* the run has no such figure (why; it fails); NULL = observed */
+	bool pass;
+};
+
 struct lb_result {
 	/* What ran. */
 	const struct lb_config *cfg;
@@ -94,6 +106,8 @@ struct lb_result {
 	int64_t max_lag_ns;         /* rate mode: the largest start lag */
 	uint64_t unserved_arrivals; /* rate mode: arrivals due but not started at the end */
 	const struct lb_sys_sample *sys; /* system metrics over the window; NULL = not sampled */
+	const struct lb_threshold_outcome *thresholds; /* --threshold, final window only */
+	int nthresholds;
 
 	/* The time series of the whole run. */
 	const struct lb_interval *intervals;

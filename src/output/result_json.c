@@ -13,6 +13,7 @@
 #include "engine/latency_hist.h"
 #include "lb_config.h"
 #include "output/sys_report.h"
+#include "output/thresholds.h"
 #include "sys/machine.h"
 #include "util/log.h"
 #include "util/opt.h"
@@ -365,6 +366,8 @@ cJSON *lb_result_doc(const struct lb_result *r, const char *workload_json)
 		cJSON_AddNumberToObject(root, "cut_off_events", (double)r->cut_off);
 		cJSON_AddNumberToObject(root, "cut_off_age_max_s", (double)r->cut_off_age_max_ns / 1e9);
 	}
+	if (r->nthresholds)
+		cJSON_AddItemToObject(root, "thresholds", lb_thresholds_json(r->thresholds, r->nthresholds));
 	if (r->rate_mode)
 		cJSON_AddItemToObject(root, "rate", rate_json(r));
 	if (r->cfg->users)

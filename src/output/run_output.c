@@ -10,8 +10,10 @@
 #include "output/result_json.h"
 #include "output/sys_report.h"
 #include "output/text_report.h"
+#include "output/thresholds.h"
 #include "util/clock.h"
 #include "util/log.h"
+#include "util/util.h"
 
 #define ERRLEN 4096
 
@@ -195,9 +197,27 @@ static int window_text(struct lb_run_output *o, const struct lb_result *r, FILE 
 	return 0;
 }
 
-static int on_window(void *ctx, const struct lb_result *r)
+/* --threshold on the final window: printed after the report (luabench's lines, not as
+ * sysbench; on the info stream with --format=json/csv) and recorded in the result. */
+static struct lb_threshold_outcome *eval_thresholds(struct lb_run_output *o, const struct lb_result *r,
+						    struct lb_result *with)
+{
+	if (!r->st.final || !o->thresholds || !o->thresholds->n)
+		return NULL;
+	struct lb_threshold_outcome *v = lb_xcalloc((size_t)o->thresholds->n, sizeof(*v));
+	o->thresholds_failed = lb_thresholds_eval(o->thresholds, r, v);
+	*with = *r;
+	with->thresholds = v;
+	with->nthresholds = o->thresholds->n;
+	return v;
+}
+
+static int on_window(void *ctx, const struct lb_result *window)
 {
 	struct lb_run_output *o = ctx;
+	struct lb_result with;
+	struct lb_threshold_outcome *thresholds = eval_thresholds(o, window, &with);
+	const struct lb_result *r = thresholds ? &with : window;
 	const struct lb_config *c = r->cfg;
 	bool final = r->st.final;
 	FILE *out = report_stream(c);
@@ -219,10 +239,13 @@ static int on_window(void *ctx, const struct lb_result *r)
 		fputc('\n', stdout);
 		free(doc);
 	}
-	fflush(stdout);
+	if (thresholds && o->p->additions && lb_log_verbosity() >= LB_LOG_NOTICE)
+		lb_thresholds_print(report_stream(c), r->thresholds, r->nthresholds);
+	fflush(NULL);
 	if (final && c->output_path && lb_result_write(r, workload_json) < 0)
 		rc = -1;
 	free(workload_json);
+	free(thresholds);
 	return rc;
 }
 

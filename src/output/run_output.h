@@ -7,6 +7,7 @@
 
 struct lb_vm;
 struct lb_personality;
+struct lb_thresholds;
 
 struct lb_run_output {
 	const struct lb_personality *p; /* sysbench's layout only, or with luabench's additions */
@@ -14,6 +15,8 @@ struct lb_run_output {
 	struct lb_vm *control;     /* the script's global state: report hooks */
 	struct lb_worker *reporter_w;
 	struct lb_vm *reporter;    /* report_intermediate runs in a state of its own */
+	const struct lb_thresholds *thresholds; /* --threshold (NULL: none), set by the caller */
+	int thresholds_failed;     /* how many failed on the final window */
 };
 
 extern const struct lb_run_sink lb_run_output_sink;
