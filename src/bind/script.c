@@ -132,6 +132,30 @@ static void not_found(const char *name, char *err, size_t errlen)
 			 name);
 }
 
+void lb_script_explain(const char *name, char *err, size_t errlen)
+{
+	struct stat st;
+	if (!name)
+		return;
+	if (stat(name, &st) != 0) {
+		/* Not there: "Cannot find benchmark" says it. There but out of reach: say why. */
+		if (errno != ENOENT && errno != ENOTDIR)
+			snprintf(err, errlen, "cannot read script '%s': %s", name, strerror(errno));
+		return;
+	}
+	if (S_ISDIR(st.st_mode)) {
+		char *init = lb_xasprintf("%s%sinit.lua", name, name[strlen(name) - 1] == '/' ? "" : "/");
+		bool has_init = readable_file(init);
+		snprintf(err, errlen, "cannot run '%s': it is a directory, not a script file%s%s%s", name,
+			 has_init ? " (did you mean '" : "", has_init ? init : "", has_init ? "'?)" : "");
+		free(init);
+	} else if (access(name, R_OK) != 0) {
+		snprintf(err, errlen, "cannot read script '%s': %s", name, strerror(errno));
+	} else if (!S_ISREG(st.st_mode)) {
+		snprintf(err, errlen, "cannot run '%s': not a regular file", name);
+	}
+}
+
 int lb_script_load(const char *name, struct lb_script **out, char *err, size_t errlen)
 {
 	*out = NULL;

@@ -27,6 +27,10 @@ struct lb_script {
 /* Resolves a workload: built-in name, then file path, then a module on package.path.
  * "-" or NULL reads the script from stdin. Returns 0, or -1 with a one-line message. */
 int lb_script_load(const char *name, struct lb_script **out, char *err, size_t errlen);
+/* After lb_script_load failed on `name`: if a file or directory of that name exists but cannot
+ * be run as a script (a directory, a file that cannot be read), err gets the real reason in
+ * place of sysbench's "Cannot find benchmark" (luabench's message; not as sysbench). */
+void lb_script_explain(const char *name, char *err, size_t errlen);
 void lb_script_free(struct lb_script *s);
 /* Names of the built-in workloads, NULL-terminated (for help and "did you mean"). */
 const char *const *lb_script_builtins(void);

@@ -233,8 +233,11 @@ static bool c_test(const struct lb_script *s)
 static int load_workload(struct cli *c)
 {
 	struct lb_engine *e = &c->eng;
-	if (lb_script_load(c->test, &c->script, c->err, ERRLEN) < 0)
+	if (lb_script_load(c->test, &c->script, c->err, ERRLEN) < 0) {
+		if (c->p->additions)
+			lb_script_explain(c->test, c->err, ERRLEN);
 		return -1;
+	}
 	e->script = c->script;
 	e->workload = c->script->name;
 	e->plain_init_errors = c_test(c->script);

@@ -64,6 +64,27 @@ describe("bad input", function()
     end)
   end
 
+  it("a directory given as the script: says so", function()
+    local dir = h.tmpdir() .. "/scripts_dir"
+    os.execute("mkdir -p " .. h.q(dir))
+    local out, err, rc = h.run(h.q(dir) .. " run")
+    assert.are.equal(1, rc)
+    assert.are.equal("FATAL: cannot run '" .. dir .. "': it is a directory, not a script file\n", err)
+  end)
+
+  it("an unreadable script: says why", function()
+    local secret = h.write("unreadable.lua", "function event() end\n")
+    os.execute("chmod 000 " .. h.q(secret))
+    local p = io.popen("id -u")
+    local root = p:read("*l") == "0"
+    p:close()
+    -- root reads any file: run as nobody, who cannot reach it either
+    local env = root and "setpriv --reuid=65534 --regid=65534 --clear-groups " or ""
+    local out, err, rc = h.run(h.q(secret) .. " run", { env = env })
+    assert.are.equal(1, rc)
+    assert.are.equal("FATAL: cannot read script '" .. secret .. "': Permission denied\n", err)
+  end)
+
   describe("--debug tracebacks", function()
     local deep = h.write("deep.lua", "local function inner(x)\n  local t = nil\n  return t.field + x\nend\n" ..
       "local function outer(x)\n  return inner(x) + 1\nend\nfunction event()\n  outer(1)\nend\n")
