@@ -36,6 +36,16 @@ local function protected_call()
   return sb._tracebacks and call_with_traceback or pcall
 end
 
+-- A statement the end of the run cut off (--end-grace) is named: which thread, which statement,
+-- how long its event had run (the report only counts them). Not as sysbench.
+local function warn_cut_off(tid, ret, start_ns)
+  if not sb.additions then return end
+  local q = tostring(type(ret) == "table" and ret.query or "?")
+  if #q > 200 then q = q:sub(1, 200) .. "..." end
+  io.stderr:write(string.format("WARNING: thread %d: statement cut off at the end of the run, its event "
+    .. "running for %.1f s: %s\n", tid, (C.lb_clock_ns(sb.worker) - start_ns) / 1e9, q))
+end
+
 local function thread_loop(tid)
   local w = sb.worker
   local event = get_event()
@@ -61,7 +71,7 @@ local function thread_loop(tid)
       if s then s.before_retry() end
       -- Retried inside the same latency sample, as sysbench; but never past the end of the run.
       if C.lb_worker_stopping(w) ~= 0 then
-        C.lb_event_abandon(w)
+        if C.lb_event_abandon(w) ~= 0 then warn_cut_off(tid, ret, t) end
         return
       end
       local h = hooks.before_restart_event

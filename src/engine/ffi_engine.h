@@ -23,8 +23,9 @@ struct lb_rng;
  * intended start in --rate mode, after sleeping until it is due), or -1 when this worker must
  * stop (time or event limit reached, shutdown requested). One clock read per event. */
 LB_FFI double lb_event_next(struct lb_worker *w, double prev_start_ns);
-/* Marks the worker as not in an event (the event returned a stop value or failed). */
-LB_FFI void lb_event_abandon(struct lb_worker *w);
+/* Marks the worker as not in an event (the event returned a stop value or failed). Returns 1
+ * when the end of the run had cut the event's statement off (it is counted as cut off). */
+LB_FFI int lb_event_abandon(struct lb_worker *w);
 /* ns since the run started (CLOCK_MONOTONIC). */
 LB_FFI double lb_clock_ns(struct lb_worker *w);
 /* Think time in a worker without emulated users: sleeps, and the time is left out of the

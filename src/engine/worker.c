@@ -181,14 +181,17 @@ void lb_worker_cut_off(struct lb_worker *w, uint32_t n)
 		;
 }
 
-LB_FFI void lb_event_abandon(struct lb_worker *w)
+/* Returns 1 when the event is abandoned because the end of the run cut its statement off. */
+LB_FFI int lb_event_abandon(struct lb_worker *w)
 {
-	if (w->cut_off)
+	bool cut = w->cut_off;
+	if (cut)
 		lb_worker_cut_off(w, 1);
 	/* With emulated users the figure counts users inside an event; otherwise it is 0 or 1. */
 	uint32_t n = w->eng->cfg.users && w->stats.in_event ? w->stats.in_event - 1 : 0;
 	__atomic_store_n(&w->stats.in_event, n, __ATOMIC_RELAXED);
 	w->think_ns = 0;
+	return cut;
 }
 
 LB_FFI void lb_think_ns(struct lb_worker *w, double ns)

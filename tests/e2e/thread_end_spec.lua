@@ -4,6 +4,46 @@
 -- statements the end of the run cuts off are named.
 local h = require("helpers")
 
+describe("statements cut off at the end of the run", function()
+  for _, driver in ipairs(h.drivers) do
+    describe("on " .. driver, function()
+      local db = h.db(driver)
+      if not db then
+        pending("the " .. driver .. " sandbox is not running")
+        return
+      end
+      local sleep = driver == "pgsql" and "SELECT pg_sleep(30)" or "SELECT SLEEP(30)"
+      local hang = h.write("hang_" .. driver .. ".lua", [[
+local con
+function thread_init() con = sysbench.sql.driver():connect() end
+function event()
+  if sysbench.tid == 1 then con:query("]] .. sleep .. [[") end
+end
+]])
+      local args = h.q(hang) .. " " .. db .. " --threads=2 --time=1 --end-grace=1 run"
+
+      it("are named in a WARNING: which thread, which statement", function()
+        local out, err, rc = h.run(args)
+        assert.are.equal(3, rc, err)
+        assert.is_truthy(err:find("WARNING: thread 1: statement cut off at the end of the run, its event running for %d+%.%d s: " ..
+          sleep:gsub("%p", "%%%0") .. "\n"), err)
+        assert.are.equal(1, h.count(err, "cut off at the end"), err)
+        assert.is_truthy(out:find("Cut off at the end: 1 events", 1, true), out)
+      end)
+
+      it("but not as sysbench", function()
+        local link = h.tmpdir() .. "/sysbench"
+        os.execute("ln -sf " .. h.q(h.bin) .. " " .. h.q(link))
+        local p = io.popen(h.q(link) .. " " .. args .. " 2>&1; echo rc=$?")
+        local out = p:read("*a")
+        p:close()
+        assert.is_truthy(out:find("rc=3", 1, true), out)
+        assert.is_falsy(out:find("WARNING", 1, true), out)
+      end)
+    end)
+  end
+end)
+
 describe("thread_done when its thread ends", function()
   -- Forgot the COMMIT: the thread that updates row 1 first keeps it locked while it runs; the
   -- other thread waits for that lock until the first one's connection closes.
