@@ -115,8 +115,8 @@ for _, driver in ipairs(h.drivers) do
       local cmd = string.format(
         "(sleep 1.5; %s/tools/sandbox-db partition %s 5 >/dev/null 2>&1) & s=$!; " ..
         "%s %s --threads=2 --time=11 --report-interval=1 --db-tcp-timeout=2 --db-connect-timeout=1 run > %s 2>&1; " ..
-        "echo rc=$?; wait $s; nft list tables | grep -c lb_partition_ || true",
-        h.root, driver, h.bin, oltp, h.q(out))
+        "echo rc=$?; wait $s; nft list tables | grep -c lb_partition_%s || true",
+        h.root, driver, h.bin, oltp, h.q(out), db:match("%-%-" .. driver .. "%-port=(%d+)"))
       local p = io.popen(cmd)
       local res = p:read("*a")
       p:close()

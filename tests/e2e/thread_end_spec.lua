@@ -85,11 +85,12 @@ end
         assert.are.equal(0, rc, err)
         -- the blocked thread goes on once the other's connection closed: no cut-off at the
         -- end (--end-grace, 5 s by default, would make it 8 s), rates over ~3 s
-        assert.is_true(took < 4.5, string.format("took %.2f s", took))
+        -- (bounds with room for a loaded machine; the defect made it 8 s)
+        assert.is_true(took < 6, string.format("took %.2f s", took))
         assert.is_falsy(out:find("Cut off at the end", 1, true), out)
         assert.are.equal(2, h.count(out, "thread_done %d"), out)
         local total = tonumber(out:match("total time:%s+([%d.]+)s"))
-        assert.is_true(total >= 2.9 and total < 3.6, out)
+        assert.is_true(total >= 2.9 and total < 4.5, out)
         assert.is_truthy(err:find("WARNING: an event ended inside an open transaction", 1, true), err)
       end
 
