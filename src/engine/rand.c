@@ -23,9 +23,16 @@ void lb_rng_seed(struct lb_rng *r, const struct lb_rand_conf *conf, uint64_t str
 	memset(&r->zipf, 0, sizeof(r->zipf));
 }
 
+/* How many values [a, b] holds. With b < a the range wraps past 2^32, as sysbench's uint32
+ * arithmetic does; never negative (a draw cast from a negative double is undefined). */
+static double span(uint32_t a, uint32_t b)
+{
+	return (double)(uint32_t)(b - a) + 1.0;
+}
+
 uint32_t lb_rand_uniform(struct lb_rng *r, uint32_t a, uint32_t b)
 {
-	return a + (uint32_t)(lb_rng_double(r) * ((double)b - (double)a + 1.0));
+	return a + (uint32_t)(lb_rng_double(r) * span(a, b));
 }
 
 /* Irwin-Hall: the mean of `iter` uniforms approximates a normal distribution over [0, 1). */
@@ -41,7 +48,7 @@ static double irwin_hall(struct lb_rng *r, int iter)
 
 uint32_t lb_rand_gaussian(struct lb_rng *r, uint32_t a, uint32_t b)
 {
-	return a + (uint32_t)(irwin_hall(r, r->conf->spec_iter) * ((double)b - (double)a + 1.0));
+	return a + (uint32_t)(irwin_hall(r, r->conf->spec_iter) * span(a, b));
 }
 
 /* sysbench's "special": spec_res% of draws land in a band of spec_pct% of the range around
@@ -65,7 +72,7 @@ uint32_t lb_rand_pareto(struct lb_rng *r, uint32_t a, uint32_t b)
 {
 	double h = r->conf->pareto_h;
 	double power = log(h) / log(1.0 - h);
-	return a + (uint32_t)(((double)b - (double)a + 1.0) * pow(lb_rng_double(r), power));
+	return a + (uint32_t)(span(a, b) * pow(lb_rng_double(r), power));
 }
 
 /* Zipf over 1..n with exponent s by rejection-inversion (Hormann & Derflinger, 1996): O(1) per
