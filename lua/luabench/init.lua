@@ -59,6 +59,9 @@ end
 -- Memory shared by every thread's Lua state: luabench.shared(name, ctype, count) returns a
 -- pointer to `count` zero-initialised `ctype` elements, created on first use.
 function sb.shared(name, ctype, count)
+  if type(name) ~= "string" then
+    error("luabench.shared: the name must be a string (got " .. type(name) .. ")", 2)
+  end
   count = count or 1
   local size = ffi.sizeof(ctype) * count
   local p = C.lb_shared_bytes(worker, name, size)
@@ -70,9 +73,20 @@ end
 
 -- Atomic operations on luabench.shared("name", "uint64_t", n) memory; each returns the value
 -- before the operation: luabench.atomic_add(p + i, 1) hands out tickets across threads.
-sb.atomic_add = C.lb_atomic_add
-sb.atomic_load = C.lb_atomic_load
-sb.atomic_cas = C.lb_atomic_cas
+-- (A nil pointer, a misspelt variable most likely, is an error here rather than a crash in C.)
+local atomic_add, atomic_load, atomic_cas = C.lb_atomic_add, C.lb_atomic_load, C.lb_atomic_cas
+function sb.atomic_add(p, n)
+  if p == nil then error("atomic_add: nil pointer (use luabench.shared memory)", 2) end
+  return atomic_add(p, n)
+end
+function sb.atomic_load(p)
+  if p == nil then error("atomic_load: nil pointer (use luabench.shared memory)", 2) end
+  return atomic_load(p)
+end
+function sb.atomic_cas(p, expected, desired)
+  if p == nil then error("atomic_cas: nil pointer (use luabench.shared memory)", 2) end
+  return atomic_cas(p, expected, desired)
+end
 
 function sb.counter_add(counter, n)
   C.lb_counter_add(worker, counter, n or 1)
