@@ -33,6 +33,10 @@ return function(worker)
 
   -- A string of random length in [min, max] over the characters '0'..'z'.
   function rand.varstring(min, max)
+    -- (As sysbench's, which asserts it: a reversed range would wrap to a length of up to 4 GiB.)
+    if not (type(min) == "number" and type(max) == "number" and min >= 0 and min <= max and max < 2 ^ 32) then
+      error(string.format("rand.varstring: invalid length range [%s, %s]", tostring(min), tostring(max)), 2)
+    end
     local n = C.lb_rand_uniform(rng, min, max)
     if n > cap then
       cap = math.max(n, 256)
@@ -42,9 +46,16 @@ return function(worker)
     return ffi.string(buf, n)
   end
 
-  -- Fills a caller's char buffer from a template without creating a Lua string.
+  -- Fills a caller's char buffer from a template without creating a Lua string. The template is
+  -- read for n bytes, so n may not exceed it (the buffer's size is the caller's to know).
   function rand.fill(fmt, dst, n)
-    C.lb_rand_str(rng, fmt, dst, n or #fmt)
+    if type(fmt) ~= "string" then error("rand.fill: the template must be a string", 2) end
+    if dst == nil then error("rand.fill: no buffer to fill", 2) end
+    n = n or #fmt
+    if not (n >= 0 and n <= #fmt) then
+      error(string.format("rand.fill: %s bytes asked from a template of %d", tostring(n), #fmt), 2)
+    end
+    C.lb_rand_str(rng, fmt, dst, n)
   end
 
   rand.rng = rng
