@@ -30,20 +30,28 @@ static int c_set_sql_used(lua_State *L)
 
 /* ---- JSON ---------------------------------------------------------------------------------- */
 
-static cJSON *to_json(lua_State *L, int idx, int depth);
+#define JSON_MAX_DEPTH 64
 
+/* The tables being converted, outermost first: a table met again inside itself is a cycle,
+ * which has no JSON form (it used to be expanded to the depth limit, 2^64 nodes for a table
+ * holding itself twice). */
+struct json_path {
+	const void *t[JSON_MAX_DEPTH + 1];
+	int n;
+};
+
+static cJSON *to_json(lua_State *L, int idx, int depth, struct json_path *path);
+
+/* A sequence 1..n without holes (the keys are checked against the length first, so that a key
+ * such as 1e300 is never converted to an integer). */
 static bool is_array(lua_State *L, int idx, size_t *n)
 {
-	size_t count = 0, max = 0;
+	size_t count = 0, max = 0, len = lua_objlen(L, idx);
 	lua_pushnil(L);
 	while (lua_next(L, idx)) {
 		lua_pop(L, 1);
-		if (lua_type(L, -1) != LUA_TNUMBER) {
-			lua_pop(L, 1);
-			return false;
-		}
-		double k = lua_tonumber(L, -1);
-		if (k < 1 || k != floor(k)) {
+		double k = lua_type(L, -1) == LUA_TNUMBER ? lua_tonumber(L, -1) : 0;
+		if (!(k >= 1 && k <= (double)len && k == floor(k))) {
 			lua_pop(L, 1);
 			return false;
 		}
@@ -55,34 +63,56 @@ static bool is_array(lua_State *L, int idx, size_t *n)
 	return count == max;
 }
 
-static cJSON *table_to_json(lua_State *L, int idx, int depth)
+static cJSON *table_to_json(lua_State *L, int idx, int depth, struct json_path *path)
 {
+	const void *self = lua_topointer(L, idx);
+	for (int i = 0; i < path->n; i++)
+		if (path->t[i] == self)
+			return NULL;
+	path->t[path->n++] = self;
 	size_t n;
+	cJSON *out = NULL;
 	if (is_array(L, idx, &n) && n > 0) {
-		cJSON *a = cJSON_CreateArray();
-		for (size_t i = 1; i <= n; i++) {
+		out = cJSON_CreateArray();
+		for (size_t i = 1; i <= n && out; i++) {
 			lua_rawgeti(L, idx, (int)i);
-			cJSON_AddItemToArray(a, to_json(L, lua_gettop(L), depth + 1));
+			cJSON *v = to_json(L, lua_gettop(L), depth + 1, path);
 			lua_pop(L, 1);
+			if (v) {
+				cJSON_AddItemToArray(out, v);
+			} else {
+				cJSON_Delete(out);
+				out = NULL;
+			}
 		}
-		return a;
+		path->n--;
+		return out;
 	}
-	cJSON *o = cJSON_CreateObject();
+	out = cJSON_CreateObject();
 	lua_pushnil(L);
 	while (lua_next(L, idx)) {
 		/* Copy the key before converting: lua_tostring on a number key would confuse next(). */
 		lua_pushvalue(L, -2);
 		const char *k = lua_tostring(L, -1);
-		if (k)
-			cJSON_AddItemToObject(o, k, to_json(L, lua_gettop(L) - 1, depth + 1));
+		cJSON *v = k ? to_json(L, lua_gettop(L) - 1, depth + 1, path) : NULL;
+		if (k && !v) {
+			lua_pop(L, 3);
+			cJSON_Delete(out);
+			out = NULL;
+			break;
+		}
+		if (v)
+			cJSON_AddItemToObject(out, k, v);
 		lua_pop(L, 2);
 	}
-	return o;
+	path->n--;
+	return out;
 }
 
-static cJSON *to_json(lua_State *L, int idx, int depth)
+/* NULL when the value holds a cycle. */
+static cJSON *to_json(lua_State *L, int idx, int depth, struct json_path *path)
 {
-	if (depth > 64)
+	if (depth > JSON_MAX_DEPTH)
 		return cJSON_CreateNull();
 	switch (lua_type(L, idx)) {
 	case LUA_TBOOLEAN:
@@ -94,7 +124,7 @@ static cJSON *to_json(lua_State *L, int idx, int depth)
 	case LUA_TSTRING:
 		return cJSON_CreateString(lua_tostring(L, idx));
 	case LUA_TTABLE:
-		return table_to_json(L, idx, depth);
+		return table_to_json(L, idx, depth, path);
 	case 10: /* LUA_TCDATA: 64-bit integers and the like, via tonumber() */
 		lua_getglobal(L, "tonumber");
 		lua_pushvalue(L, idx);
@@ -111,7 +141,10 @@ char *lb_json_encode_value(lua_State *L, int idx)
 {
 	if (idx < 0)
 		idx = lua_gettop(L) + idx + 1;
-	cJSON *j = to_json(L, idx, 0);
+	struct json_path path = { .n = 0 };
+	cJSON *j = to_json(L, idx, 0, &path);
+	if (!j)
+		return NULL;
 	char *s = cJSON_PrintUnformatted(j);
 	cJSON_Delete(j);
 	return s;
@@ -122,7 +155,7 @@ static int c_json_encode(lua_State *L)
 	luaL_checkany(L, 1);
 	char *s = lb_json_encode_value(L, 1);
 	if (!s)
-		return luaL_error(L, "cannot encode value as JSON");
+		return luaL_error(L, "cannot encode value as JSON (a table that contains itself?)");
 	lua_pushstring(L, s);
 	free(s);
 	return 1;
