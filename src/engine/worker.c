@@ -194,12 +194,20 @@ LB_FFI int lb_event_abandon(struct lb_worker *w)
 	return cut;
 }
 
+/* A duration a script gave, in whole ns: NaN and negatives are none, and one past a century is
+ * cut there (such a double has no int64_t form: converting it is undefined). */
+static int64_t duration_ns(double ns)
+{
+	return ns > 0 ? (ns < 4e18 ? (int64_t)ns : (int64_t)4e18) : 0;
+}
+
 LB_FFI void lb_think_ns(struct lb_worker *w, double ns)
 {
-	if (ns <= 0)
+	int64_t d = duration_ns(ns);
+	if (!d)
 		return;
 	int64_t t0 = lb_now_ns();
-	lb_sleep_until_ns(t0 + (int64_t)ns);
+	lb_sleep_until_ns(t0 + d);
 	w->think_ns += lb_now_ns() - t0;
 }
 
@@ -233,8 +241,9 @@ LB_FFI int lb_worker_stopping(struct lb_worker *w)
 
 LB_FFI void lb_sleep_ns(double ns)
 {
-	if (ns > 0)
-		lb_sleep_until_ns(lb_now_ns() + (int64_t)ns);
+	int64_t d = duration_ns(ns);
+	if (d)
+		lb_sleep_until_ns(lb_now_ns() + d);
 }
 
 LB_FFI int lb_type_define(struct lb_worker *w, const char *name)
