@@ -123,6 +123,7 @@ sb._lazy = lazy
 lazy.sql = "luabench.sql"
 lazy.stats = "luabench.stats"
 lazy.io = "luabench.io"
+lazy.prepare = "luabench.prepare"
 
 -- print() as Lua's, but each line goes out in one write: Lua's writes every argument, tab and
 -- the newline separately, so lines printed by several threads at once came out mixed.

@@ -192,6 +192,9 @@ end
 -- Created with the state so thread_init can already open pooled connections.
 if C.lb_users_here(sb.worker) > 0 then
   sb._users = { current = -1, excluded = {}, release = {}, data = {} }
+else
+  -- one user per thread: its data is the thread's, so scripts need no fallback
+  sb.user_data = {}
 end
 
 function thread_run(tid)

@@ -40,7 +40,8 @@ local bin = tmp .. "/bin"
 local dirs = { sb = tmp .. "/sb", lb = tmp .. "/lb" }
 sh(string.format("mkdir -p %s %s %s && ln -s %s %s/sysbench", q(bin), q(dirs.sb), q(dirs.lb),
   q(luabench), q(bin)))
-for _, d in pairs(dirs) do sh(string.format("cp -r %s/scripts %s/", q(here), q(d))) end
+-- -L: scripts/ links to files kept elsewhere in the tree (luabench_shim.lua)
+for _, d in pairs(dirs) do sh(string.format("cp -rL %s/scripts %s/", q(here), q(d))) end
 
 -- Sandbox servers: their options, or nil (then the case fails under CI=true, is skipped else).
 local db_opts = {}

@@ -1,0 +1,1 @@
+../../../lua/shim/luabench_shim.lua
