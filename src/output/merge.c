@@ -5,6 +5,7 @@
 
 #include <cjson/cJSON.h>
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -89,7 +90,21 @@ static double num(const cJSON *o, const char *key)
 static uint64_t u64(const cJSON *o, const char *key)
 {
 	double v = num(o, key);
-	return v > 0 ? (uint64_t)llround(v) : 0;
+	return v > 0 ? (v < 1.8e19 ? (uint64_t)llround(v) : UINT64_MAX) : 0;
+}
+
+/* Numbers of a file that may be anything (a fuzzer's, a hand edit's): clamped, since converting
+ * a double out of the type's range is undefined; to half the range, so a sum of two stays in it
+ * (NaN becomes 0). */
+static int64_t i64_of(double v)
+{
+	return v > 4.6e18 ? (int64_t)4.6e18 : v < -4.6e18 ? (int64_t)-4.6e18 : v == v ? (int64_t)v : 0;
+}
+
+static int i32(const cJSON *o, const char *key)
+{
+	double v = num(o, key);
+	return v > INT_MAX ? INT_MAX : v < INT_MIN ? INT_MIN : v == v ? (int)v : 0;
 }
 
 static const char *str(const cJSON *o, const char *key)
@@ -240,11 +255,12 @@ static int64_t parse_iso_ns(const char *s)
 	struct tm tm = { 0 };
 	int ms = 0;
 	if (sscanf(s, "%d-%d-%dT%d:%d:%d.%dZ", &tm.tm_year, &tm.tm_mon, &tm.tm_mday, &tm.tm_hour,
-		   &tm.tm_min, &tm.tm_sec, &ms) != 7)
+		   &tm.tm_min, &tm.tm_sec, &ms) != 7 || tm.tm_year < 1970 || tm.tm_year > 2200 || ms < 0 || ms > 999)
 		return 0;
 	tm.tm_year -= 1900;
 	tm.tm_mon -= 1;
-	return (int64_t)timegm(&tm) * LB_NS_PER_S + (int64_t)ms * LB_NS_PER_MS;
+	time_t t = timegm(&tm);
+	return t < 0 ? 0 : (int64_t)t * LB_NS_PER_S + (int64_t)ms * LB_NS_PER_MS;
 }
 
 static void add_window(struct merge *m, const char *path, const cJSON *d)
@@ -252,12 +268,12 @@ static void add_window(struct merge *m, const char *path, const cJSON *d)
 	const cJSON *w = get(d, "window");
 	int64_t s, e;
 	if (cJSON_IsObject(w)) {
-		s = (int64_t)num(w, "start_unix_us");
-		e = (int64_t)num(w, "end_unix_us");
+		s = i64_of(num(w, "start_unix_us"));
+		e = i64_of(num(w, "end_unix_us"));
 	} else {
 		lb_warn("'%s' has no measured window (written by an older luabench): using its start time", path);
-		s = llround(num(d, "start_unix_s") * 1e6);
-		e = s + llround(num(d, "time_s") * 1e6);
+		s = i64_of(num(d, "start_unix_s") * 1e6);
+		e = s + i64_of(num(d, "time_s") * 1e6);
 	}
 	if (!m->start_us || s < m->start_us)
 		m->start_us = s;
@@ -328,7 +344,7 @@ static void add_rate(struct merge *m, const cJSON *d)
 		m->cfg.rate_constant = !strcmp(str(r, "arrivals"), "constant");
 	m->rate_mode = true;
 	m->cfg.rate += num(r, "target_per_s");
-	int64_t lag = llround(num(r, "max_lag_ms") * 1e6);
+	int64_t lag = i64_of(num(r, "max_lag_ms") * 1e6);
 	if (lag > m->max_lag_ns)
 		m->max_lag_ns = lag;
 	m->unserved_arrivals += u64(r, "unserved_arrivals");
@@ -358,12 +374,12 @@ static void add_intervals(struct merge *m, const cJSON *d)
 		struct lb_interval *iv = &m->intervals[i++];
 		iv->time_s = max2(iv->time_s, num(j, "time_s"));
 		iv->interval_s = max2(iv->interval_s, num(j, "interval_s"));
-		iv->threads_running += (int)num(j, "threads_running");
+		iv->threads_running += i32(j, "threads_running");
 		for (size_t k = 0; k < LB_ARRAY_LENGTH(counters); k++)
 			iv->cnt[counters[k].cnt] += u64(j, counters[k].key);
 		iv->lat_max_ms = max2(iv->lat_max_ms, num(get(j, "latency_ms"), "max"));
 		iv->queue_length += u64(j, "queue_length");
-		iv->concurrency += (uint32_t)num(j, "concurrency");
+		iv->concurrency += (uint32_t)i32(j, "concurrency");
 		iv->lag_ms = max2(iv->lag_ms, num(j, "lag_ms"));
 		for (const cJSON *t = get(j, "types") ? get(j, "types")->child : NULL; t; t = t->next) {
 			int id = lb_types_define(&m->types, t->string);
@@ -436,7 +452,7 @@ static int add_doc(struct merge *m, const char *path, const cJSON *d)
 	if (!m->first) {
 		m->first = d;
 		m->first_file = path;
-		m->cfg.warmup_ns = llround(num(d, "warmup_s") * 1e9);
+		m->cfg.warmup_ns = i64_of(num(d, "warmup_s") * 1e9);
 	} else {
 		compare(m, path, d);
 	}
@@ -625,7 +641,7 @@ static char *systems_text(const struct merge *m)
 		if (!b.len)
 			lb_buf_printf(&b, "System statistics by instance (machine CPU in %% of all CPUs, luabench CPU in %% of one CPU):\n");
 		char label[128];
-		snprintf(label, sizeof(label), "%s #%d:", str(x, "hostname"), (int)num(x, "instance"));
+		snprintf(label, sizeof(label), "%s #%d:", str(x, "hostname"), i32(x, "instance"));
 		lb_buf_printf(&b, "    %-37scpu usr/sys/iow/steal %.2f/%.2f/%.2f/%.2f, luabench %.2f, disk IOPS %.2f\n",
 			      label, num(c, "user") + num(c, "nice"), num(c, "system") + num(c, "irq") + num(c, "softirq"),
 			      num(c, "iowait"), num(c, "steal"), num(p, "user_pct") + num(p, "system_pct"),
@@ -658,8 +674,8 @@ static void check_instances(const struct merge *m)
 	int n = 0, total = 0;
 	cJSON_ArrayForEach(x, m->from) {
 		if (!n)
-			n = (int)num(x, "instances");
-		if ((int)num(x, "instances") != n)
+			n = i32(x, "instances");
+		if (i32(x, "instances") != n)
 			return; /* results of different runs: nothing to check */
 		total++;
 	}
@@ -667,7 +683,7 @@ static void check_instances(const struct merge *m)
 		return;
 	int *seen = lb_xcalloc((size_t)n, sizeof(int));
 	cJSON_ArrayForEach(x, m->from) {
-		int i = (int)num(x, "instance");
+		int i = i32(x, "instance");
 		if (i >= 0 && i < n && seen[i]++)
 			lb_warn("instance %d/%d appears more than once", i, n);
 	}
