@@ -28,21 +28,26 @@ local function run_stalled(driver, args)
   return text, doc, tonumber(rc), tonumber(elapsed)
 end
 
+-- An OLTP command line on one table of 1,000 rows, prepared before the describe block's tests
+-- and dropped after them.
+local function with_tables(driver, db, workload)
+  local oltp = workload .. " " .. (db or "") .. " --tables=1 --table-size=1000"
+  setup(function()
+    assert(db, driver .. " sandbox server not available")
+    h.run(oltp .. " cleanup")
+    local _, err, rc = h.run(oltp .. " prepare")
+    assert.are.equal(0, rc, err)
+  end)
+  teardown(function()
+    if db then h.run(oltp .. " cleanup") end
+  end)
+  return oltp
+end
+
 for _, driver in ipairs(h.drivers) do
   describe("a stalled " .. driver .. " server", function()
     local db = h.db(driver)
-    local oltp = "oltp_read_write " .. (db or "") .. " --tables=1 --table-size=1000"
-
-    setup(function()
-      assert(db, driver .. " sandbox server not available")
-      h.run(oltp .. " cleanup")
-      local _, err, rc = h.run(oltp .. " prepare")
-      assert.are.equal(0, rc, err)
-    end)
-
-    teardown(function()
-      if db then h.run(oltp .. " cleanup") end
-    end)
+    local oltp = with_tables(driver, db, "oltp_read_write")
 
     for _, mode in ipairs({ { "threads", "--threads=2" }, { "users", "--threads=2 --users=4" } }) do
       it("ends at --time + --end-grace and counts the events cut off (" .. mode[1] .. ")", function()
@@ -92,18 +97,7 @@ end
 for _, driver in ipairs(h.drivers) do
   describe("a network partition to " .. driver, function()
     local db = h.db(driver)
-    local oltp = "oltp_read_only " .. (db or "") .. " --tables=1 --table-size=1000"
-
-    setup(function()
-      assert(db, driver .. " sandbox server not available")
-      h.run(oltp .. " cleanup")
-      local _, err, rc = h.run(oltp .. " prepare")
-      assert.are.equal(0, rc, err)
-    end)
-
-    teardown(function()
-      if db then h.run(oltp .. " cleanup") end
-    end)
+    local oltp = with_tables(driver, db, "oltp_read_only")
 
     it("is detected within --db-tcp-timeout and the run continues after it heals", function()
       if not can_partition() then
