@@ -163,8 +163,11 @@ function Connection:check_error(rc, query)
     desc.errcode = RESTART_EVENT
     error(desc)
   end
-  raise(string.format("SQL error, errno = %d, state = '%s': %s (query: %s)", self.sql_errno,
-    self.sql_state, self.sql_errmsg, short(query)))
+  -- a table that is not there (PostgreSQL 42P01, MySQL 1146): most often a missing prepare
+  local hint = (self.sql_state == "42P01" or self.sql_errno == 1146) and sb.additions and
+    " (does the table exist? did 'prepare' run with these options?)" or ""
+  raise(string.format("SQL error, errno = %d, state = '%s': %s (query: %s)%s", self.sql_errno,
+    self.sql_state, self.sql_errmsg, short(query), hint))
 end
 
 function Connection:query(q)

@@ -90,6 +90,20 @@ static int push_option(struct cli *c, const char *arg)
 	return 0;
 }
 
+/* "--accounts 20": the value went to the positional arguments. The first such pair is named
+ * (luabench's hint line, after sysbench's message). */
+static void bare_option_hint(struct cli *c, int argc, char **argv)
+{
+	for (int i = 1; i + 1 < argc; i++) {
+		const char *o = argv[i], *v = argv[i + 1];
+		if (o[0] == '-' && o[1] == '-' && o[2] && !strchr(o, '=') && v[0] != '-') {
+			size_t n = strlen(c->err);
+			snprintf(c->err + n, ERRLEN - n, "\nDid you mean %s=%s? (an option takes its value after '=')", o, v);
+			return;
+		}
+	}
+}
+
 static int collect_args(struct cli *c, int argc, char **argv)
 {
 	/* A config file is read first, so the command line overrides it wherever it appears. */
@@ -112,6 +126,7 @@ static int collect_args(struct cli *c, int argc, char **argv)
 			c->command = a;
 		else {
 			snprintf(c->err, ERRLEN, "Unrecognized command line argument: %s", a);
+			bare_option_hint(c, argc, argv);
 			return -1;
 		}
 		positional++;

@@ -27,6 +27,7 @@ describe("bad input", function()
     { "cpuu run", "Did you mean 'cpu'?", 1 },
     { "cpu runn", "Unknown command: runn\nDid you mean 'run'?", 1 },
     { "cpu run extra", "Unrecognized command line argument: extra", 1 },
+    { "cpu --cpu-max-prime 20 run", "Unrecognized command line argument: run\nDid you mean --cpu-max-prime=20? (an option takes its value after '=')", 1 },
     { "cpu", "The 'cpu' test requires a command argument", 1 },
     { "cpu prepare", "'cpu' test does not implement the 'prepare' command.", 1 },
     { h.q(broken) .. " run", "broken.lua:3:", 1 },
@@ -50,6 +51,16 @@ describe("bad input", function()
       cases[#cases + 1] = { "oltp_read_only --db-driver=mysql --mysql-host=127.0.0.1 --mysql-port=1 " ..
         "--mysql-ssl=required --mysql-ssl-" .. f .. "=/nonexist/" .. f .. ".pem run",
         "--mysql-ssl-" .. f .. ": cannot read '/nonexist/" .. f .. ".pem': No such file or directory", 1 }
+    end
+  end
+
+  -- a missing table: the server's error, then what to check
+  local missing = h.write("missing_table.lua", "function event() sysbench.sql.driver():connect():query('SELECT 1 FROM lb_no_such_table') end\n")
+  for _, driver in ipairs(h.drivers) do
+    local db = h.db(driver)
+    if db then
+      cases[#cases + 1] = { h.q(missing) .. " " .. db .. " --events=1 --time=0 run",
+        "(query: SELECT 1 FROM lb_no_such_table) (does the table exist? did 'prepare' run with these options?)", 1 }
     end
   end
 
