@@ -211,6 +211,38 @@ int lb_vm_register_options(struct lb_vm *vm, struct lb_opts *opts, bool *declare
 	return rc;
 }
 
+/* luabench's line after the options: the script's own commands (sorted), which sysbench's help
+ * leaves for the reader to find in the source. Returns how many there are. */
+static int print_commands(struct lb_vm *vm, const char *group)
+{
+	lua_State *L = vm->L;
+	lb_lua_push_path(L, "sysbench.cmdline.commands");
+	int n = 0;
+	char **names = NULL;
+	if (lua_istable(L, -1)) {
+		lua_pushnil(L);
+		while (lua_next(L, -2)) {
+			lua_pop(L, 1);
+			if (lua_type(L, -1) == LUA_TSTRING) {
+				names = lb_xrealloc(names, (size_t)(n + 1) * sizeof(char *));
+				names[n++] = lb_xstrdup(lua_tostring(L, -1));
+			}
+		}
+	}
+	lua_pop(L, 1);
+	if (n) {
+		qsort(names, (size_t)n, sizeof(char *), cmp_str);
+		printf("%s commands:", group);
+		for (int i = 0; i < n; i++)
+			printf("%s %s", i ? "," : "", names[i]);
+		printf("\n\n");
+	}
+	for (int i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	return n;
+}
+
 int lb_vm_help(struct lb_vm *vm, struct lb_opts *opts, char *err, size_t errlen)
 {
 	if (lb_vm_has_function(vm, "help")) {
@@ -221,12 +253,16 @@ int lb_vm_help(struct lb_vm *vm, struct lb_opts *opts, char *err, size_t errlen)
 	bool any = false;
 	for (int i = 0; i < opts->n; i++)
 		any |= !strcmp(opts->v[i]->group, group);
+	if (any) {
+		printf("%s options:\n", group);
+		lb_opts_print_help(opts, group, vm->eng->additions, stdout);
+		printf("\n");
+	}
+	if (vm->eng->additions && print_commands(vm, group))
+		return 0;
 	if (!any) {
 		snprintf(err, errlen, "'%s' test does not implement the 'help' command.", group);
 		return 1;
 	}
-	printf("%s options:\n", group);
-	lb_opts_print_help(opts, group, vm->eng->additions, stdout);
-	printf("\n");
 	return 0;
 }

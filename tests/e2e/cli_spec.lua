@@ -155,6 +155,19 @@ sysbench.cmdline.commands = {
     assert.is_truthy(out:find("General statistics", 1, true), "the report is still printed")
   end)
 
+  it("a script's help lists its own commands after its options (not as sysbench)", function()
+    local p = h.write("cmds.lua", "sysbench.cmdline.options = { n = { 'rows', 1 } }\n" ..
+      "function check() end\nfunction load() end\n" ..
+      "sysbench.cmdline.commands = { check = { check }, load = { load, sysbench.cmdline.PARALLEL_COMMAND } }\n" ..
+      "function event() end\n")
+    local out, err, rc = h.run(h.q(p) .. " help")
+    assert.are.equal(0, rc, err)
+    assert.is_truthy(out:find("cmds.lua options:\n  --n=N rows [1]\n\ncmds.lua commands: check, load\n", 1, true), out)
+    out, err, rc = h.run(h.q(p) .. " help", { env = "LUABENCH_PERSONALITY=sysbench " })
+    assert.are.equal(0, rc, err)
+    assert.is_falsy(out:find("commands:", 1, true), out)
+  end)
+
   it("--percentile lists each percentile once, in the order given", function()
     local out, err, rc = h.run("cpu --events=200 --time=0 --percentile=99,95,99,95 --format=json run")
     assert.are.equal(0, rc, err)
