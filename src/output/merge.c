@@ -250,6 +250,8 @@ static void add_latency(struct merge *m, const cJSON *d)
 		m->snap.cnt[counters[i].cnt] += u64(get(d, "counters"), counters[i].key);
 }
 
+#define UNIX_US_MAX 7258118400000000LL /* 2200-01-01 */
+
 static int64_t parse_iso_ns(const char *s)
 {
 	struct tm tm = { 0 };
@@ -275,11 +277,15 @@ static void add_window(struct merge *m, const char *path, const cJSON *d)
 		s = i64_of(num(d, "start_unix_s") * 1e6);
 		e = s + i64_of(num(d, "time_s") * 1e6);
 	}
+	/* a time outside 1970..2200 is not one a run wrote: 0 (µs and ns of it fit an int64) */
+	s = s > 0 && s < UNIX_US_MAX ? s : 0;
+	e = e > 0 && e < UNIX_US_MAX ? e : 0;
 	if (!m->start_us || s < m->start_us)
 		m->start_us = s;
 	if (e > m->end_us)
 		m->end_us = e;
 	double su = num(d, "start_unix_s");
+	su = su > 0 && su < UNIX_US_MAX / 1e6 ? su : 0;
 	if (!m->start_unix_s || su < m->start_unix_s)
 		m->start_unix_s = su;
 	int64_t end = parse_iso_ns(str(d, "end_time"));
