@@ -148,7 +148,7 @@ function Connection:check_error(rc, query)
   local desc = { connection = self, query = query, sql_errno = self.sql_errno,
     sql_state = self.sql_state, sql_errmsg = self.sql_errmsg }
   if rc == ELOST then
-    if C.lb_sql_reconnect(worker, self.conn) ~= OK and C.lb_worker_stopping(worker) == 0 then
+    if C.lb_sql_reconnect(worker, self.conn, 0) ~= OK and C.lb_worker_stopping(worker) == 0 then
       last_error(self)
       raise(string.format("lost the connection and could not reconnect: %s", self.sql_errmsg))
     end
@@ -232,7 +232,7 @@ function Connection:copy_done() return bulk_done(self, "(copy)") end
 
 function Connection:reconnect()
   if self.conn == nil then raise(CLOSED) end
-  local rc = C.lb_sql_reconnect(worker, self.conn)
+  local rc = C.lb_sql_reconnect(worker, self.conn, 1)
   if rc ~= OK then
     last_error(self)
     raise("reconnect failed: " .. self.sql_errmsg)

@@ -52,7 +52,8 @@ LB_FFI int32_t lb_sql_query_start(struct lb_worker *w, struct lb_sql_result *rs,
 LB_FFI int32_t lb_sql_execute_start(struct lb_worker *w, struct lb_sql_result *rs, struct lb_db_stmt *s);
 LB_FFI int32_t lb_sql_step(struct lb_worker *w, struct lb_sql_result *rs, uint32_t ready);
 /* Reconnects with backoff until --db-reconnect-timeout or the end of the run; counts a
- * reconnect on success. */
-LB_FFI int32_t lb_sql_reconnect(struct lb_worker *w, struct lb_db_conn *c);
+ * reconnect on success. A connection lost after the end of the run is not reconnected unless
+ * the script asks (asked = 1: con:reconnect()). */
+LB_FFI int32_t lb_sql_reconnect(struct lb_worker *w, struct lb_db_conn *c, int asked);
 
 #endif

@@ -294,13 +294,14 @@ LB_FFI int32_t lb_sql_bulk_done(struct lb_worker *w, struct lb_sql_result *rs)
 	return finish(w, rs, rc, "(bulk insert flush)", 19, t0);
 }
 
-LB_FFI int32_t lb_sql_reconnect(struct lb_worker *w, struct lb_db_conn *c)
+/* asked: the script called con:reconnect(); otherwise the connection was lost under a statement. */
+LB_FFI int32_t lb_sql_reconnect(struct lb_worker *w, struct lb_db_conn *c, int asked)
 {
 	if (!c)
 		return LB_DB_EINVAL;
 	/* Once the run is over, a lost connection stays lost: no new session, none counted, no
 	 * wait of --db-connect-timeout on a server that does not answer. */
-	if (lb_worker_stopping(w)) {
+	if (!asked && lb_worker_stopping(w)) {
 		lb_db_disconnect(c);
 		return LB_DB_ECONNECT;
 	}

@@ -261,8 +261,8 @@ static int64_t parse_iso_ns(const char *s)
 		return 0;
 	tm.tm_year -= 1900;
 	tm.tm_mon -= 1;
-	time_t t = timegm(&tm);
-	return t < 0 ? 0 : (int64_t)t * LB_NS_PER_S + (int64_t)ms * LB_NS_PER_MS;
+	time_t t = timegm(&tm); /* a month or an hour out of range moves it anywhere: check again */
+	return t < 0 || t >= UNIX_US_MAX / 1000000 ? 0 : (int64_t)t * LB_NS_PER_S + (int64_t)ms * LB_NS_PER_MS;
 }
 
 static void add_window(struct merge *m, const char *path, const cJSON *d)
