@@ -153,7 +153,7 @@ static void socket_to_host(const char *path, char *dir, size_t dirlen, char *por
 	snprintf(dir, dirlen, "%s", path);
 	if (base && strncmp(base + 1, ".s.PGSQL.", 9) == 0) {
 		snprintf(port, plen, "%s", base + 10);
-		dir[base - path ? (size_t)(base - path) : 1] = '\0';
+		dir[(base - path) ? (size_t)(base - path) : 1] = '\0';
 	}
 }
 
