@@ -1,23 +1,27 @@
 -- bulk_insert: each thread appends (n, n) rows to a running multi-row INSERT into its own table
 -- sbtest<tid+1>; rows are sent whenever the buffer fills and at the end. `prepare` creates one
 -- table per --threads. (A legacy-style script, as in sysbench: it declares no options.)
-local drv, con
+local drv, con, bulk
+
+local function dialect()
+  local d, why = require("luabench.dialect").of(drv:name())
+  if not d then error(why, 0) end
+  return d
+end
 
 local function connect()
   drv = drv or sysbench.sql.driver()
   con = drv:connect()
+  local d = require("luabench.dialect").of(drv:name())
+  for _, sql in ipairs(d and d.session or {}) do con:query(sql) end
 end
 
 function prepare()
   connect()
   for i = 1, sysbench.opt.threads do
     print(string.format("Creating table 'sbtest%d'...", i))
-    con:query(string.format([[
-CREATE TABLE IF NOT EXISTS sbtest%d (
-  id INTEGER NOT NULL,
-  k INTEGER DEFAULT '0' NOT NULL,
-  PRIMARY KEY (id)
-)]], i))
+    con:query(dialect().create_table_if_missing("sbtest" .. i,
+      "\n  id INTEGER NOT NULL,\n  k INTEGER DEFAULT '0' NOT NULL,\n  PRIMARY KEY (id)\n"))
   end
 end
 
@@ -25,7 +29,7 @@ function cleanup()
   connect()
   for i = 1, sysbench.opt.threads do
     print(string.format("Dropping table 'sbtest%d'...", i))
-    con:query("DROP TABLE IF EXISTS sbtest" .. i)
+    for _, sql in ipairs(dialect().drop_tables({ "sbtest" .. i })) do con:query(sql) end
   end
 end
 
@@ -33,15 +37,15 @@ local n = 0
 
 function thread_init()
   connect()
-  con:bulk_insert_init(string.format("INSERT INTO sbtest%d VALUES", sysbench.tid + 1))
+  bulk = dialect().bulk_insert(con, string.format("INSERT INTO sbtest%d VALUES", sysbench.tid + 1))
 end
 
 function event()
   n = n + 1
-  con:bulk_insert_next(string.format("(%d, %d)", n, n))
+  bulk:next(string.format("(%d, %d)", n, n))
 end
 
 function thread_done()
-  con:bulk_insert_done()
+  bulk:done()
   con:disconnect()
 end

@@ -55,33 +55,43 @@ local function apply_variant()
   end
 end
 
+-- The server's SQL dialect (luabench.dialect); errors in one line when there is none.
+local function dialect()
+  local d, why = require("luabench.dialect").of(drv:name())
+  if not d then error(why, 0) end
+  return d
+end
+
 local function connect()
   drv = drv or sysbench.sql.driver()
   con = drv:connect()
+  local session = require("luabench.dialect").of(drv:name())
+  for _, sql in ipairs(session and session.session or {}) do con:query(sql) end
   return con
 end
 
 -- Schema ---------------------------------------------------------------------------------------
 
+-- sysbench's text on PostgreSQL and MySQL; the dialect's key column and types elsewhere.
 local function create_table_sql(n)
-  local pg = drv:name() == "pgsql"
+  local d = dialect()
   local id_def
   if not opt.auto_inc then
     id_def = "INTEGER NOT NULL"
-  elseif pg then
-    id_def = redshift() and "INTEGER IDENTITY(1,1)" or "SERIAL"
+  elseif redshift() then
+    id_def = "INTEGER IDENTITY(1,1)"
   else
-    id_def = "INTEGER NOT NULL AUTO_INCREMENT"
+    id_def = d.serial
   end
   local key_def
   if not opt.secondary then
     key_def = ",\n  PRIMARY KEY (id)"
-  elseif pg then
-    key_def = "" -- created as an index after the load
-  else
+  elseif d.inline_keys then
     key_def = ",\n  KEY xid (id)"
+  else
+    key_def = "" -- created as an index after the load
   end
-  local engine = pg and "" or ("/*! ENGINE = " .. opt.mysql_storage_engine .. " */ ")
+  local engine = d.inline_keys and ("/*! ENGINE = " .. opt.mysql_storage_engine .. " */ ") or ""
   return string.format([[
 CREATE TABLE sbtest%d(
   id %s,
@@ -98,8 +108,6 @@ local prepare_lib = require("luabench.prepare")
 -- A table being loaded carries this comment until its indexes are built: a prepare that was
 -- interrupted leaves it, so run and the next prepare know (the comment costs nothing to set).
 local LOADING = "luabench prepare: loading"
-
-local function dialect() return require("luabench.dialect").of(drv:name()) end
 
 -- nil when table n does not exist, else whether its prepare did not finish.
 local function half_loaded(n)
@@ -122,21 +130,25 @@ end
 -- Rows first .. last of table n; a resumed load gives the ids (so they continue the ones there).
 local function insert_rows(n, first, last)
   local explicit = not opt.auto_inc or first > 1
-  con:bulk_insert_init(string.format("INSERT INTO sbtest%d(%sk, c, pad) VALUES", n, explicit and "id, " or ""))
+  local d = dialect()
+  local keys_on = explicit and opt.auto_inc and d.explicit_keys("sbtest" .. n, true)
+  if keys_on then con:query(keys_on) end
+  local bulk = d.bulk_insert(con, string.format("INSERT INTO sbtest%d(%sk, c, pad) VALUES", n, explicit and "id, " or ""))
   local rand = sysbench.rand
   local size = opt.table_size
   for i = first, last do
     local c, pad = rand.string(C_TEMPLATE), rand.string(PAD_TEMPLATE)
     if explicit then
-      con:bulk_insert_next(string.format("(%d, %d, '%s', '%s')", i, rand.default(1, size), c, pad))
+      bulk:next(string.format("(%d, %d, '%s', '%s')", i, rand.default(1, size), c, pad))
     else
-      con:bulk_insert_next(string.format("(%d, '%s', '%s')", rand.default(1, size), c, pad))
+      bulk:next(string.format("(%d, '%s', '%s')", rand.default(1, size), c, pad))
     end
     if (i - first + 1) % 1000 == 0 then progress:add(1000) end
   end
-  con:bulk_insert_done()
+  bulk:done()
   progress:add((last - first + 1) % 1000)
-  if explicit and opt.auto_inc then dialect().restart_keys(con, "sbtest" .. n, "id") end
+  if keys_on then con:query(d.explicit_keys("sbtest" .. n, false)) end
+  if explicit and opt.auto_inc then d.restart_keys(con, "sbtest" .. n, "id") end
 end
 
 -- Creates index ix unless a resumed table has it already.
@@ -169,7 +181,7 @@ local function load_table(n, rows)
   end
   progress:add(math.min(have, rows))
   if rows > have then insert_rows(n, have + 1, rows) end
-  if opt.secondary and drv:name() == "pgsql" then
+  if opt.secondary and not dialect().inline_keys then
     create_index(n, "xid_" .. n, "id", half)
   end
   if opt.create_secondary then
@@ -217,19 +229,10 @@ end
 function cmd_warmup()
   apply_variant()
   connect()
-  local mysql = drv:name() == "mysql"
   for n = sysbench.tid + 1, opt.tables, sysbench.opt.threads do
     local t = "sbtest" .. n
     print(string.format("Prewarming table %s", t))
-    if mysql then
-      con:query("ANALYZE TABLE " .. t)
-      con:query(string.format("SELECT AVG(id) FROM (SELECT * FROM %s FORCE KEY (PRIMARY) LIMIT %d) t", t, opt.table_size))
-      con:query(string.format("SELECT COUNT(*) FROM (SELECT * FROM %s WHERE k LIKE '%%0%%' LIMIT %d) t", t, opt.table_size))
-    else
-      con:query("ANALYZE " .. t)
-      con:query(string.format("SELECT AVG(id) FROM (SELECT * FROM %s ORDER BY id LIMIT %d) t", t, opt.table_size))
-      con:query(string.format("SELECT COUNT(*) FROM (SELECT * FROM %s WHERE k::text LIKE '%%0%%' LIMIT %d) t", t, opt.table_size))
-    end
+    for _, sql in ipairs(dialect().warmup(t, opt.table_size)) do con:query(sql) end
   end
 end
 
@@ -244,7 +247,7 @@ function cleanup()
   connect()
   for n = 1, opt.tables do
     print(string.format("Dropping table 'sbtest%d'...", n))
-    con:query("DROP TABLE IF EXISTS sbtest" .. n)
+    for _, sql in ipairs(dialect().drop_tables({ "sbtest" .. n })) do con:query(sql) end
   end
 end
 
@@ -281,11 +284,11 @@ function prepare_for_each_table(key)
 end
 
 function prepare_begin()
-  stmt.begin = con:prepare("BEGIN")
+  stmt.begin = con:prepare(dialect().begin)
 end
 
 function prepare_commit()
-  stmt.commit = con:prepare("COMMIT")
+  stmt.commit = con:prepare(dialect().commit)
 end
 
 function prepare_point_selects() prepare_for_each_table("point_selects") end
@@ -297,6 +300,15 @@ function prepare_index_updates() prepare_for_each_table("index_updates") end
 function prepare_non_index_updates() prepare_for_each_table("non_index_updates") end
 
 function prepare_delete_inserts()
+  -- The inserts give the id: where that needs SET IDENTITY_INSERT (one table per session).
+  local keys_on = opt.auto_inc and dialect().explicit_keys("sbtest1", true)
+  if keys_on and opt.delete_inserts > 0 then
+    if opt.tables > 1 then
+      error("the DELETE/INSERT statements give ids to an identity column, which this server allows for one table " ..
+        "per session: use --tables=1 or --auto-inc=off (or --delete-inserts=0)", 0)
+    end
+    con:query(keys_on)
+  end
   prepare_for_each_table("deletes")
   prepare_for_each_table("inserts")
 end

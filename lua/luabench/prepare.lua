@@ -100,13 +100,11 @@ function Load:phase(phase)
   if not self:barrier(phase) then error("another loader thread failed", 0) end
 end
 
--- Does table `name` exist in the connection's current schema (PostgreSQL) or database (MySQL)?
+-- Does table `name` exist in the connection's current schema (its dialect's table_exists)?
 function M.table_exists(con, name)
   local d, why = require("luabench.dialect").of(con.driver:name())
   if not d then error(why, 2) end
-  return con:query_row(string.format(
-    "SELECT 1 FROM information_schema.tables WHERE table_schema = %s AND table_name = '%s'",
-    d.current_schema, name)) ~= nil
+  return con:query_row(d.table_exists(name)) ~= nil
 end
 
 return M

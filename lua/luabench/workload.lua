@@ -65,9 +65,18 @@ function M.new(name, opts)
     return dia
   end
 
+  -- A connection with the dialect's session statements only (loaders, checks).
+  function w.open()
+    local con = w.driver():connect()
+    for _, sql in ipairs(w.dialect().session) do con:query(sql) end
+    return con
+  end
+
   -- (Re)applies the session settings: after a reconnect the server has forgotten them.
   function w.session(con)
-    if opts.session then opts.session(con, w.dialect()) end
+    local d = w.dialect()
+    for _, sql in ipairs(d.session) do con:query(sql) end
+    if opts.session then opts.session(con, d) end
   end
 
   function w.connect()

@@ -19,6 +19,8 @@ static const struct lb_opt_def general[] = {
 	  "print each SQL statement with its outcome and time to stdout (shown at the default --verbosity)" },
 	{ "db-ignore-errors", LB_OPT_LIST, "",
 	  "errors to ignore (retry the event) for any driver: SQLSTATEs, MySQL error numbers, or 'all'" },
+	{ "db-dialect-file", LB_OPT_STRING, "",
+	  "Lua file that registers SQL dialects (luabench.dialect.register) for the workloads and --odbc-dialect; see doc/dialects.md" },
 	{ "db-connect-timeout", LB_OPT_DOUBLE, "10", "seconds to wait for a connection to be established" },
 	{ "db-read-timeout", LB_OPT_DOUBLE, "0",
 	  "seconds a single statement may take before its connection is dropped and reconnected (0 = no limit)" },

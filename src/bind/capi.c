@@ -271,6 +271,10 @@ void lb_capi_install(struct lb_vm *vm)
 		lua_pushstring(L, e->script->name);
 		lua_setfield(L, -2, "script_path");
 	}
+	if (e->opts && lb_opts_find(e->opts, "db-dialect-file")) {
+		lua_pushstring(L, lb_opts_str(e->opts, "db-dialect-file"));
+		lua_setfield(L, -2, "dialect_file");
+	}
 	if (e->opts && lb_opts_find(e->opts, "luajit-cmd")) {
 		lua_pushstring(L, lb_opts_str(e->opts, "luajit-cmd"));
 		lua_setfield(L, -2, "luajit_cmd");

@@ -10,23 +10,27 @@ local function on(name, sql)
 end
 
 describe("luabench.dialect", function()
-  it("knows pgsql and mysql, and says which it knows otherwise", function()
-    assert.are.equal("pgsql", dialect.of("pgsql").name)
-    assert.are.equal("mysql", dialect.of("mysql").name)
+  it("knows the shipped dialects, and says which it knows otherwise", function()
+    for _, name in ipairs({ "pgsql", "mysql", "oracle", "dm8", "sqlserver" }) do
+      assert.are.equal(name, dialect.of(name).name)
+    end
     local d, why = dialect.of("null")
     assert.is_nil(d)
-    assert.are.equal("no SQL dialect for driver 'null' (known: mysql, pgsql)", why)
+    assert.are.equal("no SQL dialect for driver 'null' (known: dm8, mysql, oracle, pgsql, sqlserver)", why)
   end)
 
-  it("every dialect has the same entries", function()
-    local keys = {}
-    for _, name in ipairs({ "pgsql", "mysql" }) do
-      for k in pairs(dialect.of(name)) do keys[k] = true end
-    end
-    keys.copy_null, keys.foreign_key_checks = nil, nil -- only where the server has the thing
-    for _, name in ipairs({ "pgsql", "mysql" }) do
-      for k in pairs(keys) do
+  it("every shipped dialect has every required entry", function()
+    for _, name in ipairs({ "pgsql", "mysql", "oracle", "dm8", "sqlserver" }) do
+      for _, k in ipairs(dialect.REQUIRED) do
         assert.is_not_nil(dialect.of(name)[k], name .. " lacks " .. k)
+      end
+    end
+    -- the properties the workloads read, also where they are false
+    for _, name in ipairs({ "pgsql", "mysql", "oracle", "dm8", "sqlserver" }) do
+      local d = dialect.of(name)
+      for _, k in ipairs({ "clustered", "inline_keys", "auto_key_zero", "transactional_ddl", "index_names_per_table",
+        "empty_is_null", "copy", "returning", "routines_return", "locking_read_can_miss" }) do
+        assert.are.equal("boolean", type(d[k]), name .. "." .. k)
       end
     end
   end)
@@ -86,6 +90,51 @@ describe("luabench.dialect", function()
         local out, err, rc = h.run("- --verbosity=1 " .. h.db(name), { stdin = script })
         assert.are.equal(0, rc, err)
         assert.are.equal("42", out:match("ID\t(%d+)"), out)
+      end)
+
+      it("its row limits, locking reads, upsert, bulk inserts, dates and drops run and answer", function()
+        if not h.db(name) then pending(name .. " sandbox server not running") return end
+        local script = ([[
+          local D = require("luabench.dialect").of(NAME)
+          local con = sysbench.sql.driver():connect()
+          local function q(sql) return con:query(sql) end
+          local function v(sql) return con:query_row(sql) end
+          for _, s in ipairs(D.drop_tables({ "TBL" })) do q(s) end
+          q(D.create_table_if_missing("TBL", "id INTEGER NOT NULL, s VARCHAR(20), PRIMARY KEY (id)"))
+          q(D.create_table_if_missing("TBL", "id INTEGER NOT NULL, s VARCHAR(20), PRIMARY KEY (id)"))
+          local b = D.bulk_insert(con, "INSERT INTO TBL (id, s) VALUES")
+          for i = 1, 5 do b:next(string.format("(%d, 'r%d')", i, i)) end
+          b:done()
+          for _, s in ipairs(D.insert_values("INSERT INTO TBL (id, s) VALUES", { "(6, 'r6')", "(7, 'r7')" })) do q(s) end
+          print("COUNT", v("SELECT COUNT(*) FROM TBL"))
+          q(D.upsert("TBL", { "id" }, { "s" }, { "7", "'seven'" }))
+          q(D.upsert("TBL", { "id" }, { "s" }, { "8", "'eight'" }))
+          print("UPSERT", v("SELECT s FROM TBL WHERE id = 7"), v("SELECT s FROM TBL WHERE id = 8"))
+          print("LIMIT", v("SELECT COUNT(*) FROM (" .. D.limit("SELECT id FROM TBL ORDER BY id DESC", 3) .. ") x"),
+            v(D.limit("SELECT id FROM TBL ORDER BY id DESC", 1)))
+          q(D.begin)
+          print("LOCKED", v(D.first_locked("SELECT id FROM TBL WHERE id > 2 ORDER BY id", 1)),
+            v(D.for_update("SELECT s FROM TBL WHERE id = 3")))
+          q(D.rollback)
+          print("TEXT", v("SELECT " .. D.concat(D.to_text("id"), "'-'", "s") .. " FROM TBL WHERE id = 2"))
+          print("DATE", v("SELECT CASE WHEN " .. D.date_add(D.current_date, 2, "day") .. " > " ..
+            D.date_add("CURRENT_TIMESTAMP", 1, "hour") .. " THEN 1 ELSE 0 END"))
+          print("BOOL", v("SELECT CASE WHEN " .. D.bool(true) .. " THEN 1 ELSE 0 END"))
+          print("EXISTS", v(D.table_exists("TBL")) ~= nil, v(D.table_exists("no_such_table")) == nil)
+          for _, s in ipairs(D.drop_tables({ "TBL" })) do q(s) end
+          print("GONE", v(D.table_exists("TBL")) == nil)
+        ]]):gsub("NAME", string.format("%q", name)):gsub("TBL", t .. "_k")
+        local out, err, rc = h.run("- --verbosity=1 " .. h.db(name), { stdin = script })
+        assert.are.equal(0, rc, err)
+        assert.truthy(out:find("COUNT\t7\n", 1, true), out)
+        assert.truthy(out:find("UPSERT\tseven\teight\n", 1, true), out)
+        assert.truthy(out:find("LIMIT\t3\t8\n", 1, true), out)
+        assert.truthy(out:find("LOCKED\t3\tr3\n", 1, true), out)
+        assert.truthy(out:find("TEXT\t2-r2\n", 1, true), out)
+        assert.truthy(out:find("DATE\t1\n", 1, true), out)
+        assert.truthy(out:find("BOOL\t1\n", 1, true), out)
+        assert.truthy(out:find("EXISTS\ttrue\ttrue\n", 1, true), out)
+        assert.truthy(out:find("GONE\ttrue\n", 1, true), out)
       end)
     end)
   end

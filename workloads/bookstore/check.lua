@@ -10,7 +10,7 @@ local fmt = string.format
 
 function M.check()
   local s = common.settings()
-  local con = common.driver():connect()
+  local con = common.open()
   local cfg = common.config_read(con)
   local t = s.t
   if cfg.loaded ~= 1 then

@@ -244,13 +244,11 @@ end
 -- SQL dialects -----------------------------------------------------------------------------------
 
 local wl = workload.new("bookstore")
-M.driver, M.dialect = wl.driver, wl.dialect
+M.driver, M.dialect, M.open = wl.driver, wl.dialect, wl.open
 M.rows = workload.rows
 
 -- A string literal (our generated text has no quotes, but titles travel back from the database).
 function M.lit(v) return M.dialect().lit(v) end
-function M.days(n) return M.dialect().interval(n, "day") end
-function M.hours(n) return M.dialect().interval(n, "hour") end
 
 -- INSERT that returns the new row's generated key (sequences start above the loaded rows, see
 -- schema.lua).

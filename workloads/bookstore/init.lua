@@ -35,7 +35,7 @@ sysbench.cmdline.commands = {
 
 function cleanup()
   local s = common.settings()
-  local con = common.driver():connect()
+  local con = common.open()
   if not common.table_exists(con, s.t.config) then
     print(string.format("No bookstore schema here (no table '%s'): nothing to drop", s.t.config))
     con:disconnect()
@@ -64,7 +64,7 @@ sysbench.hooks.sql_error_ignorable = run.sql_error_ignorable
 -- Control state, before the workers: the scale comes from the database.
 function init()
   local s = common.settings()
-  local con = common.driver():connect()
+  local con = common.open()
   local cfg = common.config_read(con)
   con:disconnect()
   if cfg.loaded ~= 1 then
@@ -103,7 +103,7 @@ function done()
     nc = nc + st[t * run.SLOTS + run.NEW_CUSTOMERS]
   end
   local ok, err = pcall(function()
-    local con = common.driver():connect()
+    local con = common.open()
     common.config_add(con, "bc_committed", bc)
     common.config_add(con, "new_customers", nc)
     common.config_add(con, "runs", 1)

@@ -14,6 +14,11 @@ local floor = math.floor
 local rows, lit, money, cents = common.rows, common.lit, common.money, common.cents
 local SUBJECTS = common.SUBJECTS
 
+-- SELECT sql with at most n rows / expr n units later / today, in the server's words.
+local function limit(sql, n) return common.dialect().limit(sql, n) end
+local function later(expr, n, unit) return common.dialect().date_add(expr, n, unit) end
+local function today() return common.dialect().current_date end
+
 -- Counters kept by the session layer (slots of the per-worker statistics array).
 M.EMPTY_AUTHOR, M.EMPTY_TITLE, M.EMPTY_SUBJECT = 8, 9, 10
 M.SEARCH_AUTHOR, M.SEARCH_TITLE, M.SEARCH_SUBJECT = 11, 12, 13
@@ -21,11 +26,11 @@ M.SEARCH_AUTHOR, M.SEARCH_TITLE, M.SEARCH_SUBJECT = 11, 12, 13
 -- u.in_txn tells the caller to roll back after an error (users of a worker share x).
 local function begin(u, x)
   u.in_txn = true
-  x.con:query("BEGIN")
+  x.con:query(common.dialect().begin)
 end
 
 local function commit(u, x)
-  x.con:query("COMMIT")
+  x.con:query(common.dialect().commit)
   u.in_txn = false
 end
 
@@ -60,24 +65,24 @@ end
 
 -- 2. New Products: the 50 most recently published items of a subject.
 function M.new_products(u, x)
-  local list = rows(x.con, fmt("SELECT i_id, i_title, a_fname, a_lname FROM %s JOIN %s ON a_id = i_a_id WHERE i_subject = '%s' ORDER BY i_pub_date DESC, i_title LIMIT 50",
-    x.t.item, x.t.author, SUBJECTS[uniform(1, #SUBJECTS)]))
+  local list = rows(x.con, limit(fmt("SELECT i_id, i_title, a_fname, a_lname FROM %s JOIN %s ON a_id = i_a_id WHERE i_subject = '%s' ORDER BY i_pub_date DESC, i_title",
+    x.t.item, x.t.author, SUBJECTS[uniform(1, #SUBJECTS)]), 50))
   keep_list(u, list)
   promo(x)
 end
 
 -- The smallest o_id among the n most recent orders (o_id grows with time: identity/sequence).
 local function recent_orders_from(x, n)
-  return tonumber(x.con:query_row(fmt("SELECT MIN(o_id) FROM (SELECT o_id FROM %s ORDER BY o_id DESC LIMIT %d) r",
-    x.t.orders, n))) or 0
+  return tonumber(x.con:query_row(fmt("SELECT MIN(o_id) FROM (%s) r",
+    limit(fmt("SELECT o_id FROM %s ORDER BY o_id DESC", x.t.orders), n)))) or 0
 end
 
 -- 3. Best Sellers: the 50 items of a subject sold in the largest quantities over the order
 -- lines of the 3,333 most recent orders.
 function M.best_sellers(u, x)
   local from = recent_orders_from(x, common.BEST_SELLERS_WINDOW)
-  local list = rows(x.con, fmt("SELECT i_id, i_title, a_fname, a_lname, SUM(ol_qty) AS sold FROM %s JOIN %s ON i_id = ol_i_id JOIN %s ON a_id = i_a_id WHERE ol_o_id >= %d AND i_subject = '%s' GROUP BY i_id, i_title, a_fname, a_lname ORDER BY sold DESC, i_id LIMIT 50",
-    x.t.order_line, x.t.item, x.t.author, from, SUBJECTS[uniform(1, #SUBJECTS)]))
+  local list = rows(x.con, limit(fmt("SELECT i_id, i_title, a_fname, a_lname, SUM(ol_qty) AS sold FROM %s JOIN %s ON i_id = ol_i_id JOIN %s ON a_id = i_a_id WHERE ol_o_id >= %d AND i_subject = '%s' GROUP BY i_id, i_title, a_fname, a_lname ORDER BY sold DESC, i_id",
+    x.t.order_line, x.t.item, x.t.author, from, SUBJECTS[uniform(1, #SUBJECTS)]), 50))
   keep_list(u, list)
   promo(x)
 end
@@ -108,8 +113,8 @@ function M.search_results(u, x)
   else
     where = fmt("i_subject = '%s'", SUBJECTS[uniform(1, #SUBJECTS)])
   end
-  local list = rows(x.con, fmt("SELECT i_id, i_title, a_fname, a_lname FROM %s JOIN %s ON a_id = i_a_id WHERE %s ORDER BY i_title LIMIT 50",
-    x.t.item, x.t.author, where))
+  local list = rows(x.con, limit(fmt("SELECT i_id, i_title, a_fname, a_lname FROM %s JOIN %s ON a_id = i_a_id WHERE %s ORDER BY i_title",
+    x.t.item, x.t.author, where), 50))
   x.count(M.SEARCH_AUTHOR + kind - 1, 1)
   if keep_list(u, list) == 0 then x.count(M.EMPTY_AUTHOR + kind - 1, 1) end
   promo(x)
@@ -159,7 +164,7 @@ local function create_cart(u, x)
 end
 
 local function lock_cart(x, sc_id)
-  return x.con:query_row(fmt("SELECT sc_id FROM %s WHERE sc_id = %d FOR UPDATE", x.t.shopping_cart, sc_id)) ~= nil
+  return x.con:query_row(common.dialect().for_update(fmt("SELECT sc_id FROM %s WHERE sc_id = %d", x.t.shopping_cart, sc_id))) ~= nil
 end
 
 -- The cart of the session, created (or re-created if it vanished) and locked.
@@ -245,9 +250,9 @@ local function new_customer(x)
   local disc = uniform(0, 50)
   local cols = "c_uname, c_passwd, c_fname, c_lname, c_addr_id, c_phone, c_email, c_since, c_last_visit, c_login, c_expiration, c_discount, c_balance, c_ytd_pmt, c_birthdate, c_data"
   local function values(uname)
-    return fmt("'%s', '%s', '%s', '%s', %d, '%s', '%s@%s.com', CURRENT_DATE, CURRENT_DATE, CURRENT_TIMESTAMP, CURRENT_TIMESTAMP + %s, %s, 0, 0, '%04d-%02d-%02d', '%s'",
+    return fmt("'%s', '%s', '%s', '%s', %d, '%s', '%s@%s.com', %s, %s, CURRENT_TIMESTAMP, %s, %s, 0, 0, '%04d-%02d-%02d', '%s'",
       uname, uname:lower(), fname, lname, addr, text.digits(uniform(9, 16)), uname, text.letters(4, 20),
-      common.hours(2), money(disc), uniform(1900, 2005), uniform(1, 12), uniform(1, 28), text.text(100, 500))
+      today(), today(), later("CURRENT_TIMESTAMP", 2, "hour"), money(disc), uniform(1900, 2005), uniform(1, 12), uniform(1, 28), text.text(100, 500))
   end
   local c_id
   local next_key = common.dialect().next_key(x.t.customer, "c_id")
@@ -291,8 +296,8 @@ function M.buy_request(u, x)
       x.t.customer, x.t.address, x.t.country, uname))[1]
     if not r or r[2] ~= uname:lower() then error("Buy Request: login failed for " .. uname, 0) end
     fname, lname, disc = r[3], r[4], cents(r[5])
-    x.con:query(fmt("UPDATE %s SET c_login = CURRENT_TIMESTAMP, c_expiration = CURRENT_TIMESTAMP + %s WHERE c_id = %d",
-      x.t.customer, common.hours(2), u.c_id))
+    x.con:query(fmt("UPDATE %s SET c_login = CURRENT_TIMESTAMP, c_expiration = %s WHERE c_id = %d",
+      x.t.customer, later("CURRENT_TIMESTAMP", 2, "hour"), u.c_id))
   else
     local c_id
     c_id, fname, lname, disc = new_customer(x)
@@ -342,21 +347,23 @@ function M.buy_confirm(u, x)
   local ship_addr = bill
   if uniform(1, 100) <= 5 then ship_addr = find_or_insert_address(x) end
   local sub, tax, ship, total = totals(lines, disc)
-  local o_id = common.insert_id(x.con, fmt("INSERT INTO %s (o_c_id, o_date, o_sub_total, o_tax, o_total, o_ship_type, o_ship_date, o_bill_addr_id, o_ship_addr_id, o_status) VALUES (%d, CURRENT_TIMESTAMP, %s, %s, %s, '%s', CURRENT_TIMESTAMP + %s, %d, %d, 'PENDING')",
-    x.t.orders, u.c_id, money(sub), money(tax), money(total), SHIP[uniform(1, #SHIP)], common.days(uniform(1, 7)), bill, ship_addr), "o_id")
+  local o_id = common.insert_id(x.con, fmt("INSERT INTO %s (o_c_id, o_date, o_sub_total, o_tax, o_total, o_ship_type, o_ship_date, o_bill_addr_id, o_ship_addr_id, o_status) VALUES (%d, CURRENT_TIMESTAMP, %s, %s, %s, '%s', %s, %d, %d, 'PENDING')",
+    x.t.orders, u.c_id, money(sub), money(tax), money(total), SHIP[uniform(1, #SHIP)], later("CURRENT_TIMESTAMP", uniform(1, 7), "day"), bill, ship_addr), "o_id")
   local ol = {}
   for k, l in ipairs(lines) do
     ol[k] = fmt("(%d, %d, %s, %s, %s, '%s')", k, o_id, l[1], l[2], money(disc), text.text(20, 100))
   end
-  x.con:query(fmt("INSERT INTO %s (ol_id, ol_o_id, ol_i_id, ol_qty, ol_discount, ol_comments) VALUES %s",
-    x.t.order_line, table.concat(ol, ", ")))
+  for _, sql in ipairs(common.dialect().insert_values(fmt("INSERT INTO %s (ol_id, ol_o_id, ol_i_id, ol_qty, ol_discount, ol_comments) VALUES",
+    x.t.order_line), ol)) do
+    x.con:query(sql)
+  end
   for _, l in ipairs(lines) do -- ordered by item id (cart_lines)
     x.con:query(fmt("UPDATE %s SET i_stock = CASE WHEN i_stock - %s < 10 THEN i_stock - %s + 21 ELSE i_stock - %s END WHERE i_id = %s",
       x.t.item, l[2], l[2], l[2], l[1]))
   end
-  x.con:query(fmt("INSERT INTO %s (cx_o_id, cx_type, cx_num, cx_name, cx_expiry, cx_auth_id, cx_xact_amt, cx_xact_date, cx_co_id) VALUES (%d, '%s', %s, %s, CURRENT_DATE + %s, '%s', %s, CURRENT_TIMESTAMP, %d)",
+  x.con:query(fmt("INSERT INTO %s (cx_o_id, cx_type, cx_num, cx_name, cx_expiry, cx_auth_id, cx_xact_amt, cx_xact_date, cx_co_id) VALUES (%d, '%s', %s, %s, %s, '%s', %s, CURRENT_TIMESTAMP, %d)",
     x.t.cc_xacts, o_id, CARDS[uniform(1, #CARDS)], text.digits(16), lit((c[4] .. " " .. c[5]):sub(1, 31)),
-    common.days(uniform(1, 730)), text.letters(15, 15):upper(), money(total), co))
+    later(today(), uniform(1, 730), "day"), text.letters(15, 15):upper(), money(total), co))
   x.con:query(fmt("DELETE FROM %s WHERE scl_sc_id = %d", x.t.shopping_cart_line, sc_id))
   x.con:query(fmt("UPDATE %s SET sc_sub_total = 0, sc_tax = 0, sc_ship_cost = 0, sc_total = 0, sc_date = CURRENT_TIMESTAMP WHERE sc_id = %d",
     x.t.shopping_cart, sc_id))
@@ -380,8 +387,8 @@ function M.order_display(u, x)
   local uname = common.digsyl(c_id, 0)
   local c = rows(x.con, fmt("SELECT c_id, c_passwd FROM %s WHERE c_uname = '%s'", x.t.customer, uname))[1]
   if not c or c[2] ~= uname:lower() then error("Order Display: login failed for " .. uname, 0) end
-  local o = rows(x.con, fmt("SELECT o_id, o_date, o_sub_total, o_tax, o_total, o_ship_type, o_ship_date, o_status, o_bill_addr_id, o_ship_addr_id, cx_type, cx_auth_id FROM %s JOIN %s ON cx_o_id = o_id WHERE o_c_id = %s ORDER BY o_date DESC, o_id DESC LIMIT 1",
-    x.t.orders, x.t.cc_xacts, c[1]))[1]
+  local o = rows(x.con, limit(fmt("SELECT o_id, o_date, o_sub_total, o_tax, o_total, o_ship_type, o_ship_date, o_status, o_bill_addr_id, o_ship_addr_id, cx_type, cx_auth_id FROM %s JOIN %s ON cx_o_id = o_id WHERE o_c_id = %s ORDER BY o_date DESC, o_id DESC",
+    x.t.orders, x.t.cc_xacts, c[1]), 1))[1]
   if not o then return end
   rows(x.con, fmt("SELECT addr_id, addr_street1, addr_street2, addr_city, addr_state, addr_zip, co_name FROM %s JOIN %s ON co_id = addr_co_id WHERE addr_id IN (%s, %s)",
     x.t.address, x.t.country, o[9], o[10]))
@@ -402,8 +409,8 @@ end
 function M.admin_confirm(u, x)
   local i_id = u.item or uniform(1, x.items)
   local from = recent_orders_from(x, common.RELATED_WINDOW)
-  local related = rows(x.con, fmt("SELECT l.ol_i_id FROM %s o JOIN %s l ON l.ol_o_id = o.o_id WHERE o.o_id >= %d AND l.ol_i_id <> %d AND o.o_c_id IN (SELECT o2.o_c_id FROM %s o2 JOIN %s l2 ON l2.ol_o_id = o2.o_id WHERE o2.o_id >= %d AND l2.ol_i_id = %d) GROUP BY l.ol_i_id ORDER BY SUM(l.ol_qty) DESC, l.ol_i_id LIMIT 5",
-    x.t.orders, x.t.order_line, from, i_id, x.t.orders, x.t.order_line, from, i_id))
+  local related = rows(x.con, limit(fmt("SELECT l.ol_i_id FROM %s o JOIN %s l ON l.ol_o_id = o.o_id WHERE o.o_id >= %d AND l.ol_i_id <> %d AND o.o_c_id IN (SELECT o2.o_c_id FROM %s o2 JOIN %s l2 ON l2.ol_o_id = o2.o_id WHERE o2.o_id >= %d AND l2.ol_i_id = %d) GROUP BY l.ol_i_id ORDER BY SUM(l.ol_qty) DESC, l.ol_i_id",
+    x.t.orders, x.t.order_line, from, i_id, x.t.orders, x.t.order_line, from, i_id), 5))
   local it = rows(x.con, fmt("SELECT i_srp, i_related1, i_related2, i_related3, i_related4, i_related5 FROM %s WHERE i_id = %d",
     x.t.item, i_id))[1]
   if not it then error("Admin Confirm: no item " .. i_id, 0) end
@@ -421,8 +428,8 @@ function M.admin_confirm(u, x)
   end
   for k = #rel + 1, 5 do rel[k] = it[k + 1] or "NULL" end
   local cost = floor(cents(it[1]) * (100 - uniform(0, 50)) / 100)
-  x.con:query(fmt("UPDATE %s SET i_cost = %s, i_image = %d, i_thumbnail = %d, i_pub_date = CURRENT_DATE, i_related1 = %s, i_related2 = %s, i_related3 = %s, i_related4 = %s, i_related5 = %s WHERE i_id = %d",
-    x.t.item, money(cost), uniform(1, x.items), uniform(1, x.items), rel[1], rel[2], rel[3], rel[4], rel[5], i_id))
+  x.con:query(fmt("UPDATE %s SET i_cost = %s, i_image = %d, i_thumbnail = %d, i_pub_date = %s, i_related1 = %s, i_related2 = %s, i_related3 = %s, i_related4 = %s, i_related5 = %s WHERE i_id = %d",
+    x.t.item, money(cost), uniform(1, x.items), uniform(1, x.items), common.dialect().current_date, rel[1], rel[2], rel[3], rel[4], rel[5], i_id))
   item_detail(x, i_id)
 end
 

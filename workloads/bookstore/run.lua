@@ -57,7 +57,7 @@ function M.thread_init(tid, TYPES)
   local cfg = M.shared_config()
   local items, customers = tonumber(cfg[0]), tonumber(cfg[2])
   x = {
-    con = common.driver():connect(),
+    con = common.open(),
     t = s.t, items = items, customers = customers,
     customer_a = common.customer_a(customers), count = count, counted = counted,
   }
@@ -148,7 +148,7 @@ function M.event()
       break
     end
     -- undo: the transaction, what was counted for it, and the session state it changed
-    if u.in_txn then pcall(x.con.query, x.con, "ROLLBACK") end
+    if u.in_txn then pcall(x.con.query, x.con, common.dialect().rollback) end
     for _, slot in ipairs(u.counted or {}) do count(slot, -1) end
     u.c_id, u.sc_id, u.old_sc = c_id, sc_id, old_sc
     failure = err

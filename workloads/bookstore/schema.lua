@@ -89,7 +89,7 @@ local function create_sql(name, real)
     cols[i] = "  " .. c
   end
   cols[#cols + 1] = "  PRIMARY KEY (" .. DEFS[name].pk .. ")"
-  return fmt("CREATE TABLE %s (\n%s\n)%s", real, table.concat(cols, ",\n"), d.table_options)
+  return fmt("CREATE TABLE %s (\n%s\n)%s", real, d.column_types(table.concat(cols, ",\n")), d.table_options)
 end
 
 -- Creates the configuration table first (it marks the schema as ours for cleanup), then the ten
@@ -138,7 +138,7 @@ function M.drop(con)
   local names = {}
   for _, name in ipairs(common.TABLES) do names[#names + 1] = s.t[name] end
   names[#names + 1] = s.t.config
-  con:query("DROP TABLE IF EXISTS " .. table.concat(names, ", "))
+  for _, sql in ipairs(common.dialect().drop_tables(names)) do con:query(sql) end
 end
 
 return M

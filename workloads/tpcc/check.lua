@@ -113,7 +113,7 @@ function M.check()
 
   local con
   local ok, err = pcall(function()
-    con = common.driver():connect()
+    con = common.open()
     local cfg = common.ready_config(con)
     if tid == 0 then
       info[0] = cfg.warehouses
@@ -126,7 +126,7 @@ function M.check()
       if i > n then break end
       local c = CONDITIONS[i]
       local t0 = luabench.time()
-      local sql = c[4]:gsub("{([%w_]+)}", s.t) .. " LIMIT " .. LIMIT
+      local sql = common.dialect().limit((c[4]:gsub("{([%w_]+)}", s.t)), LIMIT)
       local rs = query_again_once(con, sql)
       local rows = rs.nrows
       if rows == 0 then

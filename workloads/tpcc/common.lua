@@ -121,7 +121,7 @@ local wl = workload.new("tpcc", {
     if s.isolation then con:query(d.set_isolation(s.isolation)) end
   end,
 })
-M.driver, M.dialect, M.connect, M.session = wl.driver, wl.dialect, wl.connect, wl.session
+M.driver, M.dialect, M.connect, M.session, M.open = wl.driver, wl.dialect, wl.connect, wl.session, wl.open
 
 -- Does table `name` exist in the connection's current schema / database?
 M.table_exists = require("luabench.prepare").table_exists

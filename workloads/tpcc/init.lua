@@ -34,7 +34,7 @@ sysbench.cmdline.commands = {
 
 function cleanup()
   local s = common.settings()
-  local con = common.driver():connect()
+  local con = common.open()
   if not common.table_exists(con, s.t.config) then
     print(string.format("No tpcc schema here (no table '%s'): nothing to drop", s.t.config))
     con:disconnect()

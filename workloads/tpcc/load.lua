@@ -93,16 +93,18 @@ local copy_form = setmetatable({}, { __index = function(t, p)
 end })
 local function P(pattern) return use_copy and copy_form[pattern] or pattern end
 
+local bulk -- the dialect's bulk insert when there is no COPY
+
 local function insert_start(name)
   if use_copy then
     con:copy_init(fmt("COPY %s (%s) FROM STDIN", s.t[name], schema.columns(name)))
   else
-    con:bulk_insert_init(fmt("INSERT INTO %s (%s) VALUES", s.t[name], schema.columns(name)))
+    bulk = common.dialect().bulk_insert(con, fmt("INSERT INTO %s (%s) VALUES", s.t[name], schema.columns(name)))
   end
 end
 
 local function row(text)
-  if use_copy then con:copy_next(text) else con:bulk_insert_next(text) end
+  if use_copy then con:copy_next(text) else bulk:next(text) end
   rows_pending = rows_pending + 1
   if rows_pending == 2000 then
     ld:add(rows_pending)
@@ -111,7 +113,7 @@ local function row(text)
 end
 
 local function insert_done()
-  if use_copy then con:copy_done() else con:bulk_insert_done() end
+  if use_copy then con:copy_done() else bulk:done() end
   ld:add(rows_pending)
   rows_pending = 0
 end
@@ -230,7 +232,7 @@ local function load_district(w, d, now)
 end
 
 local function load_unit(i, now)
-  con:query("BEGIN")
+  con:query(common.dialect().begin)
   if i < ITEM_UNITS then
     load_items(i + 1, now)
   else
@@ -238,7 +240,7 @@ local function load_unit(i, now)
     load_district(math.floor(k / common.DISTRICTS) + 1, k % common.DISTRICTS + 1, now)
   end
   con:query(fmt("INSERT INTO %s (cfg_name, cfg_value) VALUES ('%s', '1')", s.t.config, unit_name(i)))
-  con:query("COMMIT")
+  con:query(common.dialect().commit)
   sh.done[i] = 1
 end
 
@@ -386,12 +388,12 @@ function M.prepare()
   ld.line = progress_line
   local ok, err = pcall(function()
     -- Loading and index builds, not the run: the session needs no isolation settings.
-    con = common.driver():connect()
+    con = common.open()
     body()
   end)
   if not ok then
     if con then
-      pcall(con.query, con, "ROLLBACK")
+      pcall(con.query, con, common.dialect().rollback)
       con:disconnect()
     end
     -- Only now: the threads waiting at a barrier stop with "another loader thread failed", and

@@ -414,8 +414,18 @@ local function count_existing(con, s, d)
   return tonumber(con:query_row(d.routines_count(names)))
 end
 
--- The procedures' text for each server.
-local TEXTS = { pgsql = PG, mysql = MY }
+-- The procedures' text for each server's routine language (its dialect's routine_language).
+local TEXTS = { plpgsql = PG, mysql = MY }
+
+-- The texts for the server, or a one-line error naming the way out.
+local function texts_for(d)
+  local t = TEXTS[d.routine_language]
+  if not t then
+    common.fail("tpcc has no stored procedures for the %s dialect (routine language %s): run with " ..
+      "--procedures=off (client-side transactions)", d.name, tostring(d.routine_language))
+  end
+  return t
+end
 
 -- Creates the procedures unless the schema already has these very ones (their signature is kept
 -- in the configuration table), so that they always match this version of luabench. Processes
@@ -425,7 +435,8 @@ function M.create(con)
   local s = common.settings()
   local d = common.dialect()
   local texts = {}
-  for i, name in ipairs(M.NAMES) do texts[i] = expand(TEXTS[d.name][name], s) end
+  local src = texts_for(d)
+  for i, name in ipairs(M.NAMES) do texts[i] = expand(src[name], s) end
   local sig = signature(concat(texts, "\0"))
   local lock = fmt("'%stpcc_procs'", s.prefix)
   con:query(d.lock(lock))
@@ -457,6 +468,7 @@ end
 function M.bodies(ctx)
   local con, s = ctx.con, ctx.s
   local d = common.dialect()
+  texts_for(d)
   local P = s.prefix
   local INT, VARCHAR = sysbench.sql.type.INT, sysbench.sql.type.VARCHAR
 

@@ -36,7 +36,7 @@ local control_con
 
 function M.init()
   local s = common.settings()
-  control_con = common.driver():connect()
+  control_con = common.open()
   local cfg = common.ready_config(control_con)
   local W = s.warehouses > 0 and s.warehouses or cfg.warehouses
   if W > cfg.warehouses then

@@ -153,7 +153,7 @@ end
 function M.create_table(con, name)
   local s = common.settings()
   local d = common.dialect()
-  local cols = COLUMNS[name]:gsub("%%TS%%", d.timestamp)
+  local cols = d.column_types((COLUMNS[name]:gsub("%%TS%%", d.timestamp)))
   -- A clustered table is stored in key order: its key comes with it, not after the load.
   local pk = d.clustered and M.PRIMARY_KEY[name] and (",\n  PRIMARY KEY (" .. M.PRIMARY_KEY[name] .. ")") or ""
   con:query(string.format("CREATE TABLE %s (\n%s%s\n)%s", s.t[name], cols, pk, d.table_options))
@@ -161,8 +161,9 @@ end
 
 function M.create_config(con)
   local s = common.settings()
-  con:query(string.format("CREATE TABLE %s (cfg_name VARCHAR(64) NOT NULL PRIMARY KEY, cfg_value VARCHAR(255))%s",
-    s.t.config, common.dialect().table_options))
+  local d = common.dialect()
+  con:query(string.format("CREATE TABLE %s (%s)%s", s.t.config,
+    d.column_types("cfg_name VARCHAR(64) NOT NULL PRIMARY KEY, cfg_value VARCHAR(255)"), d.table_options))
 end
 
 -- The post-load work for one table: primary key (PostgreSQL), secondary indexes, statistics.
@@ -181,7 +182,7 @@ function M.post_load(con, name, mark)
   local s = common.settings()
   local d = common.dialect()
   local t = s.t[name]
-  if d.transactional_ddl then con:query("BEGIN") end
+  if d.transactional_ddl then con:query(d.begin) end
   if not d.clustered and M.PRIMARY_KEY[name] then
     con:query(string.format("ALTER TABLE %s ADD PRIMARY KEY (%s)", t, M.PRIMARY_KEY[name]))
   end
@@ -193,7 +194,7 @@ function M.post_load(con, name, mark)
   end
   if d.transactional_ddl then
     mark()
-    con:query("COMMIT")
+    con:query(d.commit)
     con:query(d.analyze_after_load(t))
   else
     con:query(d.analyze_after_load(t))
@@ -206,7 +207,7 @@ end
 function M.foreign_keys(con, mark)
   local s = common.settings()
   local d = common.dialect()
-  if d.transactional_ddl then con:query("BEGIN") end
+  if d.transactional_ddl then con:query(d.begin) end
   if d.foreign_key_checks then con:query(d.foreign_key_checks(false)) end
   for i, fk in ipairs(FOREIGN_KEYS) do
     local cname = string.format("%sfk_%d", s.prefix, i)
@@ -216,7 +217,7 @@ function M.foreign_keys(con, mark)
     end
   end
   mark()
-  if d.transactional_ddl then con:query("COMMIT") end
+  if d.transactional_ddl then con:query(d.commit) end
   if d.foreign_key_checks then con:query(d.foreign_key_checks(true)) end
 end
 
@@ -224,10 +225,10 @@ end
 -- cleanup can be run again).
 function M.drop(con)
   local s = common.settings()
-  for _, name in ipairs(common.TABLES) do
-    con:query("DROP TABLE IF EXISTS " .. s.t[name])
-  end
-  con:query("DROP TABLE IF EXISTS " .. s.t.config)
+  local names = {}
+  for _, name in ipairs(common.TABLES) do names[#names + 1] = s.t[name] end
+  names[#names + 1] = s.t.config
+  for _, sql in ipairs(common.dialect().drop_tables(names)) do con:query(sql) end
 end
 
 return M

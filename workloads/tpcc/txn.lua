@@ -22,6 +22,13 @@ end
 
 -- A function that runs prepared statement `st` with parameters `ps`: f(a1, a2, ...) sets the
 -- parameters in order and executes. Generated per arity, so the hot path has no varargs.
+-- con:query, with BEGIN, COMMIT and ROLLBACK in the server's words (its dialect's).
+local function txn_query(con)
+  local d = common.dialect()
+  local words = { BEGIN = d.begin, COMMIT = d.commit, ROLLBACK = d.rollback }
+  return function(sql) return con:query(words[sql] or sql) end
+end
+
 local binders = {}
 function M.binder(n)
   local f = binders[n]
@@ -171,6 +178,7 @@ end
 local function statements(con, t)
   local INT, VARCHAR = sysbench.sql.type.INT, sysbench.sql.type.VARCHAR
   local S = {}
+  local D = common.dialect()
 
   -- A prepared statement with parameters of the given types; st(a, b, ...) runs it.
   local function prep(sql, ...)
@@ -185,7 +193,7 @@ local function statements(con, t)
 
   S.no_cust = prep([[SELECT c_discount, c_last, c_credit, w_tax FROM {customer}, {warehouse}
     WHERE w_id = ? AND c_w_id = w_id AND c_d_id = ? AND c_id = ?]], INT, INT, INT)
-  S.no_dist = prep([[SELECT d_next_o_id, d_tax FROM {district} WHERE d_w_id = ? AND d_id = ? FOR UPDATE]], INT, INT)
+  S.no_dist = prep(D.for_update([[SELECT d_next_o_id, d_tax FROM {district} WHERE d_w_id = ? AND d_id = ?]]), INT, INT)
   S.no_dist_upd = prep([[UPDATE {district} SET d_next_o_id = ? WHERE d_w_id = ? AND d_id = ?]], INT, INT, INT)
   S.no_order = prep([[INSERT INTO {orders} (o_id, o_d_id, o_w_id, o_c_id, o_entry_d, o_carrier_id, o_ol_cnt, o_all_local)
     VALUES (?, ?, ?, ?, CURRENT_TIMESTAMP, NULL, ?, ?)]], INT, INT, INT, INT, INT, INT)
@@ -193,7 +201,7 @@ local function statements(con, t)
   S.no_item = prep([[SELECT i_price, i_name, i_data FROM {item} WHERE i_id = ?]], INT)
   S.no_stock = {}
   for d = 1, common.DISTRICTS do
-    S.no_stock[d] = prep(fmt([[SELECT s_quantity, s_data, s_dist_%02d FROM {stock} WHERE s_i_id = ? AND s_w_id = ? FOR UPDATE]], d), INT, INT)
+    S.no_stock[d] = prep(D.for_update(fmt([[SELECT s_quantity, s_data, s_dist_%02d FROM {stock} WHERE s_i_id = ? AND s_w_id = ?]], d)), INT, INT)
   end
   S.no_stock_upd = prep([[UPDATE {stock} SET s_quantity = ?, s_ytd = s_ytd + ?, s_order_cnt = s_order_cnt + 1,
     s_remote_cnt = s_remote_cnt + ? WHERE s_i_id = ? AND s_w_id = ?]], INT, INT, INT, INT, INT)
@@ -208,9 +216,9 @@ local function statements(con, t)
     WHERE d_w_id = ? AND d_id = ?]], INT, INT)
   S.by_name = prep([[SELECT c_id FROM {customer} WHERE c_w_id = ? AND c_d_id = ? AND c_last = ? ORDER BY c_first]],
     INT, INT, VARCHAR)
-  S.pay_c = prep([[SELECT c_first, c_middle, c_last, c_street_1, c_street_2, c_city, c_state, c_zip, c_phone,
+  S.pay_c = prep(D.for_update([[SELECT c_first, c_middle, c_last, c_street_1, c_street_2, c_city, c_state, c_zip, c_phone,
     c_since, c_credit, c_credit_lim, c_discount, c_balance FROM {customer}
-    WHERE c_w_id = ? AND c_d_id = ? AND c_id = ? FOR UPDATE]], INT, INT, INT)
+    WHERE c_w_id = ? AND c_d_id = ? AND c_id = ?]]), INT, INT, INT)
   S.pay_c_data = prep([[SELECT c_data FROM {customer} WHERE c_w_id = ? AND c_d_id = ? AND c_id = ?]], INT, INT, INT)
   S.pay_c_upd = prep([[UPDATE {customer} SET c_balance = c_balance - ? / 100.0,
     c_ytd_payment = c_ytd_payment + ? / 100.0, c_payment_cnt = c_payment_cnt + 1
@@ -223,15 +231,15 @@ local function statements(con, t)
 
   S.os_c = prep([[SELECT c_balance, c_first, c_middle, c_last FROM {customer}
     WHERE c_w_id = ? AND c_d_id = ? AND c_id = ?]], INT, INT, INT)
-  S.os_o = prep([[SELECT o_id, o_entry_d, o_carrier_id FROM {orders}
-    WHERE o_w_id = ? AND o_d_id = ? AND o_c_id = ? ORDER BY o_id DESC LIMIT 1]], INT, INT, INT)
+  S.os_o = prep(D.limit([[SELECT o_id, o_entry_d, o_carrier_id FROM {orders}
+    WHERE o_w_id = ? AND o_d_id = ? AND o_c_id = ? ORDER BY o_id DESC]], 1), INT, INT, INT)
   S.os_ol = prep([[SELECT ol_i_id, ol_supply_w_id, ol_quantity, ol_amount, ol_delivery_d FROM {order_line}
     WHERE ol_w_id = ? AND ol_d_id = ? AND ol_o_id = ?]], INT, INT, INT)
 
-  S.dl_no = prep([[SELECT no_o_id FROM {new_order} WHERE no_w_id = ? AND no_d_id = ?
-    ORDER BY no_o_id LIMIT 1 FOR UPDATE]], INT, INT)
-  S.dl_no_peek = prep([[SELECT no_o_id FROM {new_order} WHERE no_w_id = ? AND no_d_id = ?
-    ORDER BY no_o_id LIMIT 1]], INT, INT)
+  S.dl_no = prep(D.first_locked([[SELECT no_o_id FROM {new_order} WHERE no_w_id = ? AND no_d_id = ?
+    ORDER BY no_o_id]], 1), INT, INT)
+  S.dl_no_peek = prep(D.limit([[SELECT no_o_id FROM {new_order} WHERE no_w_id = ? AND no_d_id = ?
+    ORDER BY no_o_id]], 1), INT, INT)
   S.dl_del = prep([[DELETE FROM {new_order} WHERE no_w_id = ? AND no_d_id = ? AND no_o_id = ?]], INT, INT, INT)
   S.dl_o = prep([[SELECT o_c_id FROM {orders} WHERE o_w_id = ? AND o_d_id = ? AND o_id = ?]], INT, INT, INT)
   S.dl_o_upd = prep([[UPDATE {orders} SET o_carrier_id = ? WHERE o_w_id = ? AND o_d_id = ? AND o_id = ?]],
@@ -273,7 +281,7 @@ local function new_order_body(S, con)
   local no_stock = S.no_stock
   local no_stock_upd = S.no_stock_upd
   local no_line = S.no_line
-  local function q(sql) return con:query(sql) end
+  local q = txn_query(con)
   return function(inp)
     local home, d = inp.w, inp.d
     q("BEGIN")
@@ -334,7 +342,7 @@ local function payment_body(S, con)
   local pay_c_upd = S.pay_c_upd
   local pay_c_upd_bc = S.pay_c_upd_bc
   local pay_h = S.pay_h
-  local function q(sql) return con:query(sql) end
+  local q = txn_query(con)
   return function(inp)
     local home, d, amount = inp.w, inp.d, inp.amount
     q("BEGIN")
@@ -368,7 +376,7 @@ local function order_status_body(S, con)
   local os_c = S.os_c
   local os_o = S.os_o
   local os_ol = S.os_ol
-  local function q(sql) return con:query(sql) end
+  local q = txn_query(con)
   return function(inp)
     local home, d = inp.w, inp.d
     q("BEGIN")
@@ -397,7 +405,7 @@ local function delivery_body(S, con, dialect)
   local dl_ol_upd = S.dl_ol_upd
   local dl_ol_sum = S.dl_ol_sum
   local dl_c_upd = S.dl_c_upd
-  local function q(sql) return con:query(sql) end
+  local q = txn_query(con)
   -- The oldest undelivered order of a district, locked; nil if there is none.
   local function oldest_new_order(home, d)
     for _ = 1, 100 do
@@ -442,7 +450,7 @@ end
 local function stock_level_body(S, con)
   local sl_d = S.sl_d
   local sl_count = S.sl_count
-  local function q(sql) return con:query(sql) end
+  local q = txn_query(con)
   return function(inp)
     local home, d = inp.w, inp.d
     q("BEGIN")
