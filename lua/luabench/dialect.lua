@@ -145,7 +145,8 @@ end
 -- --db-dialect-file: run once per Lua state, before the first dialect is looked up (each worker
 -- has its own state, so each registers the file's dialects itself).
 local option_file_done = false
-local function load_option_file()
+function M.load_option_file()
+  if option_file_done then return end
   option_file_done = true
   local sb = rawget(_G, "luabench")
   local path = type(sb) == "table" and sb._dialect_file
@@ -157,7 +158,7 @@ end
 
 -- The dialect of a driver, server family or registered name, or nil and a one-line reason.
 function M.of(name)
-  if not option_file_done then load_option_file() end
+  if not option_file_done then M.load_option_file() end
   name = aliases[name] or name
   local d = registry[name]
   if d then return d end

@@ -30,6 +30,9 @@ local sb = {
 sysbench = sb
 luabench = sb
 
+-- --db-dialect-file: its dialects exist before the script asks for one, and a bad file fails now.
+if sb._dialect_file then require("luabench.dialect").load_option_file() end
+
 sb.cmdline = require("luabench.cmdline")(C_)
 sb.rand = require("luabench.rand")(worker)
 sb.histogram = require("luabench.histogram")
