@@ -127,10 +127,11 @@ local function loaded_rows(n)
   return max
 end
 
--- Rows first .. last of table n; a resumed load gives the ids (so they continue the ones there).
+-- Rows first .. last of table n; a resumed load gives the ids (so they continue the ones there),
+-- and so does a server whose multi-row insert cannot number rows itself (Oracle's INSERT ALL).
 local function insert_rows(n, first, last)
-  local explicit = not opt.auto_inc or first > 1
   local d = dialect()
+  local explicit = not opt.auto_inc or first > 1 or not d.bulk_generates_keys
   local keys_on = explicit and opt.auto_inc and d.explicit_keys("sbtest" .. n, true)
   if keys_on then con:query(keys_on) end
   local bulk = d.bulk_insert(con, string.format("INSERT INTO sbtest%d(%sk, c, pad) VALUES", n, explicit and "id, " or ""))

@@ -86,6 +86,19 @@ function M.alias(driver, name)
   aliases[driver] = name
 end
 
+-- The dialect name for a DBMS name as ODBC's SQLGetInfo(SQL_DBMS_NAME) reports it, or nil.
+local DBMS = {
+  { "^postgresql", "pgsql" }, { "^mysql", "mysql" }, { "^mariadb", "mysql" }, { "^oracle", "oracle" },
+  { "^microsoft sql server", "sqlserver" }, { "^dm", "dm8" }, { "^dameng", "dm8" },
+}
+function M.for_dbms(dbms_name)
+  local n = tostring(dbms_name or ""):lower()
+  for _, p in ipairs(DBMS) do
+    if n:find(p[1]) then return p[2] end
+  end
+  return nil
+end
+
 -- Runs the Lua file at path, which registers dialects through require("luabench.dialect").
 -- Returns true, or nil and a one-line reason naming the file.
 function M.load_file(path)

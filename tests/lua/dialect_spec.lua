@@ -29,7 +29,7 @@ describe("luabench.dialect", function()
     for _, name in ipairs({ "pgsql", "mysql", "oracle", "dm8", "sqlserver" }) do
       local d = dialect.of(name)
       for _, k in ipairs({ "clustered", "inline_keys", "auto_key_zero", "transactional_ddl", "index_names_per_table",
-        "empty_is_null", "copy", "returning", "routines_return", "locking_read_can_miss" }) do
+        "empty_is_null", "bulk_generates_keys", "copy", "returning", "routines_return", "locking_read_can_miss" }) do
         assert.are.equal("boolean", type(d[k]), name .. "." .. k)
       end
     end

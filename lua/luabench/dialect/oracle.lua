@@ -18,6 +18,9 @@ local d = {
   transactional_ddl = false,       -- DDL commits the transaction before and after itself
   index_names_per_table = false,   -- index names share the schema's namespace
   empty_is_null = true,            -- '' is NULL: a NOT NULL column refuses it
+  -- A multitable insert takes a sequence's NEXTVAL once for the whole statement (SQL Language
+  -- Reference, INSERT, restrictions on multitable inserts): bulk loads give the keys.
+  bulk_generates_keys = false,
   copy = false,
   copy_null = false,
   returning = false,               -- RETURNING ... INTO needs an output bind

@@ -15,6 +15,7 @@ local d = {
   transactional_ddl = true,
   index_names_per_table = false,
   empty_is_null = false,
+  bulk_generates_keys = true,            -- a bulk insert may leave the identity column out
   copy = true,
   copy_null = "\\N",
   returning = true,
