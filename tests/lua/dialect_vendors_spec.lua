@@ -36,6 +36,8 @@ describe("oracle dialect (Oracle Database 12c+ SQL Language Reference)", functio
     assert.are.equal("1", d.bool(true))
     assert.are.equal("0", d.bool(false))
     assert.is_true(d.empty_is_null)
+    assert.are.equal('"SBTEST1"', d.quote_ident("sbtest1"))
+    assert.are.equal(" FROM DUAL", d.from_dual)
   end)
 
   it("dates: NUMTODSINTERVAL, CURRENT_DATE", function()
@@ -184,6 +186,8 @@ describe("sqlserver dialect (SQL Server 2016+ Transact-SQL reference)", function
     assert.are.equal("CONCAT(a, b)", d.concat("a", "b"))
     assert.are.equal("CAST(k AS VARCHAR(40))", d.to_text("k"))
     assert.are.equal("1", d.bool(true))
+    assert.are.equal("[a]]b]", d.quote_ident("a]b"))
+    assert.are.equal("", d.from_dual)
     assert.are.equal("CAST(GETDATE() AS DATE)", d.current_date)
     assert.is_true(d.clustered)
     assert.is_true(d.transactional_ddl)
@@ -199,6 +203,12 @@ describe("sqlserver dialect (SQL Server 2016+ Transact-SQL reference)", function
     assert.are.equal("SELECT TOP (50) c FROM t ORDER BY c", d.limit("SELECT c FROM t ORDER BY c", 50))
     assert.are.equal("SELECT DISTINCT TOP (5) c FROM t", d.limit("SELECT DISTINCT c FROM t", 5))
     assert.are.equal("\nSELECT TOP (1000) a FROM t ORDER BY 1", d.limit("\nSELECT a FROM t ORDER BY 1", 1000))
+    -- a UNION: the whole result is bounded (tpcc check's condition R2)
+    assert.are.equal("SELECT 'a', x FROM t UNION ALL SELECT 'b', y FROM u ORDER BY 2 OFFSET 0 ROWS FETCH NEXT 1000 ROWS ONLY",
+      d.limit("SELECT 'a', x FROM t UNION ALL SELECT 'b', y FROM u ORDER BY 2", 1000))
+    assert.are.equal("SELECT TOP (5) x FROM t WHERE x IN (SELECT y FROM u UNION SELECT z FROM v)",
+      d.limit("SELECT x FROM t WHERE x IN (SELECT y FROM u UNION SELECT z FROM v)", 5))
+    assert.has_error(function() d.limit("SELECT x FROM t UNION SELECT y FROM u", 5) end)
     assert.are.equal("SELECT c FROM t WITH (UPDLOCK, ROWLOCK) WHERE id = ?", d.for_update("SELECT c FROM t WHERE id = ?"))
     assert.are.equal("SELECT c FROM {district} WITH (UPDLOCK, ROWLOCK) WHERE id = ?",
       d.for_update("SELECT c FROM {district} WHERE id = ?"))

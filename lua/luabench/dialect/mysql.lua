@@ -42,6 +42,10 @@ function d.to_text(expr)
   return fmt("CAST(%s AS CHAR)", expr)
 end
 
+function d.quote_ident(name)
+  return "`" .. tostring(name):gsub("`", "``") .. "`"
+end
+
 function d.set_isolation(level)
   return "SET SESSION TRANSACTION ISOLATION LEVEL " .. level
 end

@@ -34,6 +34,7 @@ local d = {
   commit = "COMMIT",
   rollback = "ROLLBACK",
   current_date = "CURRENT_DATE",
+  from_dual = " FROM DUAL",        -- a SELECT needs a FROM clause
   boolean = "NUMBER(1)",           -- no SQL BOOLEAN before 23ai
   -- INSERT ALL: at most 999 target columns in all INTO clauses together; rows per statement
   -- are worked out from the column count.
@@ -85,6 +86,11 @@ end
 function d.to_text(expr) return fmt("TO_CHAR(%s)", expr) end
 
 function d.bool(v) return v and "1" or "0" end
+
+-- Unquoted identifiers are stored in upper case; a quoted one is taken as written.
+function d.quote_ident(name)
+  return '"' .. tostring(name):upper():gsub('"', '""') .. '"'
+end
 
 -- ALTER SESSION SET ISOLATION_LEVEL: Oracle has READ COMMITTED and SERIALIZABLE only.
 function d.set_isolation(level)

@@ -26,6 +26,7 @@ local d = {
   commit = "COMMIT",
   rollback = "ROLLBACK",
   current_date = "CURRENT_DATE",
+  from_dual = "",                        -- what a SELECT of values alone needs after them
   boolean = "BOOLEAN",
   max_bulk_rows = nil,                   -- the driver's bulk insert decides
 }
@@ -69,6 +70,11 @@ end
 -- expr as a character string (e.g. for LIKE on a number).
 function d.to_text(expr)
   return expr .. "::text"
+end
+
+-- A quoted identifier that names what the unquoted one names (PostgreSQL folds to lower case).
+function d.quote_ident(name)
+  return '"' .. tostring(name):lower():gsub('"', '""') .. '"'
 end
 
 function d.bool(v)

@@ -41,8 +41,16 @@ function d.date_add(expr, n, unit)
   return fmt("DATEADD(%s, %d, %s)", unit, n, expr)
 end
 
--- TOP (n) after SELECT [DISTINCT]: works with or without ORDER BY, also in a subquery.
+-- TOP (n) after SELECT [DISTINCT]: works with or without ORDER BY, also in a subquery. A
+-- UNION's TOP would bound its first SELECT only: there OFFSET 0 ROWS FETCH NEXT n ROWS ONLY
+-- after the ORDER BY (ORDER BY clause, SQL Server 2012+), which bounds the whole result.
 function d.limit(sql, n)
+  if sql:gsub("%b()", ""):find("%f[%w]UNION%f[^%w]") then
+    if not sql:gsub("%b()", ""):find("%f[%w]ORDER%s+BY%f[^%w]") then
+      error("sqlserver.limit: a UNION needs an ORDER BY to be limited: " .. sql, 2)
+    end
+    return fmt("%s OFFSET 0 ROWS FETCH NEXT %d ROWS ONLY", sql, n)
+  end
   local out, found = sql:gsub("^(%s*SELECT%s+DISTINCT%s+)", "%1" .. fmt("TOP (%d) ", n), 1)
   if found == 0 then out, found = sql:gsub("^(%s*SELECT%s+)", "%1" .. fmt("TOP (%d) ", n), 1) end
   if found == 0 then error("sqlserver.limit: expected a SELECT: " .. sql, 2) end
@@ -69,6 +77,11 @@ end
 function d.to_text(expr) return fmt("CAST(%s AS VARCHAR(40))", expr) end
 
 function d.bool(v) return v and "1" or "0" end
+
+-- Brackets work whatever SET QUOTED_IDENTIFIER says.
+function d.quote_ident(name)
+  return "[" .. tostring(name):gsub("%]", "]]") .. "]"
+end
 
 -- SET TRANSACTION ISOLATION LEVEL holds for the connection until it is set again.
 function d.set_isolation(level)
