@@ -155,6 +155,16 @@ function M.batched_insert(con, head, max_columns, max_rows, statement)
   }
 end
 
+-- The statements bulk_insert(con, head) of a dialect would send for rows, as a list (for
+-- insert_values, where rows go out inside a transaction of the workload's).
+function M.bulk_statements(bulk_insert, head, rows)
+  local out = {}
+  local b = bulk_insert({ query = function(_, sql) out[#out + 1] = sql end }, head)
+  for _, r in ipairs(rows) do b:next(r) end
+  b:done()
+  return out
+end
+
 -- --db-dialect-file: run once per Lua state, before the first dialect is looked up (each worker
 -- has its own state, so each registers the file's dialects itself).
 local option_file_done = false

@@ -106,7 +106,7 @@ function d.analyze(t)
 end
 d.analyze_after_load = d.analyze
 
-function d.create_index(name, t, cols) return fmt("CREATE INDEX %s ON %s (%s)", name, t, cols) end
+-- create_index is PostgreSQL's CREATE INDEX.
 function d.like_prefix_column(col) return col end
 
 -- No DROP TABLE IF EXISTS before 23ai: ORA-00942 (no such table) is ignored. CASCADE
@@ -142,11 +142,7 @@ end
 
 -- One INSERT ALL per 999 target columns (see bulk_insert).
 function d.insert_values(head, rows)
-  local out = {}
-  local b = d.bulk_insert({ query = function(_, sql) out[#out + 1] = sql end }, head)
-  for _, r in ipairs(rows) do b:next(r) end
-  b:done()
-  return out
+  return require("luabench.dialect").bulk_statements(d.bulk_insert, head, rows)
 end
 
 -- MERGE INTO ... USING (SELECT ... FROM DUAL) ON (...) WHEN MATCHED ... WHEN NOT MATCHED ...

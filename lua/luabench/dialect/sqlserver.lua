@@ -91,15 +91,10 @@ end
 function d.analyze(t) return "UPDATE STATISTICS " .. t end
 d.analyze_after_load = d.analyze
 
-function d.create_index(name, t, cols) return fmt("CREATE INDEX %s ON %s (%s)", name, t, cols) end
 function d.like_prefix_column(col) return col end
 
--- DROP TABLE IF EXISTS: SQL Server 2016 (13.x) and later.
-function d.drop_tables(names)
-  local out = {}
-  for i, t in ipairs(names) do out[i] = "DROP TABLE IF EXISTS " .. t end
-  return out
-end
+-- create_index (CREATE INDEX) and drop_tables (DROP TABLE IF EXISTS, SQL Server 2016 (13.x)
+-- and later) are PostgreSQL's text.
 
 -- OBJECT_ID(name, N'U'): NULL when no user table has the name.
 function d.create_table_if_missing(t, body)
@@ -119,11 +114,7 @@ end
 
 -- One INSERT ... VALUES per 1000 rows (see bulk_insert).
 function d.insert_values(head, rows)
-  local out = {}
-  local b = d.bulk_insert({ query = function(_, sql) out[#out + 1] = sql end }, head)
-  for _, r in ipairs(rows) do b:next(r) end
-  b:done()
-  return out
+  return require("luabench.dialect").bulk_statements(d.bulk_insert, head, rows)
 end
 
 -- MERGE with HOLDLOCK (two sessions upserting the same new key would both insert otherwise);
