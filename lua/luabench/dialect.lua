@@ -31,6 +31,12 @@ M.REQUIRED = {
 local registry = {}      -- name -> dialect (with its base behind __index)
 local aliases = {}       -- a driver's name -> the dialect name it resolves to (e.g. odbc)
 
+-- Drivers that reach many kinds of server go by what the server calls itself (the driver's
+-- server_name(): --odbc-dialect when given, else SQL_DBMS_NAME), with what such a driver
+-- lacks: no COPY FROM STDIN through ODBC (bulk loads take the dialect's bulk_insert).
+local GENERIC_DRIVERS = { odbc = { copy = false, copy_null = false } }
+local through = {}       -- "driver/dialect" -> that dialect as reached through the driver
+
 local function known()
   local names = {}
   for _, n in ipairs(SHIPPED) do names[#names + 1] = n end
@@ -179,9 +185,36 @@ function M.load_option_file()
   end
 end
 
+-- The dialect of the server a generic driver reached: a registered or shipped name as it is
+-- (--odbc-dialect=oracle, or a name a --db-dialect-file registered), else a DBMS name mapped
+-- by for_dbms ("Microsoft SQL Server 15.00").
+local function of_generic(driver)
+  local sb = rawget(_G, "sysbench")
+  local ok, drv = pcall(function() return sb.sql.driver(driver) end)
+  if not (ok and drv and drv.server_name) then
+    return nil, fmt("no SQL dialect for driver '%s' (it does not say which server it reached)", driver)
+  end
+  local dbms = drv:server_name()
+  local fam = (registry[dbms] or SHIPPED_SET[dbms]) and dbms or M.for_dbms(dbms)
+  if not fam then
+    return nil, fmt("no SQL dialect for the server '%s' reached through %s (known: %s; or --%s-dialect=NAME)",
+      tostring(dbms), driver, known(), driver)
+  end
+  local key = driver .. "/" .. fam
+  if not through[key] then
+    local base, why = M.of(fam)
+    if not base then return nil, why end
+    local d = {}
+    for k, v in pairs(GENERIC_DRIVERS[driver]) do d[k] = v end
+    through[key] = setmetatable(d, { __index = base })
+  end
+  return through[key]
+end
+
 -- The dialect of a driver, server family or registered name, or nil and a one-line reason.
 function M.of(name)
   if not option_file_done then M.load_option_file() end
+  if not aliases[name] and GENERIC_DRIVERS[name] then return of_generic(name) end
   name = aliases[name] or name
   local d = registry[name]
   if d then return d end

@@ -337,6 +337,34 @@ describe("dialects a user adds", function()
     assert.is_nil(dialect.for_dbms("SQLite"))
   end)
 
+  it("odbc goes by the server it reached (server_name: --odbc-dialect or SQL_DBMS_NAME), without COPY", function()
+    local saved = sysbench.sql.driver
+    local server
+    sysbench.sql.driver = function(name)
+      if name ~= "odbc" then return saved(name) end
+      return { name = function() return "odbc" end, server_name = function() return server end }
+    end
+    local ok, err = pcall(function()
+      server = "PostgreSQL 15.10"
+      local d = dialect.of("odbc")
+      assert.are.equal("pgsql", d.name)
+      assert.is_false(d.copy)
+      assert.is_true(dialect.of("pgsql").copy)
+      assert.are.equal("SELECT 1 LIMIT 2", d.limit("SELECT 1", 2))
+      server = "Microsoft SQL Server 15.00.2000"
+      assert.are.equal("sqlserver", dialect.of("odbc").name)
+      server = "spec_mydb" -- --odbc-dialect=NAME of a registered dialect
+      assert.are.equal("SELECT 1 LIMIT 2 /* mine */", dialect.of("odbc").limit("SELECT 1", 2))
+      server = "SQLite 3"
+      local d2, why = dialect.of("odbc")
+      assert.is_nil(d2)
+      assert.truthy(why:find("^no SQL dialect for the server 'SQLite 3' reached through odbc %(known: dm8, mysql, "), why)
+      assert.are.equal("; or --odbc-dialect=NAME)", why:sub(-25))
+    end)
+    sysbench.sql.driver = saved
+    assert(ok, err)
+  end)
+
   it("alias() points a driver's name at a dialect (as the ODBC driver does)", function()
     dialect.alias("spec_driver", "sqlserver")
     assert.are.equal("sqlserver", dialect.of("spec_driver").name)
