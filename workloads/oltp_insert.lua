@@ -11,10 +11,17 @@ end
 
 local rand = sysbench.rand
 
+-- MySQL numbers a 0 key itself (sysbench's text); elsewhere the key column is left out. Asked
+-- once per thread, not per event.
+local zero
+
 function event()
   local con = get_connection()
-  -- MySQL numbers a 0 key itself (sysbench's text); elsewhere the key column is left out.
-  local zero = require("luabench.dialect").of(con.driver:name()).auto_key_zero
+  if zero == nil then
+    local d, why = require("luabench.dialect").of(con.driver:name())
+    if not d then error(why, 0) end
+    zero = d.auto_key_zero
+  end
   local t = get_table_num()
   local k, c, pad = rand.default(1, sysbench.opt.table_size), get_c_value(), get_pad_value()
   if sysbench.opt.auto_inc then

@@ -22,10 +22,11 @@ M.REQUIRED = {
   "current_schema", "timestamp", "identity", "serial", "table_options", "begin", "commit",
   "rollback", "lit", "interval", "date_add", "current_date", "limit", "first_locked",
   "for_update", "concat", "to_text", "bool", "quote_ident", "from_dual", "set_isolation",
-  "analyze", "analyze_after_load", "create_index", "like_prefix_column", "drop_tables", "create_table_if_missing", "column_types",
-  "bulk_insert", "insert_values", "upsert", "lock", "unlock", "drop_routine", "routines_count", "table_exists",
-  "index_exists", "constraint_exists", "set_comment", "comment", "next_key", "restart_keys",
-  "insert_id", "explicit_keys", "session", "warmup",
+  "analyze", "analyze_after_load", "create_index", "like_prefix_column", "drop_tables",
+  "create_table_if_missing", "column_types", "bulk_insert", "insert_values", "upsert", "lock",
+  "unlock", "drop_routine", "routines_count", "table_exists", "index_exists",
+  "constraint_exists", "set_comment", "comment", "next_key", "restart_keys", "insert_id",
+  "explicit_keys", "session", "warmup",
 }
 
 local registry = {}      -- name -> dialect (with its base behind __index)
