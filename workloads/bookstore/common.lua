@@ -244,7 +244,7 @@ end
 -- SQL dialects -----------------------------------------------------------------------------------
 
 local wl = workload.new("bookstore")
-M.driver, M.dialect, M.open = wl.driver, wl.dialect, wl.open
+M.driver, M.dialect, M.open, M.session = wl.driver, wl.dialect, wl.open, wl.session
 M.rows = workload.rows
 
 -- A string literal (our generated text has no quotes, but titles travel back from the database).

@@ -233,7 +233,7 @@ function M.event()
       if res then T:rollback(t0) else T:done(t0) end
       break
     end
-    pcall(con.query, con, "ROLLBACK")
+    pcall(con.query, con, common.dialect().rollback)
     if type(res) == "table" and res.errcode == RESTART_EVENT then
       -- Deadlock, serialization failure, lock wait timeout or a lost connection (already
       -- reconnected): run the same transaction again.
