@@ -392,6 +392,12 @@ function Connection:prepare(q)
     Statement)
 end
 
+-- Pipelines (sql_pipeline.lua) ------------------------------------------------------------------
+
+local pipelines = require("luabench.sql_pipeline")({ worker = worker, raise = raise,
+  user_context = user_context, sync = sync, CLOSED = CLOSED })
+Connection.pipeline = pipelines.open
+
 -- Drivers ---------------------------------------------------------------------------------------
 
 local Driver = {}
@@ -631,6 +637,8 @@ function Pooled:copy_done() return on(self):copy_done() end
 function Pooled:reconnect() return on(self):reconnect() end
 function Pooled:disconnect() end
 function Pooled:check_error(rc, q) return on(self):check_error(rc, q) end
+-- The pipeline runs on the physical connection the user holds for the rest of its event.
+function Pooled:pipeline() return pipelines.open(on(self)) end
 
 local PooledStatement = {}
 PooledStatement.__index = PooledStatement

@@ -51,6 +51,13 @@ LB_FFI int32_t lb_sql_bulk_done(struct lb_worker *w, struct lb_sql_result *rs);
 LB_FFI int32_t lb_sql_query_start(struct lb_worker *w, struct lb_sql_result *rs, const char *sql, uint64_t len);
 LB_FFI int32_t lb_sql_execute_start(struct lb_worker *w, struct lb_sql_result *rs, struct lb_db_stmt *s);
 LB_FFI int32_t lb_sql_step(struct lb_worker *w, struct lb_sql_result *rs, uint32_t ready);
+/* Pipelines (lb_db_pipeline_*): runs the queued statements and counts each one in the worker's
+ * counters (READ/WRITE/OTHER as for single statements; FAILED and ABORTED ones as errors, LOST
+ * ones not at all: the reconnect is counted). Blocking, or start + step for emulated users as
+ * above. */
+LB_FFI int32_t lb_sql_pipeline_run(struct lb_worker *w, struct lb_sql_result *rs);
+LB_FFI int32_t lb_sql_pipeline_start(struct lb_worker *w, struct lb_sql_result *rs);
+LB_FFI int32_t lb_sql_pipeline_step(struct lb_worker *w, struct lb_sql_result *rs, uint32_t ready);
 /* Reconnects with backoff until --db-reconnect-timeout or the end of the run; counts a
  * reconnect on success. A connection lost after the end of the run is not reconnected unless
  * the script asks (asked = 1: con:reconnect()). */

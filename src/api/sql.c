@@ -294,6 +294,54 @@ LB_FFI int32_t lb_sql_bulk_done(struct lb_worker *w, struct lb_sql_result *rs)
 	return finish(w, rs, rc, "(bulk insert flush)", 19, t0);
 }
 
+/* Counts every statement of a finished pipeline, as finish() counts one. */
+static int32_t pipeline_finish(struct lb_worker *w, struct lb_sql_result *rs, int32_t rc, int64_t t0)
+{
+	uint32_t n = lb_db_pipeline_count(rs->conn);
+
+	for (uint32_t i = 0; i < n; i++) {
+		const struct lb_db_pipe_result *it = lb_db_pipeline_result(rs->conn, i);
+		if (it->status != LB_DB_PIPE_LOST && it->status != LB_DB_PIPE_QUEUED)
+			lb_stats_add(&w->stats, (enum lb_cnt)kind_counter[it->r.kind], 1);
+	}
+	memset(&rs->r, 0, sizeof(rs->r));
+	rs->nrows = 0;
+	rs->nfields = 0;
+	rs->freed = 0;
+	if (LB_UNLIKELY(w->eng->cfg.db_debug)) {
+		char what[64];
+		int len = snprintf(what, sizeof(what), "(pipeline of %u statements)", n);
+		rs->r.kind = rc == LB_DB_OK ? LB_DB_KIND_OTHER : LB_DB_KIND_ERROR;
+		debug_log(w, rs, rc, what, (uint64_t)len, t0);
+		rs->r.kind = LB_DB_KIND_NONE;
+	}
+	return rc;
+}
+
+LB_FFI int32_t lb_sql_pipeline_run(struct lb_worker *w, struct lb_sql_result *rs)
+{
+	REFUSE_CLOSED(rs);
+	int64_t t0 = w->eng->cfg.db_debug ? lb_now_ns() : 0;
+	int32_t rc = lb_db_pipeline_run_start(rs->conn, &rs->r);
+	if (rc == LB_DB_PENDING)
+		rc = wait_done(w, rs->conn, &rs->r);
+	return pipeline_finish(w, rs, rc, t0);
+}
+
+LB_FFI int32_t lb_sql_pipeline_start(struct lb_worker *w, struct lb_sql_result *rs)
+{
+	REFUSE_CLOSED(rs);
+	int32_t rc = lb_db_pipeline_run_start(rs->conn, &rs->r);
+	return rc == LB_DB_PENDING ? rc : pipeline_finish(w, rs, rc, 0);
+}
+
+LB_FFI int32_t lb_sql_pipeline_step(struct lb_worker *w, struct lb_sql_result *rs, uint32_t ready)
+{
+	REFUSE_CLOSED(rs);
+	int32_t rc = lb_db_step(rs->conn, ready, &rs->r);
+	return rc == LB_DB_PENDING ? rc : pipeline_finish(w, rs, rc, 0);
+}
+
 /* asked: the script called con:reconnect(); otherwise the connection was lost under a statement. */
 LB_FFI int32_t lb_sql_reconnect(struct lb_worker *w, struct lb_db_conn *c, int asked)
 {

@@ -66,6 +66,18 @@ enum lb_db_op {
 	LB_DB_OP_QUERY,
 	LB_DB_OP_PREPARE,
 	LB_DB_OP_EXECUTE,
+	LB_DB_OP_PIPELINE,
+};
+
+/* The pipeline of a connection (allocated on first use, reused). */
+struct lb_db_pipe {
+	bool open;                           /* between begin and run */
+	bool ran;                            /* items[] describe a finished run */
+	int32_t queue_rc;                    /* first failure to hand a statement to the library */
+	int32_t failed;                      /* index of the failed statement, or -1 */
+	uint32_t count;
+	uint32_t cap;
+	struct lb_db_pipe_result *items;
 };
 
 struct lb_db_conn {
@@ -94,6 +106,7 @@ struct lb_db_conn {
 	char *copy_sql;                      /* set: the bulk buffer holds COPY rows for this */
 	uint64_t reconnects;
 	uint32_t next_stmt_id;
+	struct lb_db_pipe pipe;
 };
 
 struct lb_db_stmt {
@@ -177,6 +190,12 @@ int lb_db_begin_op(struct lb_db_conn *c, int op, struct lb_db_stmt *s);
 int lb_db_end_op(struct lb_db_conn *c, int rc, struct lb_db_result *out);
 int32_t lb_db_copy(struct lb_db_conn *c, const char *sql, const char *data, size_t len,
 		   struct lb_db_result *out);
+
+/* ---- pipelines (pipeline.c) ---- */
+/* After an operation ends: a pipeline run leaves unanswered items LOST (rc ELOST). */
+void lb_db_pipe_end(struct lb_db_conn *c, int rc);
+/* Forgets the pipeline of a closed session. */
+void lb_db_pipe_reset(struct lb_db_conn *c);
 
 /* Each driver's command-line options and their reading (<driver>_options.c). */
 extern const struct lb_opt_def lb_pgsql_options[];

@@ -41,10 +41,12 @@ static bool ops_valid(const struct lb_db_ops *o)
 {
 	bool ps = o->prepare_start && o->execute_start && o->stmt_release;
 	bool no_ps = !o->prepare_start && !o->execute_start;
+	int pipe = !!o->pipeline_begin + !!o->pipeline_query + !!o->pipeline_execute +
+		   !!o->pipeline_sync_start + !!o->pipeline_fetch_row + !!o->pipeline_abort;
 
 	return o->version == LB_DB_OPS_VERSION && o->name && o->name[0] && o->connect_start &&
 	       o->close && o->query_start && o->step && o->fetch_row && o->result_free &&
-	       (ps || no_ps) && (o->dialect == LB_DB_DIALECT_PGSQL || o->dialect == LB_DB_DIALECT_MYSQL);
+	       (ps || no_ps) && (pipe == 0 || pipe == 6) && (o->dialect == LB_DB_DIALECT_PGSQL || o->dialect == LB_DB_DIALECT_MYSQL);
 }
 
 static void registry_check(void)
@@ -154,6 +156,7 @@ void lb_db_close_session(struct lb_db_conn *c)
 	c->op = LB_DB_OP_NONE;
 	c->op_stmt = NULL;
 	c->bulk_limit = 0;
+	lb_db_pipe_reset(c);
 	lb_db_set_wait(c, -1, 0, 0);
 }
 
@@ -181,6 +184,7 @@ void lb_db_conn_free(struct lb_db_conn *c)
 	lb_db_buf_free(&c->text);
 	lb_db_buf_free(&c->bulk);
 	free(c->copy_sql);
+	free(c->pipe.items);
 	free(c);
 }
 
@@ -251,6 +255,12 @@ int lb_db_begin_op(struct lb_db_conn *c, int op, struct lb_db_stmt *s)
 		return LB_DB_ELOST; /* keep the descriptor of the failure that lost it */
 	if (c->state != LB_DB_STATE_IDLE)
 		return lb_db_misuse(c, "not connected");
+	if (c->pipe.open && op != LB_DB_OP_PIPELINE) {
+		lb_db_set_error(c, 0, NULL, false, "%s: a pipeline is open on this connection (run "
+				"it before other statements)", c->ops->name);
+		c->err.error_class = LB_DB_ERROR_FATAL;
+		return LB_DB_EBUSY;
+	}
 	drop_result(c);
 	memset(&c->res, 0, sizeof(c->res));
 	c->op = op;
@@ -303,12 +313,22 @@ static int end_error(struct lb_db_conn *c, int rc, struct lb_db_result *out)
 	return rc == LB_DB_EINVAL || rc == LB_DB_ENOTSUP ? rc : LB_DB_ESQL;
 }
 
+static int end_ok(struct lb_db_conn *c, struct lb_db_result *out);
+
 int lb_db_end_op(struct lb_db_conn *c, int rc, struct lb_db_result *out)
 {
+	bool pipeline = c->op == LB_DB_OP_PIPELINE;
+
 	if (rc == LB_DB_PENDING)
 		return rc;
-	if (rc < 0)
-		return end_error(c, rc, out);
+	rc = rc < 0 ? end_error(c, rc, out) : end_ok(c, out);
+	if (pipeline)
+		lb_db_pipe_end(c, rc);
+	return rc;
+}
+
+static int end_ok(struct lb_db_conn *c, struct lb_db_result *out)
+{
 	lb_db_clear_error(c);
 	if (c->op == LB_DB_OP_CONNECT) {
 		c->res.kind = LB_DB_KIND_OTHER;

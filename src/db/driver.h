@@ -349,6 +349,65 @@ void lb_db_conn_wait_info(const struct lb_db_conn *c, struct lb_db_wait *w);
  * what the last lb_db_step() returned. LB_DB_OK at once when nothing is in flight. */
 int32_t lb_db_wait(struct lb_db_conn *c, struct lb_db_result *out);
 
+/* ---- pipelines ------------------------------------------------------------------------------
+ * Several statements in flight on one connection (PostgreSQL's pipeline mode): queue them, then
+ * run them all with one synchronisation point and read each one's outcome in order. Semantics
+ * are the server's: statements run in order; when one fails, the server skips the rest up to
+ * the sync point (they are reported ABORTED, never run), and without an explicit BEGIN the
+ * statements form one implicit transaction, so those that ran before the failure are rolled
+ * back too. If the session was inside a transaction (BEGIN earlier) and a statement fails, the
+ * driver rolls it back, as lb_db_query() does.
+ *
+ *   lb_db_pipeline_begin(c)                  opens a pipeline (LB_DB_ENOTSUP: driver cannot)
+ *   lb_db_pipeline_query(c, sql, len)        queues one statement (one statement per text)
+ *   lb_db_pipeline_execute(s)                queues a prepared statement with the values its
+ *                                            parameters have now (copied at once)
+ *   lb_db_pipeline_run_start(c, out)         sends the sync point; then lb_db_step() as for any
+ *   / lb_db_pipeline_run(c, out)             operation, or the blocking twin
+ *
+ * Queued statements may already be travelling to the server (the library sends whenever its
+ * buffer fills). Between begin and run, any other statement on the connection is refused
+ * (LB_DB_EBUSY). The run answers LB_DB_OK when every statement succeeded, LB_DB_ESQL when one
+ * failed (the descriptor holds its error, classified against the ignore lists;
+ * lb_db_pipeline_failed() says which), LB_DB_ELOST when the connection broke (statements not
+ * answered by then are LOST). Outcomes and rows stay readable until the next operation on the
+ * connection. With dry_run every statement is OTHER. */
+
+/* Outcome of one pipelined statement. */
+enum lb_db_pipe_status {
+	LB_DB_PIPE_QUEUED = 0,   /* not answered (yet) */
+	LB_DB_PIPE_DONE = 1,     /* ran; result has kind READ, WRITE or OTHER */
+	LB_DB_PIPE_FAILED = 2,   /* the server rejected it: the error is in the descriptor */
+	LB_DB_PIPE_ABORTED = 3,  /* skipped: an earlier statement of the pipeline failed */
+	LB_DB_PIPE_LOST = 4,     /* the connection broke before it was answered */
+};
+
+struct lb_db_pipe_result {
+	struct lb_db_result r;   /* kind ERROR for FAILED, ABORTED and LOST */
+	int32_t status;          /* enum lb_db_pipe_status */
+	int32_t pad;
+};
+
+int32_t lb_db_pipeline_begin(struct lb_db_conn *c);
+/* Returns LB_DB_OK or LB_DB_EINVAL (no pipeline open, bad argument). A failure to hand the
+ * statement to the library (connection gone) is reported by the run. */
+int32_t lb_db_pipeline_query(struct lb_db_conn *c, const char *sql, uint64_t len);
+int32_t lb_db_pipeline_execute(struct lb_db_stmt *s);
+int32_t lb_db_pipeline_run_start(struct lb_db_conn *c, struct lb_db_result *out);
+int32_t lb_db_pipeline_run(struct lb_db_conn *c, struct lb_db_result *out);
+/* Statements in the current (or last run) pipeline. */
+uint32_t lb_db_pipeline_count(const struct lb_db_conn *c);
+/* Index of the failed statement of the last run, or -1. */
+int32_t lb_db_pipeline_failed(const struct lb_db_conn *c);
+/* Outcome of statement `i` (0-based); NULL when out of range. Borrowed. */
+const struct lb_db_pipe_result *lb_db_pipeline_result(const struct lb_db_conn *c, uint32_t i);
+/* Row `rowno` of statement i's result set into *row: 1, or 0 past the end / no result set. */
+int32_t lb_db_pipeline_fetch_row(struct lb_db_conn *c, uint32_t i, uint64_t rowno,
+				 struct lb_db_row *row);
+/* Closes an open pipeline without running it (statements already sent are still answered
+ * and discarded; blocking). The connection is usable afterwards unless it was lost. */
+void lb_db_pipeline_abort(struct lb_db_conn *c);
+
 /* ---- plug-in contract ----------------------------------------------------------------------
  * Each driver defines one `const struct lb_db_ops` with designated initializers. Optional
  * members may be NULL; the registry checks the table once (version, name, mandatory members)
@@ -358,7 +417,8 @@ int32_t lb_db_wait(struct lb_db_conn *c, struct lb_db_result *out);
  * LB_DB_PENDING (after setting the wait descriptor) or a negative code (after setting the
  * error descriptor). */
 
-#define LB_DB_OPS_VERSION 4 /* 2: options, read_options; 3: in_transaction; 4: server_version */
+#define LB_DB_OPS_VERSION 5 /* 2: options, read_options; 3: in_transaction; 4: server_version;
+			     * 5: pipeline_* */
 
 enum lb_db_dialect {
 	LB_DB_DIALECT_PGSQL = 1,  /* '' strings, E'' escapes, "ids", $tag$ quotes, nested comments */
@@ -412,6 +472,18 @@ struct lb_db_ops {
 	/* optional: the server's product and version as the library learnt them when connecting
 	 * (no I/O), e.g. "PostgreSQL 15.10" or "MariaDB 10.11.6-MariaDB-0+deb12u1"; NULL = unknown */
 	void (*server_version)(struct lb_db_conn *c, char *buf, size_t len);
+	/* optional, all or none: pipelines (see lb_db_pipeline_begin()). begin enters the mode;
+	 * query/execute queue one statement each (the core has already grown c->pipe); sync_start
+	 * sends the sync point and collects like query_start/step, filling c->pipe->items[] in
+	 * order (status, kind, rows) and the descriptor with the first failure; fetch_row reads
+	 * row `rowno` of item i; abort leaves the mode, discarding what was queued (blocking). */
+	int (*pipeline_begin)(struct lb_db_conn *c);
+	int (*pipeline_query)(struct lb_db_conn *c, const char *sql, size_t len);
+	int (*pipeline_execute)(struct lb_db_conn *c, struct lb_db_stmt *s);
+	int (*pipeline_sync_start)(struct lb_db_conn *c);
+	int (*pipeline_fetch_row)(struct lb_db_conn *c, uint32_t i, uint64_t rowno,
+				  const char **values, uint64_t *lengths);
+	void (*pipeline_abort)(struct lb_db_conn *c);
 };
 
 #endif

@@ -78,6 +78,43 @@ static void null_stmt_release(struct lb_db_conn *c, struct lb_db_stmt *s, int al
 {
 }
 
+/* Pipelines: each statement is classified as it is queued, and the sync answers at once. */
+static int null_pipeline_begin(struct lb_db_conn *c)
+{
+	return LB_DB_OK;
+}
+
+static int null_pipeline_query(struct lb_db_conn *c, const char *sql, size_t len)
+{
+	struct lb_db_pipe_result *it = &c->pipe.items[c->pipe.count];
+
+	memset(&c->res, 0, sizeof(c->res));
+	classify(c, sql, len);
+	it->r = c->res;
+	it->status = LB_DB_PIPE_DONE;
+	return LB_DB_OK;
+}
+
+static int null_pipeline_execute(struct lb_db_conn *c, struct lb_db_stmt *s)
+{
+	return null_pipeline_query(c, s->sql, s->sql_len);
+}
+
+static int null_pipeline_sync_start(struct lb_db_conn *c)
+{
+	return LB_DB_OK;
+}
+
+static int null_pipeline_fetch_row(struct lb_db_conn *c, uint32_t i, uint64_t rowno,
+				   const char **values, uint64_t *lengths)
+{
+	return 0;
+}
+
+static void null_pipeline_abort(struct lb_db_conn *c)
+{
+}
+
 const struct lb_db_ops lb_db_null_ops = {
 	.version = LB_DB_OPS_VERSION,
 	.name = "null",
@@ -93,4 +130,10 @@ const struct lb_db_ops lb_db_null_ops = {
 	.prepare_start = null_prepare_start,
 	.execute_start = null_execute_start,
 	.stmt_release = null_stmt_release,
+	.pipeline_begin = null_pipeline_begin,
+	.pipeline_query = null_pipeline_query,
+	.pipeline_execute = null_pipeline_execute,
+	.pipeline_sync_start = null_pipeline_sync_start,
+	.pipeline_fetch_row = null_pipeline_fetch_row,
+	.pipeline_abort = null_pipeline_abort,
 };

@@ -13,66 +13,16 @@
 
 #include <libpq-fe.h>
 
-#include "db_int.h"
+#include "pgsql_int.h"
 
 /* Type OIDs from PostgreSQL's pg_type catalog; they are fixed across server versions. */
-enum pg_type_oid {
-	PG_OID_UNSPECIFIED = 0,  /* let the server infer it (NULL of type NONE) */
-	PG_OID_INT8 = 20,
-	PG_OID_INT2 = 21,
-	PG_OID_INT4 = 23,
-	PG_OID_FLOAT4 = 700,
-	PG_OID_FLOAT8 = 701,
-	PG_OID_BPCHAR = 1042,
-	PG_OID_VARCHAR = 1043,
-};
-
-enum pg_format { PG_FORMAT_TEXT = 0, PG_FORMAT_BINARY = 1 };
-
-enum pg_phase { PH_IDLE, PH_CONNECT, PH_FLUSH, PH_RESULTS };
-
-/* What the results being collected answer. */
-enum pg_request { REQ_QUERY, REQ_PREPARE, REQ_PREPARE_THEN_EXEC, REQ_EXEC, REQ_ROLLBACK, REQ_COPY };
-
-struct pg_conn {
-	PGconn *pg;
-	PGresult *res;          /* the live result set */
-	int row;                /* next row of res */
-	PGresult *collected;    /* result of the request in flight */
-	int phase;              /* enum pg_phase */
-	int request;            /* enum pg_request */
-	struct lb_db_stmt *stmt;  /* statement of the request in flight */
-	int64_t deadline_ns;
-	const char *copy_data;  /* input of the COPY in flight */
-	size_t copy_len;
-	bool broken;            /* a quiet DEALLOCATE timed out: the session is unusable */
-};
-
-struct pg_stmt {
-	char *sql;              /* with $n placeholders */
-	Oid *types;
-	bool types_known;
-	bool prepared;          /* exists on the server under `name` */
-	uint32_t generation;
-	char name[32];
-	const char **values;
-	int *lengths;
-	int *formats;
-	unsigned char (*scratch)[8]; /* binary encoding of numeric parameters */
-};
-
-static struct pg_conn *P(struct lb_db_conn *c)
-{
-	return c->priv;
-}
-
 static void quiet_notices(void *arg, const char *message)
 {
 }
 
 /* ---- errors -------------------------------------------------------------------------------- */
 
-static bool sqlstate_means_lost(const char *st)
+bool pg_sqlstate_means_lost(const char *st)
 {
 	/* class 08: connection exception; 57P01..57P03: admin/crash shutdown, cannot connect now */
 	return st && (strncmp(st, "08", 2) == 0 || strcmp(st, "57P01") == 0 ||
@@ -80,7 +30,7 @@ static bool sqlstate_means_lost(const char *st)
 }
 
 /* Whole libpq messages start with the severity ("FATAL:  ..."); the descriptor keeps the text. */
-static const char *skip_severity(const char *msg)
+const char *pg_skip_severity(const char *msg)
 {
 	static const char *const levels[] = { "FATAL:", "ERROR:", "PANIC:" };
 	for (size_t i = 0; i < sizeof(levels) / sizeof(levels[0]); i++)
@@ -89,9 +39,9 @@ static const char *skip_severity(const char *msg)
 	return msg;
 }
 
-static int lost_error(struct lb_db_conn *c, const char *what)
+int pg_lost_error(struct lb_db_conn *c, const char *what)
 {
-	const char *msg = P(c)->pg ? skip_severity(PQerrorMessage(P(c)->pg)) : "";
+	const char *msg = P(c)->pg ? pg_skip_severity(PQerrorMessage(P(c)->pg)) : "";
 	lb_db_set_error(c, 0, "08006", true, "%s%s", what, msg[0] ? msg : "connection lost");
 	return LB_DB_ELOST;
 }
@@ -245,6 +195,7 @@ static void pg_close(struct lb_db_conn *c)
 
 	PQclear(p->res);
 	PQclear(p->collected);
+	pg_pipeline_fini(c);
 	if (p->pg)
 		PQfinish(p->pg);
 	memset(p, 0, sizeof(*p));
@@ -260,7 +211,7 @@ static int flush(struct lb_db_conn *c)
 	int r = PQflush(p->pg);
 
 	if (r < 0)
-		return lost_error(c, "");
+		return pg_lost_error(c, "");
 	if (r == 1) {
 		/* The server may need us to read before it reads more of ours. */
 		lb_db_set_wait(c, PQsocket(p->pg), LB_DB_WAIT_READ | LB_DB_WAIT_WRITE,
@@ -272,7 +223,7 @@ static int flush(struct lb_db_conn *c)
 }
 
 /* After PQsend*: 1 = queued. 0 = refused, usually because the connection broke. */
-static int sent(struct lb_db_conn *c, int ok)
+int pg_sent(struct lb_db_conn *c, int ok)
 {
 	struct pg_conn *p = P(c);
 
@@ -285,7 +236,7 @@ static int sent(struct lb_db_conn *c, int ok)
 	return flush(c);
 }
 
-static bool is_error(const PGresult *r)
+bool pg_is_error(const PGresult *r)
 {
 	ExecStatusType st = PQresultStatus(r);
 	return st == PGRES_FATAL_ERROR || st == PGRES_BAD_RESPONSE || st == PGRES_NONFATAL_ERROR;
@@ -309,7 +260,7 @@ static int keep_result(struct lb_db_conn *c, PGresult *r)
 				"connection dropped");
 		return LB_DB_ELOST;
 	}
-	if (p->collected && is_error(p->collected)) {
+	if (p->collected && pg_is_error(p->collected)) {
 		PQclear(r);
 		return LB_DB_OK;
 	}
@@ -328,7 +279,7 @@ static int copy_send(struct lb_db_conn *c)
 	struct pg_conn *p = P(c);
 
 	if (PQputCopyData(p->pg, p->copy_data, (int)p->copy_len) != 1 || PQputCopyEnd(p->pg, NULL) != 1)
-		return lost_error(c, "pgsql: sending COPY data: ");
+		return pg_lost_error(c, "pgsql: sending COPY data: ");
 	p->phase = PH_FLUSH;
 	return flush(c);
 }
@@ -337,6 +288,8 @@ static int collect(struct lb_db_conn *c)
 {
 	struct pg_conn *p = P(c);
 
+	if (p->request == REQ_PIPELINE)
+		return pg_pipeline_collect(c);
 	while (!PQisBusy(p->pg)) {
 		PGresult *r = PQgetResult(p->pg);
 		if (!r) {
@@ -365,16 +318,16 @@ static int pg_step(struct lb_db_conn *c, uint32_t ready)
 	if (ready & LB_DB_WAIT_TIMEOUT)
 		return timeout_error(c);
 	if ((ready & LB_DB_WAIT_READ) && !PQconsumeInput(p->pg))
-		return lost_error(c, "");
+		return pg_lost_error(c, "");
 	return p->phase == PH_FLUSH ? flush(c) : collect(c);
 }
 
-static int start_request(struct lb_db_conn *c, int request, struct lb_db_stmt *s)
+int pg_start_request(struct lb_db_conn *c, int request, struct lb_db_stmt *s)
 {
 	struct pg_conn *p = P(c);
 
 	if (p->broken || !p->pg)
-		return lost_error(c, "pgsql: connection unusable: ");
+		return pg_lost_error(c, "pgsql: connection unusable: ");
 	p->request = request;
 	p->stmt = s;
 	p->deadline_ns = lb_db_deadline_ms(c->cfg->read_timeout_ms);
@@ -383,14 +336,14 @@ static int start_request(struct lb_db_conn *c, int request, struct lb_db_stmt *s
 
 static int pg_query_start(struct lb_db_conn *c, const char *sql, size_t len)
 {
-	int rc = start_request(c, REQ_QUERY, NULL);
-	return rc < 0 ? rc : sent(c, PQsendQuery(P(c)->pg, sql));
+	int rc = pg_start_request(c, REQ_QUERY, NULL);
+	return rc < 0 ? rc : pg_sent(c, PQsendQuery(P(c)->pg, sql));
 }
 
 static int pg_copy_start(struct lb_db_conn *c, const char *sql, const char *data, size_t len)
 {
 	struct pg_conn *p = P(c);
-	int rc = start_request(c, REQ_COPY, NULL);
+	int rc = pg_start_request(c, REQ_COPY, NULL);
 
 	if (rc < 0)
 		return rc;
@@ -400,7 +353,7 @@ static int pg_copy_start(struct lb_db_conn *c, const char *sql, const char *data
 	}
 	p->copy_data = data;
 	p->copy_len = len;
-	return sent(c, PQsendQuery(p->pg, sql));
+	return pg_sent(c, PQsendQuery(p->pg, sql));
 }
 
 /* ---- results ------------------------------------------------------------------------------- */
@@ -423,10 +376,10 @@ static void set_result(struct lb_db_conn *c, PGresult *r)
 	PQclear(r);
 }
 
-static int send_rollback(struct lb_db_conn *c)
+int pg_send_rollback(struct lb_db_conn *c)
 {
 	P(c)->request = REQ_ROLLBACK;
-	return sent(c, PQsendQuery(P(c)->pg, "ROLLBACK"));
+	return pg_sent(c, PQsendQuery(P(c)->pg, "ROLLBACK"));
 }
 
 /* Records the error. Inside a transaction block the session is now "aborted" and would reject
@@ -436,17 +389,17 @@ static int request_failed(struct lb_db_conn *c, PGresult *r)
 	struct pg_conn *p = P(c);
 	const char *st = PQresultErrorField(r, PG_DIAG_SQLSTATE);
 	const char *msg = PQresultErrorField(r, PG_DIAG_MESSAGE_PRIMARY);
-	bool lost = PQstatus(p->pg) == CONNECTION_BAD || sqlstate_means_lost(st);
+	bool lost = PQstatus(p->pg) == CONNECTION_BAD || pg_sqlstate_means_lost(st);
 
 	if (!msg || !*msg)
-		msg = skip_severity(*PQresultErrorMessage(r) ? PQresultErrorMessage(r)
+		msg = pg_skip_severity(*PQresultErrorMessage(r) ? PQresultErrorMessage(r)
 							     : PQerrorMessage(p->pg));
 	lb_db_set_error(c, 0, st ? st : lost ? "08006" : "HY000", lost, "%s", msg);
 	PQclear(r);
 	if (lost)
 		return LB_DB_ELOST;
 	if (PQtransactionStatus(p->pg) == PQTRANS_INERROR) {
-		int rc = send_rollback(c);
+		int rc = pg_send_rollback(c);
 		return rc == LB_DB_OK ? LB_DB_ESQL : rc; /* PENDING until the ROLLBACK completes */
 	}
 	return LB_DB_ESQL;
@@ -467,8 +420,8 @@ static int request_done(struct lb_db_conn *c, PGresult *r)
 		return c->err.lost ? LB_DB_ELOST : LB_DB_ESQL;
 	}
 	if (!r && PQstatus(p->pg) == CONNECTION_BAD)
-		return lost_error(c, "");
-	if (r && is_error(r))
+		return pg_lost_error(c, "");
+	if (r && pg_is_error(r))
 		return request_failed(c, r);
 	if (p->request == REQ_PREPARE || p->request == REQ_PREPARE_THEN_EXEC) {
 		struct pg_stmt *ps = p->stmt->priv;
@@ -501,6 +454,7 @@ static void pg_result_free(struct lb_db_conn *c)
 {
 	PQclear(P(c)->res);
 	P(c)->res = NULL;
+	pg_pipeline_results_free(c);
 }
 
 static int64_t pg_escape(struct lb_db_conn *c, char *dst, const char *src, size_t len)
@@ -517,7 +471,7 @@ static int64_t pg_escape(struct lb_db_conn *c, char *dst, const char *src, size_
 
 /* ---- prepared statements ------------------------------------------------------------------ */
 
-static char *rewrite_placeholders(const struct lb_db_stmt *s)
+char *pg_rewrite_placeholders(const struct lb_db_stmt *s)
 {
 	size_t cap = s->sql_len + (size_t)s->nparams * 11 + 1, o = 0, pos = 0;
 	char *out = lb_xzalloc(cap);
@@ -550,13 +504,13 @@ static Oid type_oid(int32_t type)
 static int send_prepare(struct lb_db_conn *c, struct lb_db_stmt *s, int request)
 {
 	struct pg_stmt *ps = s->priv;
-	int rc = start_request(c, request, s);
+	int rc = pg_start_request(c, request, s);
 
 	if (rc < 0)
 		return rc;
 	/* A new name per attempt: a statement re-prepared with other types must not collide. */
 	snprintf(ps->name, sizeof(ps->name), "lb%u_%u", s->id, ++ps->generation);
-	return sent(c, PQsendPrepare(P(c)->pg, ps->name, ps->sql, (int)s->nparams, ps->types));
+	return pg_sent(c, PQsendPrepare(P(c)->pg, ps->name, ps->sql, (int)s->nparams, ps->types));
 }
 
 /* Parameter types are only known at bind time; until then the prepare is deferred. */
@@ -565,7 +519,7 @@ static int pg_prepare_start(struct lb_db_conn *c, struct lb_db_stmt *s)
 	struct pg_stmt *ps = s->priv;
 
 	if (!ps->sql)
-		ps->sql = rewrite_placeholders(s);
+		ps->sql = pg_rewrite_placeholders(s);
 	if (s->nparams && !ps->types_known)
 		return LB_DB_OK;
 	return send_prepare(c, s, REQ_PREPARE);
@@ -611,7 +565,7 @@ static int range_error(struct lb_db_conn *c, uint32_t i, int64_t v, const char *
 }
 
 /* Binary wire format: big-endian integers and IEEE floats; strings are their bytes. */
-static int encode_param(struct lb_db_conn *c, struct pg_stmt *ps, uint32_t i,
+int pg_encode_param(struct lb_db_conn *c, struct pg_stmt *ps, uint32_t i,
 			const struct lb_db_param *p)
 {
 	unsigned char *d = ps->scratch[i];
@@ -663,12 +617,12 @@ static int send_exec(struct lb_db_conn *c, struct lb_db_stmt *s)
 	struct pg_stmt *ps = s->priv;
 
 	for (uint32_t i = 0; i < s->nparams; i++) {
-		int rc = encode_param(c, ps, i, &s->params[i]);
+		int rc = pg_encode_param(c, ps, i, &s->params[i]);
 		if (rc < 0)
 			return rc;
 	}
 	P(c)->request = REQ_EXEC;
-	return sent(c, PQsendQueryPrepared(P(c)->pg, ps->name, (int)s->nparams, ps->values,
+	return pg_sent(c, PQsendQueryPrepared(P(c)->pg, ps->name, (int)s->nparams, ps->values,
 					   ps->lengths, ps->formats, PG_FORMAT_TEXT));
 }
 
@@ -678,10 +632,10 @@ static int pg_execute_start(struct lb_db_conn *c, struct lb_db_stmt *s)
 	int rc;
 
 	if (!ps->sql)
-		ps->sql = rewrite_placeholders(s);
+		ps->sql = pg_rewrite_placeholders(s);
 	if (!ps->prepared)
 		return send_prepare(c, s, REQ_PREPARE_THEN_EXEC);
-	rc = start_request(c, REQ_EXEC, s);
+	rc = pg_start_request(c, REQ_EXEC, s);
 	return rc < 0 ? rc : send_exec(c, s);
 }
 
@@ -724,7 +678,10 @@ static void pg_stmt_release(struct lb_db_conn *c, struct lb_db_stmt *s, int aliv
 	struct pg_stmt *ps = s->priv;
 	char sql[64];
 
-	if (alive && ps->prepared && P(c)->pg && !P(c)->broken) {
+	pg_pipeline_forget_stmt(c, s);
+	/* Inside a pipeline the DEALLOCATE would join it: the session drops the statement. */
+	if (alive && ps->prepared && P(c)->pg && !P(c)->broken &&
+	    PQpipelineStatus(P(c)->pg) == PQ_PIPELINE_OFF) {
 		snprintf(sql, sizeof(sql), "DEALLOCATE %s", ps->name);
 		exec_quiet(c, sql);
 	}
@@ -787,4 +744,10 @@ const struct lb_db_ops lb_db_pgsql_ops = {
 	.read_options = lb_pgsql_read_options,
 	.in_transaction = pg_in_transaction,
 	.server_version = pg_server_version,
+	.pipeline_begin = pg_pipeline_begin,
+	.pipeline_query = pg_pipeline_query,
+	.pipeline_execute = pg_pipeline_execute,
+	.pipeline_sync_start = pg_pipeline_sync_start,
+	.pipeline_fetch_row = pg_pipeline_fetch_row,
+	.pipeline_abort = pg_pipeline_abort,
 };
