@@ -38,7 +38,7 @@ local function raise(msg)
       lvl = 0
       break
     end
-    if i.what ~= "C" and i.source ~= MODULE then
+    if i.what ~= "C" and i.source ~= MODULE and not i.source:find("sql_pipeline.lua", 1, true) then
       if i.source:find("sql_legacy.lua", 1, true) then lvl = 0 end
       break
     end

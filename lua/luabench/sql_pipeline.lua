@@ -132,12 +132,12 @@ return function(env)
       else
         r.nrows, r.affected_rows = tonumber(it.r.affected_rows), tonumber(it.r.affected_rows)
       end
-      if i == failed then
+      if it.status == 4 then
+        r.sql_errmsg = "not answered: the connection was lost (" .. ffi.string(C.lb_db_conn_error(conn).message) .. ")"
+      elseif i == failed then
         r.error, r.sql_state, r.sql_errmsg = e.error_class, ffi.string(e.sqlstate), ffi.string(e.message)
       elseif it.status == 3 then
         r.sql_errmsg = string.format("aborted by the pipeline: statement %d failed", failed)
-      elseif it.status == 4 then
-        r.sql_errmsg = "not answered: the connection was lost"
       end
       out[i] = r
     end

@@ -159,7 +159,8 @@ void lb_db_pipe_end(struct lb_db_conn *c, int rc)
 	p->ran = true;
 	for (uint32_t i = 0; i < p->count; i++) {
 		struct lb_db_pipe_result *it = &p->items[i];
-		if (it->status == LB_DB_PIPE_QUEUED) {
+		/* A broken connection also fails and aborts statements: they were lost with it. */
+		if (it->status != LB_DB_PIPE_DONE && (rc == LB_DB_ELOST || it->status == LB_DB_PIPE_QUEUED)) {
 			it->status = LB_DB_PIPE_LOST;
 			it->r.kind = LB_DB_KIND_ERROR;
 		}
