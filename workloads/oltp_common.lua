@@ -28,6 +28,7 @@ sysbench.cmdline.options = {
   mysql_storage_engine = { "Storage engine, if MySQL is used", "innodb" },
   pgsql_variant = { "Use this PostgreSQL variant when running with the PostgreSQL driver. The only currently supported variant is 'redshift'. When enabled, create_secondary is automatically disabled, and delete_inserts is set to 0" },
   reconnect = { "Reconnect after every N events. The default (0) is to not reconnect", 0, luabench = true },
+  pipeline = { "PostgreSQL pipeline mode: on = the SELECTs of a transaction go as one pipeline (one round trip); all = the whole transaction (BEGIN to COMMIT) as one pipeline; off = one statement at a time, as sysbench", "off", luabench = true },
 }
 
 local function groups(n)
@@ -60,6 +61,18 @@ local function dialect()
   local d, why = require("luabench.dialect").of(drv:name())
   if not d then error(why, 0) end
   return d
+end
+
+local PIPELINE_MODES = { off = true, on = true, all = true }
+
+local function check_pipeline()
+  if not PIPELINE_MODES[tostring(opt.pipeline)] then
+    error(string.format("invalid --pipeline value '%s' (expected off, on or all)", tostring(opt.pipeline)), 0)
+  end
+  if opt.pipeline ~= "off" and drv:name() ~= "pgsql" then
+    error(string.format("--pipeline=%s needs PostgreSQL (--db-driver=pgsql); the %s driver cannot pipeline statements",
+      opt.pipeline, drv:name()), 0)
+  end
 end
 
 local function connect()
@@ -332,6 +345,7 @@ end
 function thread_init()
   apply_variant()
   connect()
+  check_pipeline()
   reset_statement_tables()
   -- Each workload defines prepare_statements() for the statements it runs.
   prepare_statements()
@@ -361,6 +375,28 @@ end
 
 local rand = sysbench.rand
 
+-- --pipeline: statements of the event go into `pipe` while it is open, else run at once.
+local pipe
+
+local function exec(s)
+  if pipe then return pipe:execute(s) end
+  return s:execute()
+end
+
+-- Opens this event's pipeline when --pipeline is `mode` ("all": before BEGIN, "on": after it).
+function pipeline_open(mode)
+  pipe = opt.pipeline == mode and con:pipeline() or nil
+end
+
+-- Runs the open pipeline, if any (its first failure is handled as a statement's would be).
+function pipeline_run()
+  local p = pipe
+  if p then
+    pipe = nil
+    p:run()
+  end
+end
+
 function get_table_num()
   return rand.uniform(1, opt.tables)
 end
@@ -387,11 +423,11 @@ function get_statement(t, key)
 end
 
 function begin()
-  stmt.begin:execute()
+  exec(stmt.begin)
 end
 
 function commit()
-  stmt.commit:execute()
+  exec(stmt.commit)
 end
 
 function execute_point_selects()
@@ -399,7 +435,7 @@ function execute_point_selects()
   local s, p = stmt[t].point_selects, param[t].point_selects[1]
   for _ = 1, opt.point_selects do
     p:set(get_id())
-    s:execute()
+    exec(s)
   end
 end
 
@@ -410,7 +446,7 @@ local function execute_range(key)
     local id = get_id()
     ps[1]:set(id)
     ps[2]:set(id + opt.range_size - 1)
-    s:execute()
+    exec(s)
   end
 end
 
@@ -424,7 +460,7 @@ function execute_index_updates()
   local s, p = stmt[t].index_updates, param[t].index_updates[1]
   for _ = 1, opt.index_updates do
     p:set(get_id())
-    s:execute()
+    exec(s)
   end
 end
 
@@ -434,7 +470,7 @@ function execute_non_index_updates()
   for _ = 1, opt.non_index_updates do
     ps[1]:set_rand_str(C_TEMPLATE)
     ps[2]:set(get_id())
-    s:execute()
+    exec(s)
   end
 end
 
@@ -450,8 +486,8 @@ function execute_delete_inserts()
     ip[2]:set(k)
     ip[3]:set_rand_str(C_TEMPLATE)
     ip[4]:set_rand_str(PAD_TEMPLATE)
-    ds:execute()
-    is:execute()
+    exec(ds)
+    exec(is)
   end
 end
 

@@ -16,7 +16,9 @@ function prepare_statements()
 end
 
 function event()
+  pipeline_open("all")
   if not sysbench.opt.skip_trx then begin() end
+  if sysbench.opt.pipeline == "on" then pipeline_open("on") end
   execute_point_selects()
   if sysbench.opt.range_selects then
     execute_simple_ranges()
@@ -24,6 +26,8 @@ function event()
     execute_order_ranges()
     execute_distinct_ranges()
   end
+  if sysbench.opt.pipeline == "on" then pipeline_run() end
   if not sysbench.opt.skip_trx then commit() end
+  pipeline_run()
   check_reconnect()
 end

@@ -21,7 +21,9 @@ function prepare_statements()
 end
 
 function event()
+  pipeline_open("all")
   if not sysbench.opt.skip_trx then begin() end
+  if sysbench.opt.pipeline == "on" then pipeline_open("on") end
   execute_point_selects()
   if sysbench.opt.range_selects then
     execute_simple_ranges()
@@ -29,9 +31,11 @@ function event()
     execute_order_ranges()
     execute_distinct_ranges()
   end
+  if sysbench.opt.pipeline == "on" then pipeline_run() end
   execute_index_updates()
   execute_non_index_updates()
   execute_delete_inserts()
   if not sysbench.opt.skip_trx then commit() end
+  pipeline_run()
   check_reconnect()
 end
