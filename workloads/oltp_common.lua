@@ -69,6 +69,7 @@ local function check_pipeline()
   if not PIPELINE_MODES[tostring(opt.pipeline)] then
     error(string.format("invalid --pipeline value '%s' (expected off, on or all)", tostring(opt.pipeline)), 0)
   end
+  drv = drv or sysbench.sql.driver()
   if opt.pipeline ~= "off" and drv:name() ~= "pgsql" then
     error(string.format("--pipeline=%s needs PostgreSQL (--db-driver=pgsql); the %s driver cannot pipeline statements",
       opt.pipeline, drv:name()), 0)
@@ -344,8 +345,8 @@ end
 
 function thread_init()
   apply_variant()
-  connect()
   check_pipeline()
+  connect()
   reset_statement_tables()
   -- Each workload defines prepare_statements() for the statements it runs.
   prepare_statements()
