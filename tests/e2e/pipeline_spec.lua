@@ -1,0 +1,224 @@
+-- Pipelines (con:pipeline(), PostgreSQL's pipeline mode) against the sandbox servers: results in
+-- order, a failure mid-pipeline, reconnects, counters, --users, the OLTP option, refusal on
+-- MySQL. Runs alone: it restarts the PostgreSQL sandbox and uses the sbtest tables.
+local h = require("helpers")
+
+local pg = h.db("pgsql")
+
+local function run_script(name, text, args)
+  local p = h.write(name, text)
+  return h.run(h.q(p) .. " " .. pg .. " " .. (args or "--events=1") .. " run")
+end
+
+describe("pipelines on pgsql", function()
+  if not pg then
+    pending("the pgsql sandbox is not running")
+    return
+  end
+
+  it("returns each statement's result in order, with rows and affected counts, counted once each", function()
+    local out, err, rc = run_script("pl_order.lua", [[
+function event()
+  local con = sysbench.sql.driver():connect()
+  con:query("DROP TABLE IF EXISTS lbt_pl1")
+  con:query("CREATE TABLE lbt_pl1(id int primary key, v varchar(10))")
+  local ins = con:prepare("INSERT INTO lbt_pl1 VALUES (?, ?)")
+  local a, b = ins:bind_create(sysbench.sql.type.INT), ins:bind_create(sysbench.sql.type.VARCHAR, 10)
+  ins:bind_param(a, b)
+  local sel = con:prepare("SELECT v FROM lbt_pl1 WHERE id = ?")
+  local x = sel:bind_create(sysbench.sql.type.INT)
+  sel:bind_param(x)
+  local p = con:pipeline()
+  for i = 1, 3 do a:set(i) b:set("v" .. i) p:execute(ins) end
+  for i = 3, 1, -1 do x:set(i) p:execute(sel) end
+  p:query("UPDATE lbt_pl1 SET v = 'u' WHERE id > 1")
+  p:query("SELECT id FROM lbt_pl1 ORDER BY id")
+  local res = p:run()
+  for i, r in ipairs(res) do
+    local vals = {}
+    local row = r:fetch_row()
+    while row do vals[#vals + 1] = row[1] row = r:fetch_row() end
+    print(string.format("R %d %s %s %d %s", i, r.status, r.kind, r.nrows, table.concat(vals, ",")))
+  end
+  con:query("DROP TABLE lbt_pl1")
+end
+]], "--events=1 --format=json --verbosity=3")
+    assert.are.equal(0, rc, err)
+    local want = {
+      "R 1 done write 1 ", "R 2 done write 1 ", "R 3 done write 1 ",
+      "R 4 done read 1 v3", "R 5 done read 1 v2", "R 6 done read 1 v1",
+      "R 7 done write 2 ", "R 8 done read 3 1,2,3",
+    }
+    for _, line in ipairs(want) do assert.is_truthy(out:find(line .. "\n", 1, true), line .. " in\n" .. out) end
+    local doc = h.json(out:sub(out:find("\n{", 1, true) or 1))
+    assert(doc, out)
+    -- 4 reads, 4 writes (3 inserts, 1 update); DROP x2 + CREATE = 3 other
+    assert.are.equal(4, doc.counters.reads)
+    assert.are.equal(4, doc.counters.writes)
+    assert.are.equal(3, doc.counters.other)
+  end)
+
+  it("reports a failure mid-pipeline, the rest aborted, rolls back the implicit transaction, and stays usable", function()
+    local out, err, rc = run_script("pl_fail.lua", [[
+function event()
+  local con = sysbench.sql.driver():connect()
+  con:query("DROP TABLE IF EXISTS lbt_pl2")
+  con:query("CREATE TABLE lbt_pl2(id int primary key)")
+  local p = con:pipeline()
+  p:query("INSERT INTO lbt_pl2 VALUES (1)")
+  p:query("SELECT 1/0")
+  p:query("INSERT INTO lbt_pl2 VALUES (2)")
+  for i, r in ipairs(p:run{ errors = "return" }) do
+    print(string.format("R %d %s %s %s %s", i, r.status, r.kind, tostring(r.sql_state), tostring(r.sql_errmsg)))
+  end
+  print("COUNT " .. con:query_row("SELECT count(*) FROM lbt_pl2"))
+  -- inside an explicit transaction: the driver rolls it back after the failure
+  con:query("BEGIN")
+  p = con:pipeline()
+  p:query("INSERT INTO lbt_pl2 VALUES (3)")
+  p:query("SELECT * FROM no_such_table_pl")
+  p:run{ errors = "return" }
+  print("AFTER " .. con:query_row("SELECT count(*) FROM lbt_pl2"))
+  con:query("DROP TABLE lbt_pl2")
+  p = con:pipeline()
+  p:query("SELECT 1")
+  p:query("SELECT 1/0")
+  p:run()
+end
+]], "--events=1 --format=json")
+    assert.are.equal(1, rc, "the last pipeline's division by zero ends the run")
+    assert.is_truthy(out:find("R 1 done write nil nil\n", 1, true), out)
+    assert.is_truthy(out:find("R 2 failed error 22012 division by zero\n", 1, true), out)
+    assert.is_truthy(out:find("R 3 aborted error nil aborted by the pipeline: statement 2 failed\n", 1, true), out)
+    assert.is_truthy(out:find("COUNT 0\n", 1, true), "the insert before the failure was rolled back: " .. out)
+    assert.is_truthy(out:find("AFTER 0\n", 1, true), out)
+    assert.is_truthy(err:find("pl_fail.lua:24: SQL error, errno = 0, state = '22012': division by zero " ..
+      "(query: SELECT 1/0 [pipeline statement 2 of 2])", 1, true), err)
+  end)
+
+  it("reconnects after the backend is killed: unanswered statements are lost, the event restarts", function()
+    local out, err, rc = run_script("pl_kill.lua", [[
+local con, admin
+function thread_init()
+  con = sysbench.sql.driver():connect()
+  admin = sysbench.sql.driver():connect()
+end
+local n = 0
+function event()
+  n = n + 1
+  if n == 1 then
+    admin:query("SELECT pg_terminate_backend(" .. con:query_row("SELECT pg_backend_pid()") .. ")")
+    local p = con:pipeline()
+    p:query("SELECT 1") p:query("SELECT 2")
+    for i, r in ipairs(p:run{ errors = "return" }) do print("LOST " .. i .. " " .. r.status) end
+    print("ALIVE " .. con:query_row("SELECT 40 + 2"))
+    admin:query("SELECT pg_terminate_backend(" .. con:query_row("SELECT pg_backend_pid()") .. ")")
+  end
+  local p = con:pipeline()
+  p:query("SELECT 7")
+  print("EVENT " .. n .. " " .. p:run()[1]:fetch_row()[1])
+end
+]], "--events=2 --format=json")
+    assert.are.equal(0, rc, err)
+    assert.is_truthy(out:find("LOST 1 lost\nLOST 2 lost\nALIVE 42\n", 1, true), out)
+    -- event 1's pipeline lost its connection: reconnected and retried as event 2
+    assert.is_truthy(out:find("EVENT 2 7\nEVENT 3 7\n", 1, true), out)
+    local doc = h.json(out:sub(out:find("\n{", 1, true) or 1))
+    assert(doc, out)
+    assert.are.equal(2, doc.counters.reconnects)
+  end)
+
+  it("goes on across a server restart", function()
+    local p = h.write("pl_restart.lua", [[
+local con, st, x
+function thread_init()
+  con = sysbench.sql.driver():connect()
+  st = con:prepare("SELECT ?::int + 1")
+  x = st:bind_create(sysbench.sql.type.INT)
+  st:bind_param(x)
+end
+function event()
+  local p = con:pipeline()
+  for i = 1, 5 do x:set(i) p:execute(st) end
+  local res = p:run()
+  assert(res[5]:fetch_row()[1] == "6")
+end
+]])
+    local out, err, rc = h.run(h.q(p) .. " " .. pg .. " --time=4 --format=json run",
+      { env = string.format("(sleep 1; %s/tools/sandbox-db restart pgsql >/dev/null 2>&1) & ", h.root) })
+    assert.are.equal(0, rc, err)
+    local doc = h.json(out:sub(out:find("\n{", 1, true) or 1))
+    assert(doc, out)
+    assert.is_true(doc.counters.reconnects >= 1, "reconnects " .. doc.counters.reconnects)
+    assert.is_true(doc.counters.reads > 100, "reads " .. doc.counters.reads)
+    assert.are.equal(0, doc.counters.reads % 5, "whole pipelines only: " .. doc.counters.reads)
+  end)
+
+  it("parks emulated users while their pipeline is in flight; per-type statistics as usual", function()
+    local out, err, rc = run_script("pl_users.lua", [[
+local con
+local T = luabench.stats.type("Pipe")
+function thread_init() con = sysbench.sql.driver():connect() end
+function event()
+  local t0 = T:start()
+  local p = con:pipeline()
+  for i = 1, 4 do p:query("SELECT pg_sleep(0.005), " .. i) end
+  local res = p:run()
+  assert(#res == 4 and res[4]:fetch_row()[2] == "4")
+  T:done(t0)
+end
+]], "--users=16 --threads=2 --time=2 --format=json")
+    assert.are.equal(0, rc, err)
+    local doc = h.json(out)
+    -- one user alone: at most 2 s / 20 ms = 100 pipelines; 16 users in parallel do far more
+    assert.is_true(doc.counters.events > 600, "events " .. doc.counters.events)
+    assert.are.equal(doc.counters.events * 4, doc.counters.reads)
+    assert.are.equal(doc.counters.events, doc.types.Pipe.count)
+    local p50 = doc.types.Pipe.latency_ms.percentiles["50"]
+    assert.is_true(p50 >= 20, "4 x 5 ms in one pipeline, p50 " .. p50 .. " ms")
+  end)
+
+  it("oltp_read_write --pipeline=on and all run the same statements as off", function()
+    local base = pg .. " --tables=1 --table-size=1000"
+    local _, err, rc = h.run("oltp_read_write " .. base .. " prepare")
+    assert.are.equal(0, rc, err)
+    for _, mode in ipairs({ "off", "on", "all" }) do
+      local out, err2, rc2 = h.run("oltp_read_write " .. base .. " --events=50 --pipeline=" .. mode .. " --format=json run")
+      assert.are.equal(0, rc2, err2)
+      local doc = h.json(out)
+      assert.are.same({ 50 * 14, 50 * 4, 50 * 2 }, { doc.counters.reads, doc.counters.writes, doc.counters.other }, mode)
+    end
+    h.run("oltp_read_write " .. base .. " cleanup")
+  end)
+end)
+
+describe("pipelines elsewhere", function()
+  local my = h.db("mysql")
+  it("are refused on mysql with one clear line", function()
+    if not my then
+      pending("the mysql sandbox is not running")
+      return
+    end
+    local p = h.write("pl_mysql.lua", "function event() sysbench.sql.driver():connect():pipeline() end\n")
+    local _, err, rc = h.run(h.q(p) .. " " .. my .. " --events=1 run")
+    assert.are.equal(1, rc)
+    assert.is_truthy(err:find("pl_mysql.lua:1: SQL API error: mysql: this driver cannot pipeline statements " ..
+      "(MySQL/MariaDB have no pipeline mode; use PostgreSQL)", 1, true), err)
+    local _, err2, rc2 = h.run("oltp_read_only " .. my .. " --pipeline=on --events=1 run")
+    assert.are.equal(1, rc2)
+    assert.is_truthy(err2:find("--pipeline=on needs PostgreSQL (--db-driver=pgsql); the mysql driver cannot pipeline statements", 1, true), err2)
+  end)
+
+  it("are trivial on the null driver (each statement classified, no rows)", function()
+    local p = h.write("pl_null.lua", [[
+function event()
+  local p = sysbench.sql.driver():connect():pipeline()
+  p:query("SELECT 1") p:query("UPDATE t SET a = 1") p:query("BEGIN")
+  for i, r in ipairs(p:run()) do print("R " .. i .. " " .. r.kind) end
+end
+]])
+    local out, err, rc = h.run(h.q(p) .. " --db-driver=null --events=1 run")
+    assert.are.equal(0, rc, err)
+    assert.is_truthy(out:find("R 1 read\nR 2 write\nR 3 other\n", 1, true), out)
+  end)
+end)
