@@ -97,7 +97,9 @@ function sysbench.hooks.run_header()
     "mix (NewOrder,Payment,OrderStatus,Delivery,StockLevel): %s; isolation: %s; %s\n%s\n",
     W, W > 1 and "s" or "", s.terminals, s.terminals > 1 and "s" or "", mode, sysbench.opt.weights,
     s.isolation or "server default",
-    s.procedures and "transactions as stored procedures" or "transactions as client-side statements", note)
+    s.procedures and "transactions as stored procedures" or s.pipeline and
+      "transactions as client-side statements (OrderStatus, StockLevel pipelined)" or
+      "transactions as client-side statements", note)
 end
 
 function sysbench.hooks.report_json(stat)

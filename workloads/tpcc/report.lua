@@ -61,7 +61,7 @@ local function compute(stat, with_nopm)
   local r = {
     label = LABEL, warehouses = st[0], warehouses_loaded = st[4], terminals = s.terminals,
     mode = s.wait and "wait" or "closed_loop", wait_factor = s.wait and s.wait_factor or nil,
-    transactions = s.procedures and "procedures" or "statements",
+    transactions = s.procedures and "procedures" or s.pipeline and "pipelined_statements" or "statements",
     isolation = s.isolation or "default",
     weights = { NewOrder = s.weights[1], Payment = s.weights[2], OrderStatus = s.weights[3],
       Delivery = s.weights[4], StockLevel = s.weights[5] },
@@ -163,7 +163,8 @@ function M.format(r)
     add("    terminals:                           %d, closed loop without keying or think time", r.terminals)
   end
   add("    transactions:                        %s", r.transactions == "procedures"
-    and "stored procedures (one call each)" or "client-side statements (one per step)")
+    and "stored procedures (one call each)" or r.transactions == "pipelined_statements"
+    and "client-side statements, OrderStatus and StockLevel pipelined" or "client-side statements (one per step)")
   add("    measured time:                       %.2fs", r.measured_seconds)
   add("    tpmC (NewOrders per minute):         %.2f", r.tpmC)
   add("    tpmTotal (transactions per minute):  %.2f", r.tpm_total)

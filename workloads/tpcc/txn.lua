@@ -20,8 +20,6 @@ local function cents(text)
   return floor(tonumber(text) * 100 + 0.5)
 end
 
--- A function that runs prepared statement `st` with parameters `ps`: f(a1, a2, ...) sets the
--- parameters in order and executes. Generated per arity, so the hot path has no varargs.
 -- con:query, with BEGIN, COMMIT and ROLLBACK in the server's words (its dialect's).
 local function txn_query(con)
   local d = common.dialect()
@@ -29,6 +27,9 @@ local function txn_query(con)
   return function(sql) return con:query(words[sql] or sql) end
 end
 
+-- A function that runs prepared statement `st` with parameters `ps`: f(a1, a2, ...) sets the
+-- parameters in order and executes; and its twin q(pipeline, a1, a2, ...) that queues it in a
+-- pipeline instead. Generated per arity, so the hot path has no varargs.
 local binders = {}
 function M.binder(n)
   local f = binders[n]
@@ -38,8 +39,9 @@ function M.binder(n)
     args[i] = "a" .. i
     sets[i] = string.format("p[%d]:set(a%d)", i, i)
   end
-  local src = string.format("local st, p = ...\nreturn function(%s) %s return st:execute() end",
-    table.concat(args, ", "), table.concat(sets, " "))
+  local a, set = table.concat(args, ", "), table.concat(sets, " ")
+  local src = string.format("local st, p = ...\nreturn function(%s) %s return st:execute() end, " ..
+    "function(pl%s) %s return pl:execute(st) end", a, set, n > 0 and ", " .. a or "", set)
   f = assert(loadstring(src, "=tpcc.txn(binder)"))
   binders[n] = f
   return f
@@ -175,6 +177,9 @@ end
 
 -- Every statement of the five transactions, prepared on con for tables t: S.<name>(a, b, ...)
 -- runs one. The transactions below take theirs as upvalues.
+-- The pipeline twin of each statement function (see M.binder).
+local queues = setmetatable({}, { __mode = "k" })
+
 local function statements(con, t)
   local INT, VARCHAR = sysbench.sql.type.INT, sysbench.sql.type.VARCHAR
   local S = {}
@@ -188,7 +193,9 @@ local function statements(con, t)
     local ps = {}
     for i = 1, #types do ps[i] = st:bind_create(types[i], types[i] == VARCHAR and 500 or nil) end
     if #ps > 0 then st:bind_param(unpack(ps)) end
-    return M.binder(#ps)(st, ps)
+    local run, queue = M.binder(#ps)(st, ps)
+    queues[run] = queue
+    return run
   end
 
   S.no_cust = prep([[SELECT c_discount, c_last, c_credit, w_tax FROM {customer}, {warehouse}
@@ -261,7 +268,7 @@ end
 -- The customer of a by-name selection: the one at position ceil(n/2) of those with that last
 -- name, ordered by first name (clause 2.5.2.2).
 local function customer_by_name(by_name, w, d, last)
-  local rs = by_name(w, d, last)
+  local rs = by_name(w, d, last) -- also a pipeline's result (nrows, fetch_row)
   local n = rs.nrows
   if n == 0 then return nil end
   local pick = floor((n + 1) / 2)
@@ -461,17 +468,69 @@ local function stock_level_body(S, con)
   end
 end
 
+-- --pipeline (PostgreSQL): the same statements with the same inputs, but those that do not
+-- depend on each other's results go as one pipeline, BEGIN and COMMIT with them.
+local function order_status_piped(S, con)
+  local by_name, os_c, os_o, os_ol = queues[S.by_name], queues[S.os_c], queues[S.os_o], queues[S.os_ol]
+  return function(inp)
+    local home, d = inp.w, inp.d
+    local p = con:pipeline()
+    p:query("BEGIN")
+    local c_id = inp.c_id
+    if not c_id then
+      by_name(p, home, d, inp.c_last)
+      c_id = customer_by_name(function() return p:run()[2] end)
+      if not c_id then
+        error(fmt("no customer with last name %s in warehouse %d district %d", inp.c_last, home, d), 0)
+      end
+      p = con:pipeline()
+    end
+    os_c(p, home, d, c_id)
+    local n = os_o(p, home, d, c_id)
+    local res = p:run()
+    res[n - 1]:fetch_row()
+    local row = res[n]:fetch_row()
+    p = con:pipeline()
+    if row then os_ol(p, home, d, tonumber(row[1])) end
+    p:query("COMMIT")
+    res = p:run()
+    if row then while res[1]:fetch_row() do end end
+    return false
+  end
+end
+
+local function stock_level_piped(S, con)
+  local sl_d, sl_count = queues[S.sl_d], queues[S.sl_count]
+  return function(inp)
+    local home, d = inp.w, inp.d
+    local p = con:pipeline()
+    p:query("BEGIN")
+    sl_d(p, home, d)
+    local next_o = tonumber(p:run()[2]:fetch_row()[1])
+    p = con:pipeline()
+    sl_count(p, home, d, next_o, next_o - 20, home, inp.threshold)
+    p:query("COMMIT")
+    p:run()[1]:fetch_row()
+    return false
+  end
+end
+
 -- The bodies: the SQL of each transaction for given inputs, one statement per step of the
 -- specification, for any terminal (the warehouse comes with the inputs). ctx: con and s.
 function M.bodies(ctx)
   local con = ctx.con
   local S = statements(con, ctx.s.t)
+  local piped = ctx.s.pipeline
+  if piped and con.driver:name() ~= "pgsql" then
+    common.fail("--pipeline needs PostgreSQL (--db-driver=pgsql); the %s driver cannot pipeline statements",
+      con.driver:name())
+  end
   return {
     new_order = new_order_body(S, con),
     payment = payment_body(S, con),
-    order_status = order_status_body(S, con),
+    order_status = (piped and order_status_piped or order_status_body)(S, con),
     delivery = delivery_body(S, con, common.dialect()),
-    stock_level = stock_level_body(S, con),
+    stock_level = (piped and stock_level_piped or stock_level_body)(S, con),
   }
 end
 
