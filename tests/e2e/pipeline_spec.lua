@@ -190,6 +190,22 @@ end
     end
     h.run("oltp_read_write " .. base .. " cleanup")
   end)
+
+  it("tpcc --pipeline runs OrderStatus and StockLevel pipelined, and wants --procedures=off", function()
+    local base = "tpcc " .. pg .. " --table-prefix=lbt_pl_ --threads=2"
+    local _, err, rc = h.run(base .. " --warehouses=1 prepare")
+    assert.are.equal(0, rc, err)
+    local out, err2, rc2 = h.run(base .. " --time=2 --procedures=off --pipeline --weights=0,0,50,0,50 --format=json run")
+    assert.are.equal(0, rc2, err2)
+    local doc = h.json(out)
+    assert.is_true(doc.types.OrderStatus.count > 20 and doc.types.StockLevel.count > 20, out)
+    assert.are.equal(0, doc.types.OrderStatus.errors + doc.types.StockLevel.errors)
+    assert.are.equal("pipelined_statements", doc.workload_stats.transactions)
+    local _, err3, rc3 = h.run(base .. " --time=1 --pipeline run")
+    assert.are.equal(1, rc3)
+    assert.is_truthy(err3:find("--pipeline pipelines client-side statements: give --procedures=off too", 1, true), err3)
+    h.run(base .. " cleanup")
+  end)
 end)
 
 describe("pipelines elsewhere", function()
