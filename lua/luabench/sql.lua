@@ -57,12 +57,14 @@ local function user_context()
   if U and U.current >= 0 and coroutine.running() then return U end
 end
 
-local function await(U, rs, rc)
+-- step: how to go on (lb_sql_step; lb_sql_pipeline_step for a pipeline).
+local function await(U, rs, rc, step)
+  step = step or C.lb_sql_step
   while rc == PENDING do
     if C.lb_usched_wait_db(U.sched, U.current, rs.conn) ~= 0 then
-      rc = C.lb_sql_step(worker, rs, 0)
+      rc = step(worker, rs, 0)
     else
-      rc = C.lb_sql_step(worker, rs, coroutine.yield())
+      rc = step(worker, rs, coroutine.yield())
     end
   end
   return rc
@@ -395,7 +397,7 @@ end
 -- Pipelines (sql_pipeline.lua) ------------------------------------------------------------------
 
 local pipelines = require("luabench.sql_pipeline")({ worker = worker, raise = raise,
-  user_context = user_context, sync = sync, CLOSED = CLOSED })
+  user_context = user_context, await = await, sync = sync, CLOSED = CLOSED })
 Connection.pipeline = pipelines.open
 
 -- Drivers ---------------------------------------------------------------------------------------

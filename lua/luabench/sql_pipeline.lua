@@ -15,8 +15,10 @@ return function(env)
   local KINDS = { [0] = "none", "read", "write", "other", "error" }
   local STATUS = { [0] = "queued", "done", "failed", "aborted", "lost" }
 
-  -- One result: plain fields, rows read from the connection on demand (valid until the next
-  -- statement on that connection, like a result set).
+  -- One result. Like a result set (one per connection, reused by every statement), the results
+  -- table and its entries belong to the connection and are reused by its next pipeline, so a
+  -- pipeline allocates nothing once the connection has run one as long. Rows are read from the
+  -- connection on demand (valid until its next statement).
   local Result = {}
   Result.__index = Result
 
@@ -106,41 +108,54 @@ return function(env)
     local U = user_context()
     if not U then return C.lb_sql_pipeline_run(worker, rs) end
     local rc = C.lb_sql_pipeline_start(worker, rs)
-    while rc == PENDING do
-      if C.lb_usched_wait_db(U.sched, U.current, rs.conn) ~= 0 then
-        rc = C.lb_sql_pipeline_step(worker, rs, 0)
-      else
-        rc = C.lb_sql_pipeline_step(worker, rs, coroutine.yield())
-      end
+    return rc == PENDING and env.await(U, rs, rc, C.lb_sql_pipeline_step) or rc
+  end
+
+  local new_table = require("table.new")
+
+  -- Describes the failed, aborted or lost statement r (cold path).
+  local function explain(r, it, conn, failed)
+    if it.status == 4 then
+      r.sql_errmsg = "not answered: the connection was lost (" .. ffi.string(C.lb_db_conn_error(conn).message) .. ")"
+    elseif r.index == failed then
+      local e = C.lb_db_conn_error(conn)
+      r.error, r.sql_state, r.sql_errmsg = e.error_class, ffi.string(e.sqlstate), ffi.string(e.message)
+    elseif it.status == 3 then
+      r.sql_errmsg = string.format("aborted by the pipeline: statement %d failed", failed)
     end
-    return rc
   end
 
   local function results(p, con)
     local conn = con.conn
     local serial = (con.pipe_serial or 0) + 1
     con.pipe_serial = serial
+    local n, sqls = p.n, p.sqls
     local failed = C.lb_db_pipeline_failed(conn) + 1
-    local e = failed > 0 and C.lb_db_conn_error(conn) or nil
-    local out = {}
-    for i = 1, p.n do
-      local it = C.lb_db_pipeline_result(conn, i - 1)
-      local r = setmetatable({ connection = con, index = i, serial = serial, next_row = 0,
-        status = STATUS[it.status], kind = KINDS[it.r.kind], sql = p.sqls[i] }, Result)
-      if it.r.kind == 1 then
-        r.nrows, r.nfields = tonumber(it.r.nrows), it.r.nfields
-      else
-        r.nrows, r.affected_rows = tonumber(it.r.affected_rows), tonumber(it.r.affected_rows)
-      end
-      if it.status == 4 then
-        r.sql_errmsg = "not answered: the connection was lost (" .. ffi.string(C.lb_db_conn_error(conn).message) .. ")"
-      elseif i == failed then
-        r.error, r.sql_state, r.sql_errmsg = e.error_class, ffi.string(e.sqlstate), ffi.string(e.message)
-      elseif it.status == 3 then
-        r.sql_errmsg = string.format("aborted by the pipeline: statement %d failed", failed)
-      end
-      out[i] = r
+    local out = con.pipe_results
+    if not out then
+      out = new_table(n, 0)
+      con.pipe_results = out
     end
+    for i = 1, n do
+      local it = C.lb_db_pipeline_result(conn, i - 1)
+      local k = it.r.kind
+      local r = out[i]
+      if not r then
+        r = setmetatable({ connection = con, index = i }, Result)
+        out[i] = r
+      end
+      r.serial, r.next_row, r.sql = serial, 0, sqls[i]
+      r.status, r.kind, r.nfields = STATUS[it.status], KINDS[k], it.r.nfields
+      if k == 1 then
+        r.nrows, r.affected_rows = tonumber(it.r.nrows), nil
+      else
+        local a = tonumber(it.r.affected_rows)
+        r.nrows, r.affected_rows = a, a
+      end
+      if r.sql_errmsg then r.error, r.sql_state, r.sql_errmsg = nil, nil, nil end
+      if it.status ~= 1 then explain(r, it, conn, failed) end
+    end
+    for i = n + 1, #out do out[i] = nil end
     return out
   end
 
@@ -171,11 +186,12 @@ return function(env)
     return con:check_error(rc, what)
   end
 
-  -- con:pipeline() on a physical connection; a pipeline left open by an error is dropped.
+  -- con:pipeline() on a physical connection: its one pipeline object, reset (a pipeline left
+  -- open by an error is dropped).
   local function open(con)
     if con.conn == nil then raise(CLOSED) end
-    local old = con.pipeline_open
-    if old and old.open then old:abort() end
+    local p = con.pipeline_obj
+    if p and p.open then p:abort() end
     local rc = C.lb_db_pipeline_begin(con.conn)
     if rc ~= OK then
       if rc == ENOTSUP then
@@ -183,8 +199,11 @@ return function(env)
       end
       return con:check_error(rc, "(pipeline)")
     end
-    local p = setmetatable({ connection = con, open = true, n = 0, sqls = {} }, Pipeline)
-    con.pipeline_open = p
+    if not p then
+      p = setmetatable({ connection = con, sqls = {} }, Pipeline)
+      con.pipeline_obj = p
+    end
+    p.open, p.n = true, 0
     return p
   end
 

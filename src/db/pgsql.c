@@ -639,30 +639,36 @@ static int pg_execute_start(struct lb_db_conn *c, struct lb_db_stmt *s)
 	return rc < 0 ? rc : send_exec(c, s);
 }
 
-/* Runs a statement whose result nobody wants, blocking (cold path: statement close). If it
- * cannot finish in time the session is in an unknown state and is marked broken. */
-static void exec_quiet(struct lb_db_conn *c, const char *sql)
+/* Reads the answers that are due and drops them: up to the end of the request (until_sync
+ * false) or up to a pipeline's sync point. Blocking, bounded by the read timeout (or 5 s); a
+ * session that does not get there is in an unknown state and is marked broken. */
+void pg_drain(struct lb_db_conn *c, bool until_sync)
 {
 	struct pg_conn *p = P(c);
 	uint32_t ms = c->cfg->read_timeout_ms ? c->cfg->read_timeout_ms : 5000;
 	int64_t deadline = lb_now_ns() + (int64_t)ms * 1000000;
 
-	if (!PQsendQuery(p->pg, sql)) {
-		p->broken = true;
-		return;
-	}
 	for (;;) {
 		int f = PQflush(p->pg);
 		if (f < 0)
 			break;
+		bool ended = false; /* pipeline: two NULLs in a row = nothing more until it answers */
 		while (f == 0 && !PQisBusy(p->pg)) {
 			PGresult *r = PQgetResult(p->pg);
-			if (!r)
-				return;
+			if (!r && (!until_sync || ended))
+				break;
+			ended = !r;
+			bool sync = r && PQresultStatus(r) == PGRES_PIPELINE_SYNC;
 			PQclear(r);
+			if (sync && !PQexitPipelineMode(p->pg))
+				p->broken = true;
+			if (sync)
+				return;
 		}
+		if (!until_sync && f == 0 && !PQisBusy(p->pg))
+			return;
 		int64_t left = deadline - lb_now_ns();
-		if (left <= 0)
+		if (left <= 0 || PQstatus(p->pg) == CONNECTION_BAD)
 			break;
 		struct pollfd pfd = { .fd = PQsocket(p->pg), .events = POLLIN | (f ? POLLOUT : 0) };
 		if (poll(&pfd, 1, (int)(left / 1000000) + 1) < 0 && errno != EINTR)
@@ -671,6 +677,16 @@ static void exec_quiet(struct lb_db_conn *c, const char *sql)
 			break;
 	}
 	p->broken = true;
+}
+
+/* Runs a statement whose result nobody wants, blocking (cold path: statement close). */
+static void exec_quiet(struct lb_db_conn *c, const char *sql)
+{
+	if (!PQsendQuery(P(c)->pg, sql)) {
+		P(c)->broken = true;
+		return;
+	}
+	pg_drain(c, false);
 }
 
 static void pg_stmt_release(struct lb_db_conn *c, struct lb_db_stmt *s, int alive)

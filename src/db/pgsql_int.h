@@ -85,6 +85,9 @@ int pg_sent(struct lb_db_conn *c, int ok);
 bool pg_is_error(const PGresult *r);
 int pg_start_request(struct lb_db_conn *c, int request, struct lb_db_stmt *s);
 int pg_send_rollback(struct lb_db_conn *c);
+/* Reads and drops the answers due (until_sync: up to a pipeline's sync point, then leaves
+ * pipeline mode); blocking, bounded; marks the session broken when it cannot. */
+void pg_drain(struct lb_db_conn *c, bool until_sync);
 char *pg_rewrite_placeholders(const struct lb_db_stmt *s);
 int pg_encode_param(struct lb_db_conn *c, struct pg_stmt *ps, uint32_t i,
 		    const struct lb_db_param *p);

@@ -5,8 +5,6 @@
  * as PGRES_PIPELINE_ABORTED; the sync itself is PGRES_PIPELINE_SYNC. A statement not yet
  * prepared on the server is prepared inside the pipeline: its Parse is a slot of its own whose
  * failure is reported as the statement's. */
-#include <errno.h>
-#include <poll.h>
 #include <stdio.h>
 
 #include "pgsql_int.h"
@@ -239,48 +237,16 @@ int pg_pipeline_fetch_row(struct lb_db_conn *c, uint32_t i, uint64_t rowno, cons
 	return 1;
 }
 
-/* Sync, read and drop every answer, leave pipeline mode (blocking; cold path). A session that
- * does not get there within the read timeout (or 5 s) is marked broken. */
+/* Sync, read and drop every answer, leave pipeline mode (blocking; cold path). */
 void pg_pipeline_abort(struct lb_db_conn *c)
 {
 	struct pg_conn *p = P(c);
-	uint32_t ms = c->cfg->read_timeout_ms ? c->cfg->read_timeout_ms : 5000;
-	int64_t deadline = lb_now_ns() + (int64_t)ms * 1000000;
 
 	if (!p->pg || !PQpipelineSync(p->pg)) {
 		p->broken = true;
 		return;
 	}
-	for (;;) {
-		int f = PQflush(p->pg);
-		if (f < 0)
-			break;
-		bool ended = false; /* two NULLs in a row: nothing more until the server answers */
-		while (f == 0 && !PQisBusy(p->pg)) {
-			PGresult *r = PQgetResult(p->pg);
-			if (!r && ended)
-				break;
-			ended = !r;
-			if (!r)
-				continue; /* the end of one statement's results */
-			bool sync = PQresultStatus(r) == PGRES_PIPELINE_SYNC;
-			PQclear(r);
-			if (sync) {
-				if (!PQexitPipelineMode(p->pg))
-					p->broken = true;
-				return;
-			}
-		}
-		int64_t left = deadline - lb_now_ns();
-		if (left <= 0 || PQstatus(p->pg) == CONNECTION_BAD)
-			break;
-		struct pollfd pfd = { .fd = PQsocket(p->pg), .events = POLLIN | (f ? POLLOUT : 0) };
-		if (poll(&pfd, 1, (int)(left / 1000000) + 1) < 0 && errno != EINTR)
-			break;
-		if (!PQconsumeInput(p->pg))
-			break;
-	}
-	p->broken = true;
+	pg_drain(c, true);
 }
 
 void pg_pipeline_results_free(struct lb_db_conn *c)
