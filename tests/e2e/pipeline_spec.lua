@@ -96,6 +96,36 @@ end
       "(query: SELECT 1/0 [pipeline statement 2 of 2])", 1, true), err)
   end)
 
+  it("abort drops a pipeline, other statements wait for the run, client-side prepared statements pipeline too", function()
+    local p = h.write("pl_abort.lua", [[
+function event()
+  local con = sysbench.sql.driver():connect()
+  local st = con:prepare("SELECT ?::int * 2")
+  local x = st:bind_create(sysbench.sql.type.INT)
+  st:bind_param(x)
+  local p = con:pipeline()
+  x:set(4) p:execute(st)
+  p:query("SELECT pg_sleep(0.05)")
+  p:abort()
+  print("AFTER ABORT " .. con:query_row("SELECT 5"))
+  p = con:pipeline()
+  local ok, err = pcall(con.query, con, "SELECT 1")
+  print("BUSY " .. tostring(err))
+  x:set(21) p:execute(st)
+  print("RESULT " .. p:run()[1]:fetch_row()[1])
+  st:close()
+end
+]])
+    for _, mode in ipairs({ "auto", "disable" }) do
+      local out, err, rc = h.run(h.q(p) .. " " .. pg .. " --db-ps-mode=" .. mode .. " --events=1 run")
+      assert.are.equal(0, rc, err)
+      assert.is_truthy(out:find("AFTER ABORT 5\n", 1, true), out)
+      assert.is_truthy(out:find("BUSY " .. p .. ":12: SQL API error: pgsql: a pipeline is open on this connection " ..
+        "(run it before other statements)\n", 1, true), out)
+      assert.is_truthy(out:find("RESULT 42\n", 1, true), mode .. ": " .. out)
+    end
+  end)
+
   it("reconnects after the backend is killed: unanswered statements are lost, the event restarts", function()
     local out, err, rc = run_script("pl_kill.lua", [[
 local con, admin
