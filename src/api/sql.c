@@ -301,7 +301,8 @@ static int32_t pipeline_finish(struct lb_worker *w, struct lb_sql_result *rs, in
 
 	for (uint32_t i = 0; i < n; i++) {
 		const struct lb_db_pipe_result *it = lb_db_pipeline_result(rs->conn, i);
-		if (it->status != LB_DB_PIPE_LOST && it->status != LB_DB_PIPE_QUEUED)
+		if (it->status != LB_DB_PIPE_LOST && it->status != LB_DB_PIPE_QUEUED &&
+		    it->r.kind != LB_DB_KIND_NONE)
 			lb_stats_add(&w->stats, (enum lb_cnt)kind_counter[it->r.kind], 1);
 	}
 	memset(&rs->r, 0, sizeof(rs->r));
