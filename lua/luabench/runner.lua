@@ -105,6 +105,7 @@ local function user_main(U, i, tid, event)
   local t = C.lb_user_event_next(w, -1, 0)
   while t >= 0 do
     U.excluded[i] = 0
+    U.start[i] = t -- the event's mark, the same for its retries (stats.lua: begin())
     local ok, ret = pcall(event, tid)
     if ok and ret then
       C.lb_event_abandon(w)
@@ -191,7 +192,7 @@ end
 
 -- Created with the state so thread_init can already open pooled connections.
 if C.lb_users_here(sb.worker) > 0 then
-  sb._users = { current = -1, excluded = {}, release = {}, data = {} }
+  sb._users = { current = -1, excluded = {}, release = {}, data = {}, start = {}, txn = {} }
 else
   -- one user per thread: its data is the thread's, so scripts need no fallback
   sb.user_data = {}

@@ -2,11 +2,14 @@
 -- reported per type after the usual summary and in the JSON result.
 --
 --   local NEW_ORDER = luabench.stats.type("NewOrder")
---   local t0 = NEW_ORDER:start()
---   ... ; NEW_ORDER:done(t0)      -- or :rollback(t0), :error(), :retry()
+--   local t0 = NEW_ORDER:begin()  -- first attempt's start: a retried event gets the same mark
+--   ... ; NEW_ORDER:done(t0)      -- or :rollback(t0), :error(); retries are counted by begin()
+--
+-- start() is the older mark (each attempt starts anew: retried time is left out).
 local ffi = require("ffi")
 local C = ffi.C
-local worker = sysbench.worker
+local sb = sysbench
+local worker = sb.worker
 
 local OK, ERROR, ROLLBACK, RETRY = 0, 1, 2, 3
 
@@ -15,8 +18,60 @@ Type.__index = Type
 
 -- The start mark for done()/rollback(): ns since the run started.
 function Type:start() return C.lb_clock_ns(worker) end
-function Type:done(t0) C.lb_type_record(worker, self.id, t0, OK) end
-function Type:rollback(t0) C.lb_type_record(worker, self.id, t0, ROLLBACK) end
+
+-- Where begin() keeps each type's open transaction: per user (users of one worker share this
+-- Lua state), in tables keyed by type id. mark: the event's start, the same for every attempt
+-- of one event (a retry restarts event() but not the event), so a new event is told from a
+-- retry without any work in the event loop.
+local thread_open = { mark = {}, t0 = {}, attempts = {} }
+
+local function open_of()
+  local U = sb._users
+  if U and U.current >= 0 then
+    local i = U.current
+    local o = U.txn[i]
+    if not o then
+      o = { mark = {}, t0 = {}, attempts = {} }
+      U.txn[i] = o
+    end
+    return o, U.start[i]
+  end
+  return thread_open, C.lb_event_start_ns(worker)
+end
+
+-- The start mark of this type's transaction in the current event: now at its first attempt;
+-- on a retry of the same event, the first attempt's mark again (and the retry is counted).
+function Type:begin()
+  local o, mark = open_of()
+  local id = self.id
+  if o.mark[id] == mark then
+    o.attempts[id] = o.attempts[id] + 1
+    C.lb_type_record(worker, id, 0, RETRY)
+    return o.t0[id]
+  end
+  local t0 = C.lb_clock_ns(worker)
+  o.mark[id], o.t0[id], o.attempts[id] = mark, t0, 1
+  return t0
+end
+
+-- Attempts of this type's transaction in the current event so far (1 = first try, 0 = none).
+function Type:attempts()
+  local o, mark = open_of()
+  return o.mark[self.id] == mark and o.attempts[self.id] or 0
+end
+
+-- The mark done()/rollback() use when given none: begin()'s, in this event.
+local function open_t0(self)
+  local o, mark = open_of()
+  if o.mark[self.id] ~= mark then
+    error(string.format("%s: done()/rollback() without a start mark (call begin() or start() first)",
+      tostring(self.name)), 3)
+  end
+  return o.t0[self.id]
+end
+
+function Type:done(t0) C.lb_type_record(worker, self.id, t0 or open_t0(self), OK) end
+function Type:rollback(t0) C.lb_type_record(worker, self.id, t0 or open_t0(self), ROLLBACK) end
 function Type:error() C.lb_type_record(worker, self.id, 0, ERROR) end
 function Type:retry() C.lb_type_record(worker, self.id, 0, RETRY) end
 

@@ -80,6 +80,8 @@ LB_FFI int lb_type_define(struct lb_worker *w, const char *name);
 /* Records an outcome: 0 ok, 1 error, 2 intentional rollback, 3 retried; for 0 and 2 the
  * latency is now - start_ns (ns since the run started, from lb_clock_ns). */
 LB_FFI void lb_type_record(struct lb_worker *w, int id, double start_ns, int outcome);
+/* The current event's start mark in thread mode (unchanged by retries of that event). */
+LB_FFI double lb_event_start_ns(struct lb_worker *w);
 
 /* ---- random numbers (rand.c); arguments wrap to uint32 as in sysbench ---------------------- */
 LB_FFI uint32_t lb_rand_uniform(struct lb_rng *r, uint32_t a, uint32_t b);

@@ -6,6 +6,28 @@
 
 const double lb_type_pcts[LB_TYPE_NPCT] = { 50, 90, 95, 99 };
 
+static void insert_sorted(double *v, int *n, double p)
+{
+	int i = 0;
+	while (i < *n && v[i] < p)
+		i++;
+	if (i < *n && v[i] == p)
+		return;
+	memmove(&v[i + 1], &v[i], (size_t)(*n - i) * sizeof(*v));
+	v[i] = p;
+	(*n)++;
+}
+
+int lb_type_pct_list(const struct lb_config *cfg, double *out)
+{
+	int n = 0;
+	for (int i = 0; i < LB_TYPE_NPCT; i++)
+		insert_sorted(out, &n, lb_type_pcts[i]);
+	for (int i = 0; cfg && i < cfg->npercentiles; i++)
+		insert_sorted(out, &n, cfg->percentiles[i]);
+	return n;
+}
+
 void lb_report_fill_pct(struct lb_report_stat *st, const struct lb_config *cfg,
 			const struct lb_hist *h, uint64_t min_ns, uint64_t max_ns)
 {

@@ -42,6 +42,10 @@ struct lb_report_stat {
 /* Fixed percentiles of the per-type figures (TPC-C and TPC-W style reports). */
 #define LB_TYPE_NPCT 4
 extern const double lb_type_pcts[LB_TYPE_NPCT];
+/* The per-type table's percentiles: the fixed ones and the run's --percentile list, ascending,
+ * each once. Returns how many were written to out (room for LB_TYPE_MAX_PCTS). */
+#define LB_TYPE_MAX_PCTS (LB_TYPE_NPCT + LB_MAX_PERCENTILES)
+int lb_type_pct_list(const struct lb_config *cfg, double *out);
 
 /* One intermediate sample kept for the JSON/CSV time series. */
 struct lb_interval {

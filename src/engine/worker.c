@@ -256,6 +256,13 @@ LB_FFI uint32_t lb_rand_unique(struct lb_worker *w)
 	return lb_unique_next(&w->eng->unique);
 }
 
+/* The current event's start mark (thread mode): the same for every attempt of one event, so a
+ * per-type timing can tell a retry from the next event (luabench.stats, T:begin()). */
+LB_FFI double lb_event_start_ns(struct lb_worker *w)
+{
+	return (double)__atomic_load_n(&w->start_ns, __ATOMIC_RELAXED);
+}
+
 LB_FFI void lb_type_record(struct lb_worker *w, int id, double start_ns, int outcome)
 {
 	int64_t now = lb_now_ns() - w->eng->epoch_ns;
