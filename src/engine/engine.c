@@ -32,6 +32,7 @@ void lb_engine_fini(struct lb_engine *e)
 	for (int i = 0; i < e->nworkers; i++)
 		lb_worker_free(e->workers[i]);
 	free(e->workers);
+	lb_intervals_free_types(e->intervals, e->nintervals);
 	free(e->intervals);
 	lb_sysmon_free(e->sysmon);
 	free(e->window_base_events);

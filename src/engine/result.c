@@ -1,8 +1,10 @@
 #include "engine/result.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "engine/latency_hist.h"
+#include "util/util.h"
 
 const double lb_type_pcts[LB_TYPE_NPCT] = { 50, 90, 95, 99 };
 
@@ -55,4 +57,32 @@ void lb_result_fill_stat(struct lb_result *r, double time_s, uint64_t min_ns, ui
 	st->snap = s;
 	st->types = r->types;
 	r->overflow = s->lat.overflow;
+}
+
+void lb_interval_fill_types(struct lb_interval *iv, const struct lb_config *cfg, const struct lb_snap *s)
+{
+	int n = 0;
+	for (int i = 0; i < LB_MAX_TYPES; i++)
+		n += s->types[i] && s->types[i]->cnt[LB_TCNT_DONE];
+	iv->ntypes = 0;
+	iv->types = n ? lb_xcalloc((size_t)n, sizeof(*iv->types)) : NULL;
+	for (int i = 0; i < LB_MAX_TYPES; i++) {
+		const struct lb_type_stats *t = s->types[i];
+		if (!t || !t->cnt[LB_TCNT_DONE])
+			continue;
+		struct lb_interval_type *it = &iv->types[iv->ntypes++];
+		uint64_t max = lb_hist_max(&t->lat);
+		it->id = i;
+		it->done = t->cnt[LB_TCNT_DONE];
+		it->avg_ms = (double)t->sum_ns / (double)it->done / 1e6;
+		it->max_ms = (double)max / 1e6;
+		for (int k = 0; k < cfg->npercentiles; k++)
+			it->pct_ms[k] = (double)lb_hist_percentile(&t->lat, cfg->percentiles[k], 0, max) / 1e6;
+	}
+}
+
+void lb_intervals_free_types(struct lb_interval *iv, int n)
+{
+	for (int i = 0; i < n; i++)
+		free(iv[i].types);
 }

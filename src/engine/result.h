@@ -47,6 +47,14 @@ extern const double lb_type_pcts[LB_TYPE_NPCT];
 #define LB_TYPE_MAX_PCTS (LB_TYPE_NPCT + LB_MAX_PERCENTILES)
 int lb_type_pct_list(const struct lb_config *cfg, double *out);
 
+/* One transaction type over one interval (luabench.stats). */
+struct lb_interval_type {
+	int id;                     /* its name: lb_types_name(result->types, id) */
+	uint64_t done;
+	double avg_ms, max_ms;      /* NAN when not known (a merge of avg without counts) */
+	double pct_ms[LB_MAX_PERCENTILES]; /* the run's --percentile list; NAN when not known */
+};
+
 /* One intermediate sample kept for the JSON/CSV time series. */
 struct lb_interval {
 	double time_s, interval_s;
@@ -59,6 +67,8 @@ struct lb_interval {
 	double oldest_ms;           /* the oldest event in flight at the sample (a stall shows) */
 	double lag_ms;
 	uint64_t type_done[LB_MAX_TYPES];
+	struct lb_interval_type *types; /* the types seen in it (owned by the result's owner) */
+	int ntypes;
 	int sys;                    /* its system metrics: lb_sysmon_at(sysmon, sys); -1 = none */
 };
 
@@ -125,5 +135,9 @@ void lb_report_fill_pct(struct lb_report_stat *st, const struct lb_config *cfg,
 /* Fills r->st from r->snap: the window's totals, min/max/avg/sum and percentiles, over
  * time_s seconds. */
 void lb_result_fill_stat(struct lb_result *r, double time_s, uint64_t min_ns, uint64_t max_ns);
+/* Fills iv's per-type figures from the interval's snapshot s (allocates iv->types). */
+void lb_interval_fill_types(struct lb_interval *iv, const struct lb_config *cfg, const struct lb_snap *s);
+/* Frees the per-type figures of n intervals (not the array). */
+void lb_intervals_free_types(struct lb_interval *iv, int n);
 
 #endif

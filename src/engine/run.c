@@ -347,6 +347,7 @@ static void push_interval(struct lb_engine *e, const struct lb_report_stat *st, 
 	iv->lag_ms = st->lag_s * 1e3;
 	for (int i = 0; i < LB_MAX_TYPES; i++)
 		iv->type_done[i] = st->snap->types[i] ? st->snap->types[i]->cnt[LB_TCNT_DONE] : 0;
+	lb_interval_fill_types(iv, &e->cfg, st->snap);
 }
 
 /* What ran and how it ended: the part of a result that exists even when the run failed. */

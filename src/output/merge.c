@@ -362,6 +362,46 @@ static double max2(double a, double b)
 	return a > b ? a : b;
 }
 
+static struct lb_interval_type *interval_type(struct lb_interval *iv, int id)
+{
+	for (int i = 0; i < iv->ntypes; i++)
+		if (iv->types[i].id == id)
+			return &iv->types[i];
+	iv->types = lb_xrealloc(iv->types, (size_t)(iv->ntypes + 1) * sizeof(*iv->types));
+	struct lb_interval_type *it = &iv->types[iv->ntypes++];
+	memset(it, 0, sizeof(*it));
+	it->id = id;
+	for (int k = 0; k < LB_MAX_PERCENTILES; k++)
+		it->pct_ms[k] = NAN;
+	return it;
+}
+
+/* A count that would wrap the sum (only a made-up file has one): left out. */
+static bool it_overflows(struct lb_interval *iv, int id, uint64_t n)
+{
+	for (int i = 0; i < iv->ntypes; i++)
+		if (iv->types[i].id == id)
+			return iv->types[i].done + n < n;
+	return false;
+}
+
+/* An interval's per-type latency: averages weighted by the types' counts, the largest maximum;
+ * percentiles, as the interval's own, cannot be merged without histograms (null). */
+static void add_interval_types(struct merge *m, struct lb_interval *iv, const cJSON *j)
+{
+	const cJSON *lat = get(j, "type_latency_ms"), *counts = get(j, "types");
+	for (const cJSON *t = cJSON_IsObject(lat) ? lat->child : NULL; t; t = t->next) {
+		int id = lb_types_define(&m->types, t->string);
+		uint64_t n = u64(counts, t->string);
+		if (id < 0 || !n || it_overflows(iv, id, n))
+			continue;
+		struct lb_interval_type *it = interval_type(iv, id);
+		it->avg_ms = (it->avg_ms * (double)it->done + num(t, "avg") * (double)n) / (double)(it->done + n);
+		it->done += n;
+		it->max_ms = max2(it->max_ms, num(t, "max"));
+	}
+}
+
 /* Intervals line up by position: processes started together (--start-at) sample together.
  * Counts add; percentiles of an interval cannot be merged without its histogram (null). */
 static void add_intervals(struct merge *m, const cJSON *d)
@@ -392,6 +432,7 @@ static void add_intervals(struct merge *m, const cJSON *d)
 			if (id >= 0)
 				iv->type_done[id] += (uint64_t)llround(t->valuedouble);
 		}
+		add_interval_types(m, iv, j);
 	}
 }
 
@@ -810,6 +851,7 @@ out:
 	cJSON_Delete(m->systems);
 	lb_snap_fini(&m->snap);
 	lb_types_fini(&m->types);
+	lb_intervals_free_types(m->intervals, m->nintervals);
 	free(m->intervals);
 	free(m->threads);
 	free(m);

@@ -207,6 +207,22 @@ static cJSON *fairness_json(const struct lb_result *r)
 	return o;
 }
 
+/* Each type's latency over the interval, keyed as the interval's own latency_ms. */
+static cJSON *interval_types_json(const struct lb_result *r, const struct lb_interval *iv)
+{
+	cJSON *o = cJSON_CreateObject();
+	char k[32];
+	for (int i = 0; i < iv->ntypes; i++) {
+		const struct lb_interval_type *it = &iv->types[i];
+		cJSON *t = cJSON_AddObjectToObject(o, lb_types_name(r->types, it->id));
+		cJSON_AddNumberToObject(t, "avg", it->avg_ms);
+		for (int j = 0; j < r->cfg->npercentiles; j++)
+			cJSON_AddNumberToObject(t, pct_key(k, sizeof(k), r->cfg->percentiles[j]), it->pct_ms[j]);
+		cJSON_AddNumberToObject(t, "max", it->max_ms);
+	}
+	return o;
+}
+
 static cJSON *intervals_json(const struct lb_result *r)
 {
 	cJSON *a = cJSON_CreateArray();
@@ -237,6 +253,8 @@ static cJSON *intervals_json(const struct lb_result *r)
 				t = cJSON_AddObjectToObject(o, "types");
 			cJSON_AddNumberToObject(t, lb_types_name(r->types, ty), (double)iv->type_done[ty]);
 		}
+		if (iv->ntypes)
+			cJSON_AddItemToObject(o, "type_latency_ms", interval_types_json(r, iv));
 		const struct lb_sys_sample *sys = lb_sysmon_at(r->sysmon, iv->sys);
 		if (sys)
 			cJSON_AddItemToObject(o, "system", lb_sys_json(sys));

@@ -135,13 +135,14 @@ static void on_ready(void *ctx)
 
 static void on_started(void *ctx, const struct lb_config *c)
 {
+	struct lb_run_output *o = ctx;
 	FILE *info = lb_log_info_stream();
 	if (lb_log_verbosity() >= LB_LOG_NOTICE)
 		fprintf(info, "Threads started!\n\n");
 	if (c->warmup_ns && lb_log_verbosity() >= LB_LOG_NOTICE)
 		fprintf(info, "Warming up for %lld seconds...\n\n", (long long)(c->warmup_ns / LB_NS_PER_S));
 	if (c->format == LB_FORMAT_CSV)
-		lb_report_csv_header(stdout, c);
+		o->csv_types = lb_report_csv_header(stdout, c, &o->eng->types);
 	fflush(NULL);
 }
 
@@ -152,7 +153,7 @@ static int on_interval(void *ctx, const struct lb_result *r)
 	int rc = 0;
 	char err[ERRLEN];
 	if (c->format == LB_FORMAT_CSV) {
-		lb_report_interval_csv(stdout, r);
+		lb_report_interval_csv(stdout, r, o->csv_types);
 	} else if (!c->report_interval_ns) {
 		/* sampled only for the result file's time series */
 	} else if (o->reporter) {

@@ -17,6 +17,7 @@ struct lb_run_output {
 	struct lb_vm *reporter;    /* report_intermediate runs in a state of its own */
 	const struct lb_thresholds *thresholds; /* --threshold (NULL: none), set by the caller */
 	int thresholds_failed;     /* how many failed on the final window */
+	int csv_types;             /* --format=csv: the types that got columns in the header */
 };
 
 extern const struct lb_run_sink lb_run_output_sink;

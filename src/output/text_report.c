@@ -1,5 +1,6 @@
 #include "output/text_report.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -71,15 +72,54 @@ void lb_report_stall_line(FILE *out, const struct lb_result *r)
 			st->concurrency, st->oldest_s);
 }
 
-void lb_report_csv_header(FILE *out, const struct lb_config *cfg)
+/* A type's name as a CSV column name: letters, digits and '_' (a name may hold a comma). */
+static void csv_name(FILE *out, const char *name)
+{
+	for (const char *c = name; *c; c++)
+		fputc(isalnum((unsigned char)*c) ? *c : '_', out);
+}
+
+int lb_report_csv_header(FILE *out, const struct lb_config *cfg, const struct lb_types *types)
 {
 	fprintf(out, "time,threads,tps,qps,reads_per_s,writes_per_s,other_per_s");
 	for (int i = 0; i < cfg->npercentiles; i++)
 		fprintf(out, ",lat_ms_p%g", cfg->percentiles[i]);
-	fprintf(out, ",err_per_s,reconn_per_s,queue_length,concurrency\n");
+	fprintf(out, ",err_per_s,reconn_per_s,queue_length,concurrency");
+	int ntypes = types ? __atomic_load_n(&types->n, __ATOMIC_ACQUIRE) : 0;
+	for (int t = 0; t < ntypes; t++) {
+		const char *name = lb_types_name(types, t);
+		fputs(",type_", out);
+		csv_name(out, name);
+		fputs("_per_s,type_", out);
+		csv_name(out, name);
+		fputs("_lat_ms_avg", out);
+		for (int i = 0; i < cfg->npercentiles; i++) {
+			fputs(",type_", out);
+			csv_name(out, name);
+			fprintf(out, "_lat_ms_p%g", cfg->percentiles[i]);
+		}
+	}
+	fputc('\n', out);
+	return ntypes;
 }
 
-void lb_report_interval_csv(FILE *out, const struct lb_result *r)
+/* One type's columns of an interval line (empty latencies when none completed). */
+static void csv_type(FILE *out, const struct lb_config *cfg, const struct lb_type_stats *t, double interval_s)
+{
+	uint64_t n = t ? t->cnt[LB_TCNT_DONE] : 0;
+	fprintf(out, ",%.2f", per_s(n, interval_s));
+	if (!n) {
+		for (int i = 0; i <= cfg->npercentiles; i++)
+			fputc(',', out);
+		return;
+	}
+	uint64_t max = lb_hist_max(&t->lat);
+	fprintf(out, ",%.3f", (double)t->sum_ns / (double)n / 1e6);
+	for (int i = 0; i < cfg->npercentiles; i++)
+		fprintf(out, ",%.3f", (double)lb_hist_percentile(&t->lat, cfg->percentiles[i], 0, max) / 1e6);
+}
+
+void lb_report_interval_csv(FILE *out, const struct lb_result *r, int ntypes)
 {
 	const struct lb_config *cfg = r->cfg;
 	const struct lb_report_stat *st = &r->st;
@@ -91,8 +131,11 @@ void lb_report_interval_csv(FILE *out, const struct lb_result *r)
 		per_s(c[LB_CNT_WRITE], t), per_s(c[LB_CNT_OTHER], t));
 	for (int i = 0; i < cfg->npercentiles; i++)
 		fprintf(out, ",%.3f", st->pct[i] * 1e3);
-	fprintf(out, ",%.2f,%.2f,%llu,%u\n", per_s(c[LB_CNT_ERROR], t), per_s(c[LB_CNT_RECONNECT], t),
+	fprintf(out, ",%.2f,%.2f,%llu,%u", per_s(c[LB_CNT_ERROR], t), per_s(c[LB_CNT_RECONNECT], t),
 		(unsigned long long)st->queue_length, st->concurrency);
+	for (int i = 0; i < ntypes && i < LB_MAX_TYPES; i++)
+		csv_type(out, cfg, st->snap ? st->snap->types[i] : NULL, t);
+	fputc('\n', out);
 }
 
 static void sql_block(FILE *out, const struct lb_report_stat *st)

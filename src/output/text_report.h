@@ -12,8 +12,10 @@
 void lb_report_interval_text(FILE *out, const struct lb_result *r);
 /* luabench's line under an interval line when an event in flight is older than the interval. */
 void lb_report_stall_line(FILE *out, const struct lb_result *r);
-void lb_report_csv_header(FILE *out, const struct lb_config *cfg);
-void lb_report_interval_csv(FILE *out, const struct lb_result *r);
+/* The CSV header, with columns for the transaction types defined so far (luabench.stats);
+ * returns how many types got columns (give it to every interval line). */
+int lb_report_csv_header(FILE *out, const struct lb_config *cfg, const struct lb_types *types);
+void lb_report_interval_csv(FILE *out, const struct lb_result *r, int ntypes);
 /* The report of a statistics window. extra: workload text printed before "General
  * statistics:"; footer: after the summary (both may be NULL). */
 /* additions: luabench's blocks after sysbench's (types, users, rate, system statistics). */
