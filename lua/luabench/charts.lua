@@ -2,6 +2,9 @@
 --   sweeps:      throughput, queries, latency (per percentile, average, maximum), CPU and disk
 --                IOPS against concurrency
 --   single runs: the same quantities over time, every input on one time axis (s since start)
+--   both:        per transaction type (luabench.stats), its rate and highest percentile
+-- A sweep over another axis (tools/sweep --axis) is charted against its first axis, a grid's
+-- other axes giving a line each.
 -- One quantity per chart and per y axis. Latency axes turn logarithmic when the values plotted
 -- together spread over more than 20x; the maximum has a chart of its own, so it never squashes
 -- the percentiles. Titles and legends come from the results (workload, driver, data size,
@@ -99,12 +102,21 @@ local function quantities(inputs)
 end
 
 -- Series of one quantity, one per input.
+-- A grid sweep (several axes) gives a line per value of its other axes.
 local function sweep_series(inputs, qty)
   local list = {}
-  for i, input in ipairs(inputs) do
-    local pts = {}
-    for _, p in ipairs(input.points) do pts[#pts + 1] = { p.conc, qty.value(p.doc) } end
-    list[#list + 1] = { name = input.label, points = pts, color = i - 1 }
+  for _, input in ipairs(inputs) do
+    local lines, order = {}, {}
+    for _, p in ipairs(input.points) do
+      local g = p.group or ""
+      if not lines[g] then lines[g] = {}; order[#order + 1] = g end
+      local pts = lines[g]
+      pts[#pts + 1] = { p.conc, qty.value(p.doc) }
+    end
+    for _, g in ipairs(order) do
+      list[#list + 1] = { name = g == "" and input.label or (input.label .. " (" .. g .. ")"),
+                          points = lines[g], color = #list, group = g ~= "" and g or nil }
+    end
   end
   return list
 end
@@ -128,13 +140,61 @@ local function has_points(series)
   return false
 end
 
+-- Per transaction type (luabench.stats): the rate of each type, and its highest percentile of
+-- the run's list (time series: from the intervals' type_latency_ms).
+local function type_names(inputs)
+  local names, seen = {}, {}
+  for _, input in ipairs(inputs) do
+    for _, p in ipairs(input.points) do
+      for name in pairs(p.doc.types or {}) do
+        if not seen[name] then seen[name] = true; names[#names + 1] = name end
+      end
+    end
+  end
+  table.sort(names)
+  return names
+end
+
+local function types_charts(inputs, sweep, series_of, chart)
+  local names = type_names(inputs)
+  if #names == 0 then return end
+  local pcts = metrics.percentiles(inputs[1].doc)
+  local p = pcts[#pcts]
+  local rate, lat = {}, {}
+  for _, name in ipairs(names) do
+    local function with_type(s)
+      s.name = #inputs == 1 and (name .. (s.group and (" (" .. s.group .. ")") or "")) or (s.name .. ": " .. name)
+      return s
+    end
+    local r = { value = function(d) local t = (d.types or {})[name]; return t and t.per_s end,
+                series = function(iv)
+                  local n = iv.types and iv.types[name]
+                  return n and iv.interval_s and iv.interval_s > 0 and n / iv.interval_s or nil
+                end }
+    local l = { value = function(d)
+                  local t = (d.types or {})[name]
+                  return t and t.latency_ms and t.latency_ms.percentiles and t.latency_ms.percentiles[p]
+                end,
+                series = function(iv)
+                  local t = iv.type_latency_ms and iv.type_latency_ms[name]
+                  return t and t[p]
+                end }
+    for _, s in ipairs(series_of(inputs, r)) do s = with_type(s); s.color = #rate; rate[#rate + 1] = s end
+    if p then
+      for _, s in ipairs(series_of(inputs, l)) do s = with_type(s); s.color = #lat; lat[#lat + 1] = s end
+    end
+  end
+  chart("types-throughput", "Transactions per second by type", "transactions/s", rate)
+  if p then chart("types-latency", p .. "th percentile latency by type", "latency (ms)", lat, true) end
+end
+
 -- Returns { { id, title, svg }, ... }.
 function M.build(inputs)
   local sweep = false
   for _, input in ipairs(inputs) do sweep = sweep or #input.points > 1 or input.kind == "sweep" end
   local what, sub = context(inputs)
-  local unit = select(2, results.concurrency(inputs[1].doc))
-  local xlabel = sweep and ("Concurrency (" .. unit .. ")") or "Time since start (s)"
+  local unit = results.axis_unit(inputs[1])
+  local xlabel = sweep and (inputs[1].axes and unit or ("Concurrency (" .. unit .. ")")) or "Time since start (s)"
   local xticks, xlog2
   if sweep then
     local seen, lo, hi = {}, math.huge, 0
@@ -167,10 +227,11 @@ function M.build(inputs)
     local list = {}
     local group = sweep and { avg } or {}
     for _, x in ipairs(lat) do group[#group + 1] = x end
-    for i, x in ipairs(group) do
-      local s = series_of(inputs, x)[1]
-      s.name, s.color = x.short, i - 1
-      list[#list + 1] = s
+    for _, x in ipairs(group) do
+      for _, s in ipairs(series_of(inputs, x)) do
+        s.name, s.color = x.short .. (s.group and (" (" .. s.group .. ")") or ""), #list
+        list[#list + 1] = s
+      end
     end
     chart("latency", "Latency percentiles", "latency (ms)", list, true)
   else
@@ -178,6 +239,7 @@ function M.build(inputs)
     for _, x in ipairs(lat) do chart(x.id, x.name, x.ylabel, series_of(inputs, x), true) end
   end
   chart(max.id, max.name, max.ylabel, series_of(inputs, max), true)
+  types_charts(inputs, sweep, series_of, chart)
   if q.cpu then chart(q.cpu.id, q.cpu.name, q.cpu.ylabel, series_of(inputs, q.cpu)) end
   if q.iops then chart(q.iops.id, q.iops.name, q.iops.ylabel, series_of(inputs, q.iops)) end
   return charts

@@ -53,23 +53,31 @@ local function sections_of(inputs)
     for i, input in ipairs(inputs) do docs[i] = input.doc end
     return { { docs = docs } }
   end
-  local concs, seen = {}, {}
+  -- Points match by concurrency, or in a sweep over other axes by all of its axes' values.
+  local keys, seen, first = {}, {}, {}
+  local function key(p) return p.point or p.conc end
   for _, input in ipairs(inputs) do
     for _, p in ipairs(input.points) do
-      if not seen[p.conc] then seen[p.conc] = true; concs[#concs + 1] = p.conc end
+      local k = key(p)
+      if not seen[k] then seen[k] = true; keys[#keys + 1] = k; first[k] = p end
     end
   end
-  table.sort(concs)
+  table.sort(keys, function(a, b)
+    local pa, pb = first[a], first[b]
+    if (pa.group or "") ~= (pb.group or "") then return (pa.group or "") < (pb.group or "") end
+    if pa.conc ~= pb.conc then return pa.conc < pb.conc end
+    return tostring(a) < tostring(b)
+  end)
   local out = {}
-  for _, c in ipairs(concs) do
+  for _, k in ipairs(keys) do
     local docs = {}
     for i, input in ipairs(inputs) do
       docs[i] = false
       for _, p in ipairs(input.points) do
-        if p.conc == c then docs[i] = p.doc end
+        if key(p) == k then docs[i] = p.doc end
       end
     end
-    out[#out + 1] = { conc = c, docs = docs }
+    out[#out + 1] = { conc = first[k].conc, point = first[k].point, docs = docs }
   end
   return out
 end
@@ -104,14 +112,14 @@ end
 -- inputs: loaded with results.load. Returns the comparison model.
 function M.model(inputs)
   local m = { inputs = {}, rule = metrics.RULE, sections = {} }
-  local unit = select(2, results.concurrency(inputs[1].doc))
+  local unit = results.axis_unit(inputs[1])
   m.concurrency_unit = unit
   for i, input in ipairs(inputs) do
     m.inputs[i] = { label = input.label, path = input.path, kind = input.kind,
                     description = results.describe(input) }
   end
   for _, s in ipairs(sections_of(inputs)) do
-    m.sections[#m.sections + 1] = { conc = s.conc, rows = section_rows(s.docs) }
+    m.sections[#m.sections + 1] = { conc = s.conc, point = s.point, rows = section_rows(s.docs) }
   end
   return m
 end
@@ -178,7 +186,11 @@ function M.text(m)
       end
     end
     out[#out + 1] = ""
-    if s.conc then out[#out + 1] = string.format("== %d %s ==", s.conc, m.concurrency_unit) end
+    if s.point then
+      out[#out + 1] = string.format("== %s ==", s.point)
+    elseif s.conc then
+      out[#out + 1] = string.format("== %d %s ==", s.conc, m.concurrency_unit)
+    end
     local hl = {}
     for c, h in ipairs(head) do hl[c] = pad(h, widths[c], c == 1) end
     out[#out + 1] = (table.concat(hl, "   "):gsub("%s+$", ""))
@@ -239,7 +251,8 @@ function M.json(m)
   out[#out + 1] = "  ],"
   out[#out + 1] = '  "sections": ['
   for si, s in ipairs(m.sections) do
-    out[#out + 1] = string.format('    {"concurrency": %s, "rows": [', jnum(s.conc))
+    out[#out + 1] = string.format('    {"concurrency": %s,%s "rows": [', jnum(s.conc),
+      s.point and (' "point": ' .. jstr(s.point) .. ",") or "")
     for ri, r in ipairs(s.rows) do
       out[#out + 1] = string.format(
         '      {"group": %s, "metric": %s, "unit": %s, "values": %s, "ratios": %s, "significant": %s, "stderr": %s}%s',

@@ -129,7 +129,7 @@ local function input_section(input)
   end
   if input.kind == "sweep" then
     local files = {}
-    for _, p in ipairs(input.points) do files[#files + 1] = string.format("%d: %s", p.conc, p.file) end
+    for _, p in ipairs(input.points) do files[#files + 1] = string.format("%s: %s", p.point or string.format("%d", p.conc), p.file) end
     out[#out + 1] = "<p class=\"note\">Points: " .. esc(table.concat(files, "; ")) .. "</p>"
   end
   out[#out + 1] = options_html(d)
@@ -286,7 +286,10 @@ local function details(inputs, title, body_of)
       local body = body_of(p.doc)
       if body then
         local name = input.label
-        if input.kind == "sweep" then name = string.format("%s, %d %s", name, p.conc, select(2, results.concurrency(p.doc))) end
+        if input.kind == "sweep" then
+          name = p.point and string.format("%s, %s", name, p.point)
+            or string.format("%s, %d %s", name, p.conc, select(2, results.concurrency(p.doc)))
+        end
         out[#out + 1] = "<h3>" .. esc(title .. ": " .. name) .. "</h3>\n" .. body
       end
     end

@@ -72,19 +72,41 @@ local function read_sweep(dir)
   local col
   for i, name in ipairs(head) do if name == "result" then col = i end end
   if not col then return nil, string.format("'%s' has no result column", csv) end
+  -- The axes are the columns before tps (threads alone in a sweep of thread counts).
+  local axes = {}
+  for i, name in ipairs(head) do
+    if name == "tps" then break end
+    axes[i] = name
+  end
+  local by_conc = #axes == 1 and (axes[1] == "threads" or axes[1] == "users")
   local points = {}
   for i = 2, #lines do
-    local file = split_csv_line(lines[i])[col]
+    local cells = split_csv_line(lines[i])
+    local file = cells[col]
     if file and file ~= "" then
       local path = dir .. "/" .. file
       local doc, err = M.read_json(path)
       if not doc then return nil, err end
-      points[#points + 1] = { conc = M.concurrency(doc), doc = doc, file = path }
+      local p = { conc = M.concurrency(doc), doc = doc, file = path }
+      if #axes > 0 and not by_conc then
+        -- charted and compared by the first axis; a grid's other axes tell its lines apart
+        p.conc = tonumber(cells[1]) or (i - 1)
+        local kv, others = {}, {}
+        for k, name in ipairs(axes) do
+          kv[#kv + 1] = name .. "=" .. (cells[k] or "")
+          if k > 1 then others[#others + 1] = kv[#kv] end
+        end
+        p.point, p.group = table.concat(kv, ", "), table.concat(others, ", ")
+      end
+      points[#points + 1] = p
     end
   end
   if #points == 0 then return nil, string.format("'%s' lists no points", csv) end
-  table.sort(points, function(a, b) return a.conc < b.conc end)
-  return points
+  table.sort(points, function(a, b)
+    if (a.group or "") ~= (b.group or "") then return (a.group or "") < (b.group or "") end
+    return a.conc < b.conc
+  end)
+  return points, (#axes > 0 and not by_conc) and axes or nil
 end
 
 local function is_dir(path)
@@ -101,9 +123,9 @@ function M.load(path, label)
   local input = { path = path, label = label }
   if is_dir(path) or basename(path) == "sweep.csv" then
     local dir = is_dir(path) and path:gsub("/+$", "") or dirname(path)
-    local points, err = read_sweep(dir)
-    if not points then return nil, err end
-    input.kind, input.points = "sweep", points
+    local points, axes = read_sweep(dir)
+    if not points then return nil, axes end
+    input.kind, input.points, input.axes = "sweep", points, axes
     input.label = label or basename(dir)
   else
     local doc, err = M.read_json(path)
@@ -170,8 +192,17 @@ function M.date(doc)
 end
 
 -- "8 threads" / "1000 users on 32 connections" / "1..64 threads" for a sweep.
+-- What a sweep's x axis is: "threads", "users", or "--NAME" for any other option swept.
+function M.axis_unit(input)
+  if input.axes then return "--" .. input.axes[1] end
+  return select(2, M.concurrency(input.doc))
+end
+
 function M.concurrency_text(input)
   local first, last = input.points[1], input.points[#input.points]
+  if input.axes then
+    return string.format("a sweep over %s (%d points)", table.concat(input.axes, " x "), #input.points)
+  end
   local _, unit = M.concurrency(first.doc)
   if first.conc ~= last.conc then
     return string.format("%d..%d %s (%d points)", first.conc, last.conc, unit, #input.points)

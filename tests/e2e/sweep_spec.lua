@@ -82,6 +82,105 @@ describe("tools/sweep", function()
     assert.are.same({ "0" }, h.sql(db, "SELECT count(*) FROM pg_tables WHERE tablename = 'sbtest1'"))
   end)
 
+  -- A script with an option of its own, swept with --users as a 2 x 2 grid on PostgreSQL: a
+  -- column per axis, the rows equal to their JSON results (per-type columns too), one result
+  -- file per point named by its axes, the password nowhere in what the sweep prints or writes.
+  it("sweeps --users and a script option as a grid, with per-type columns, password masked", function()
+    local db = h.db("pgsql")
+    if not db then pending("no PostgreSQL sandbox") return end
+    local script = h.write("sweep_grid.lua", [[
+sysbench.cmdline.options = { rows = { "rows read per event", 1 } }
+local READ = luabench.stats.type("read")
+local con
+function prepare()
+  local c = sysbench.sql.driver():connect()
+  c:query("DROP TABLE IF EXISTS sw20")
+  c:query("CREATE TABLE sw20 (id INT PRIMARY KEY)")
+  c:query("INSERT INTO sw20 SELECT generate_series(1, 10)")
+  print("prepared with " .. sysbench.opt.threads .. " threads")
+end
+function cleanup() sysbench.sql.driver():connect():query("DROP TABLE IF EXISTS sw20") end
+function thread_init() con = sysbench.sql.driver():connect() end
+function event()
+  local t0 = READ:begin()
+  local rs = con:query("SELECT id FROM sw20 WHERE id <= " .. sysbench.opt.rows)
+  assert(rs.nrows == sysbench.opt.rows)
+  READ:done(t0)
+  luabench.think(0.005)
+end
+]])
+    local dir = h.tmpdir() .. "/sweep-grid"
+    local out, rc = tool("sweep", "--users 2,4 --axis rows=1,5 --threads 1,2 --prepare --cleanup --out " .. h.q(dir) ..
+      " -- " .. h.q(script) .. " " .. db .. " --threads=7 --time=1 --percentile=50,99")
+    assert.are.equal(0, rc, out)
+    -- prepare once, at the largest thread count of the axis; the password masked in its echo
+    assert.are.equal(1, h.count(out, "prepared with 2 threads"), out)
+    assert.is_truthy(("\n" .. out):find("\nsweep: [^\n]* %-%-pgsql%-password=%*%*%* [^\n]* %-%-threads=2 prepare\n"), out)
+    assert.is_truthy(("\n" .. out):find("\nsweep: [^\n]* %-%-pgsql%-password=%*%*%* [^\n]* cleanup\n"), out)
+    assert.is_truthy(out:find("sweep: users=4, rows=5, threads=2 -> ", 1, true), out)
+    local csv = lines(h.read(dir .. "/sweep.csv"))
+    assert.are.equal(9, #csv, "a header and 2 x 2 x 2 rows")
+    local head = split(csv[1])
+    assert.are.same({ "users", "rows", "threads", "tps", "qps" }, { table.unpack(head, 1, 5) })
+    for _, c in ipairs({ "type_read_per_s", "type_read_lat_ms_avg", "type_read_lat_ms_p50", "type_read_lat_ms_p99" }) do
+      local found = false
+      for _, x in ipairs(head) do found = found or x == c end
+      assert.is_true(found, c .. " in " .. csv[1])
+    end
+    local seen = {}
+    for i = 2, #csv do
+      local row = {}
+      for k, v in ipairs(split(csv[i])) do row[head[k]] = v end
+      local name = string.format("users-%s_rows-%s_threads-%s.json", row.users, row.rows, row.threads)
+      assert.are.equal(name, row.result)
+      seen[name] = true
+      local r = h.json(h.read(dir .. "/" .. name))
+      same(row.users, r.users.users, "users")
+      same(row.threads, r.threads, "threads")
+      same(row.rows, tonumber(r.options.rows), "the script option")
+      same(row.tps, r.rates.events_per_s, "tps")
+      same(row.type_read_per_s, r.types.read.per_s, "per-type rate")
+      same(row.type_read_lat_ms_avg, r.types.read.latency_ms.avg, "per-type avg")
+      same(row.type_read_lat_ms_p99, r.types.read.latency_ms.percentiles["99"], "per-type p99")
+      assert.is_true(r.types.read.count > 0 and r.status == "ok")
+    end
+    for _, u in ipairs({ 2, 4 }) do
+      for _, n in ipairs({ 1, 5 }) do
+        for _, t in ipairs({ 1, 2 }) do
+          assert.is_true(seen[string.format("users-%d_rows-%d_threads-%d.json", u, n, t)], "point " .. u .. "/" .. n .. "/" .. t)
+        end
+      end
+    end
+    for _, chart in ipairs({ "throughput", "latency", "types-throughput", "types-latency" }) do
+      local svg = h.read(dir .. "/sweep-" .. chart .. ".svg")
+      assert.is_truthy(svg and svg:find("<svg", 1, true), chart)
+    end
+    local tput = h.read(dir .. "/sweep-throughput.svg")
+    assert.is_truthy(tput:find("Emulated users", 1, true), "x axis: the first axis")
+    assert.is_truthy(tput:find("rows=5, threads=2", 1, true), "a line per value of the other axes")
+    -- the secret: nowhere in what it printed or wrote
+    assert.is_falsy(out:find("sbtest-secret", 1, true), out)
+    local p = io.popen("grep -rl sbtest-secret " .. h.q(dir) .. " 2>/dev/null")
+    local leaked = p:read("*a")
+    p:close()
+    assert.are.equal("", leaked, "files holding the password")
+    assert.are.same({ "0" }, h.sql(db, "SELECT count(*) FROM pg_tables WHERE tablename = 'sw20'"))
+  end)
+
+  it("refuses a bad axis in one line", function()
+    for _, c in ipairs({
+      { "--axis rows", "--axis wants NAME=v1,v2" },
+      { "--users 1,x", "--users wants a list of counts" },
+      { "--rate 10,,20", "--rate wants a list of values" },
+      { "--users 1 --users 2", "the axis 'users' is given twice" },
+      { "--no-plot", "no axis: give --threads, --users" },
+    }) do
+      local out, rc = tool("sweep", c[1] .. " -- cpu")
+      assert.are.equal(1, rc, out)
+      assert.is_truthy(out:find(c[2], 1, true), c[1] .. ": " .. out)
+    end
+  end)
+
   it("reports a failing point, keeps the others and exits non-zero", function()
     local script = h.write("fails_at_2.lua",
       "function event() if sysbench.opt.threads == 2 then error('no two') end end\n")
@@ -89,7 +188,7 @@ describe("tools/sweep", function()
     local out, rc = tool("sweep", "--threads 1,2,3 --no-plot --out " .. h.q(dir) .. " -- " .. h.q(script) .. " --time=1")
     assert.are.equal(1, rc, out)
     assert.is_truthy(out:find("sweep: FAILED threads=2 (exit code 1, status: error)", 1, true), out)
-    assert.is_truthy(out:find("sweep: failed: 2", 1, true))
+    assert.is_truthy(out:find("sweep: failed: threads=2", 1, true), out)
     local csv = lines(h.read(dir .. "/sweep.csv"))
     assert.are.equal(3, #csv)
     assert.are.equal("1", split(csv[2])[1])
