@@ -1,0 +1,141 @@
+-- Per-type data everywhere (issue 20): T:begin() times a transaction from its first attempt
+-- (retries of the same event keep that mark and are counted), per user with --users; the
+-- per-type figures in the text table (with --percentile), JSON intervals, --format=csv and merge.
+local h = require("helpers")
+
+-- Every event fails twice (a RESTART_EVENT after 10 ms each) and commits at its third attempt:
+-- a transaction timed from its first attempt takes >= 30 ms, three attempts, two retries. The
+-- attempt count lives in user_data, so users sharing a Lua state keep their own.
+local RETRIED = [[
+local T = luabench.stats.type("transfer")
+local Q = luabench.stats.type("quick")
+function event()
+  local ud = luabench.user_data
+  local t0 = T:begin()
+  ud.tries = (ud.tries or 0) + 1
+  luabench.sleep(0.010)
+  if ud.tries < 3 then error({ errcode = sysbench.error.RESTART_EVENT }) end
+  assert(T:attempts() == 3, "attempts: " .. T:attempts())
+  ud.tries = 0
+  T:done()
+  Q:done(Q:begin())
+end
+]]
+
+local modes = {
+  { name = "threads", args = "--threads=2" },
+  { name = "--users", args = "--users=4 --threads=2" },
+}
+
+describe("per-type timing from the first attempt", function()
+  local script = h.write("types_retried.lua", RETRIED)
+  for _, m in ipairs(modes) do
+    it("counts retries and includes the failed attempts' time (" .. m.name .. ")", function()
+      local json = h.tmpdir() .. "/types-" .. m.name:gsub("%W", "") .. ".json"
+      local out, err, rc = h.run(h.q(script) .. " " .. m.args .. " --events=40 --percentile=99.9 --output=" .. json .. " run")
+      assert.are.equal(0, rc, err .. out)
+      local r = h.json(h.read(json))
+      local t = r.types.transfer
+      assert.are.equal(40, t.count)
+      assert.are.equal(80, t.retries, "two retries per transaction")
+      assert.is_true(t.latency_ms.avg >= 30 and t.latency_ms.avg < 300, "avg " .. t.latency_ms.avg)
+      assert.is_true(t.latency_ms.percentiles["50"] >= 29.9, "p50 " .. t.latency_ms.percentiles["50"])
+      assert.are.equal(0, r.types.quick.retries)
+      assert.is_true(r.types.quick.latency_ms.avg < 5)
+      -- the per-type table shows the run's --percentile besides p50/p90/p95/p99
+      local head = out:match("\n(    type +count[^\n]*)")
+      assert.is_truthy(head, out)
+      assert.is_truthy(head:find("p50 +p90 +p95 +p99 +p99.9 +max", 1), head)
+      local row = out:match("\n(    transfer [^\n]*)")
+      local cells = {}
+      for c in row:gmatch("%S+") do cells[#cells + 1] = c end
+      assert.are.equal("40", cells[2])
+      assert.are.equal("80", cells[#cells], "retries column")
+      assert.is_true(math.abs(tonumber(cells[10]) - t.latency_ms.percentiles["99.9"]) < 0.01, row)
+    end)
+  end
+
+  it("errors when done() has no mark in this event", function()
+    local s = h.write("types_nomark.lua", 'local T = luabench.stats.type("x")\nfunction event() T:done() end\n')
+    local _, err, rc = h.run(h.q(s) .. " --events=1 run")
+    assert.are.equal(1, rc)
+    assert.is_truthy(err:find("types_nomark.lua:2: x: done()/rollback() without a start mark", 1, true), err)
+  end)
+
+  it("the old start() mark still restarts at each attempt", function()
+    local s = h.write("types_start.lua", [[
+local T = luabench.stats.type("t")
+function event()
+  local t0 = T:start()
+  local ud = luabench.user_data
+  ud.n = (ud.n or 0) + 1
+  luabench.sleep(0.010)
+  if ud.n % 2 == 1 then error({ errcode = sysbench.error.RESTART_EVENT }) end
+  T:done(t0)
+end
+]])
+    local json = h.tmpdir() .. "/types-start.json"
+    local _, err, rc = h.run(h.q(s) .. " --events=10 --output=" .. json .. " run")
+    assert.are.equal(0, rc, err)
+    local t = h.json(h.read(json)).types.t
+    assert.is_true(t.latency_ms.avg < 19, "one attempt's time: " .. t.latency_ms.avg)
+    assert.are.equal(0, t.retries)
+  end)
+end)
+
+describe("per-type latency in the time series", function()
+  local script = h.write("types_series.lua", [[
+local A = luabench.stats.type("slow,one")
+local B = luabench.stats.type("fast")
+function event()
+  local t0 = A:begin(); luabench.sleep(0.004); A:done(t0)
+  B:done(B:begin())
+end
+]])
+
+  it("JSON intervals carry each type's avg, percentiles and max; merge keeps avg and max", function()
+    local json = h.tmpdir() .. "/series.json"
+    local _, err, rc = h.run(h.q(script) .. " --threads=2 --time=3 --report-interval=1 --percentile=50,99 --output=" .. json .. " run")
+    assert.are.equal(0, rc, err)
+    local r = h.json(h.read(json))
+    assert.is_true(#r.intervals >= 2)
+    for _, iv in ipairs(r.intervals) do
+      local a = iv.type_latency_ms["slow,one"]
+      assert.is_truthy(a, "interval at " .. iv.time_s)
+      assert.is_true(a["50"] >= 4 and a["50"] < 40, "p50 " .. a["50"])
+      assert.is_true(a["99"] >= a["50"] and a.max >= a["99"] and a.avg >= 4)
+      assert.is_true(iv.type_latency_ms.fast.avg < 1)
+    end
+    local merged = h.tmpdir() .. "/merged.json"
+    local out
+    out, err, rc = h.run("merge " .. json .. " " .. json .. " --format=json --output=" .. merged)
+    assert.are.equal(0, rc, err .. out)
+    local m = h.json(h.read(merged))
+    local a, b = m.intervals[1].type_latency_ms["slow,one"], r.intervals[1].type_latency_ms["slow,one"]
+    assert.is_true(math.abs(a.avg - b.avg) < 1e-9 and a.max == b.max, "avg and max of two equal inputs")
+    assert.are.equal(2 * r.intervals[1].types["slow,one"], m.intervals[1].types["slow,one"])
+  end)
+
+  it("--format=csv has columns per type, equal in count to the types' rates", function()
+    local out, err, rc = h.run(h.q(script) .. " --threads=2 --time=2 --report-interval=1 --percentile=50,99 --format=csv run")
+    assert.are.equal(0, rc, err)
+    local lines = {}
+    for l in out:gmatch("[^\n]+") do lines[#lines + 1] = l end
+    local head = {}
+    for c in (lines[1] .. ","):gmatch("([^,]*),") do head[#head + 1] = c end
+    local want = { "type_slow_one_per_s", "type_slow_one_lat_ms_avg", "type_slow_one_lat_ms_p50",
+                   "type_slow_one_lat_ms_p99", "type_fast_per_s", "type_fast_lat_ms_avg",
+                   "type_fast_lat_ms_p50", "type_fast_lat_ms_p99" }
+    assert.are.same(want, { table.unpack(head, #head - 7, #head) })
+    assert.is_true(#lines >= 3, out)
+    for i = 2, #lines do
+      local row = {}
+      for c in (lines[i] .. ","):gmatch("([^,]*),") do row[#row + 1] = c end
+      assert.are.equal(#head, #row, lines[i])
+      local col = {}
+      for k, name in ipairs(head) do col[name] = tonumber(row[k]) end
+      assert.is_true(math.abs(col.type_slow_one_per_s - col.tps) < 0.01, lines[i])
+      assert.is_true(col.type_slow_one_lat_ms_p50 >= 4, lines[i])
+    end
+  end)
+end)
