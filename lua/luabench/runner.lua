@@ -38,12 +38,12 @@ end
 
 -- A statement the end of the run cut off (--end-grace) is named: which thread, which statement,
 -- how long its event had run (the report only counts them). Not as sysbench.
-local function warn_cut_off(tid, ret, start_ns)
+local function warn_cut_off(who, ret, start_ns)
   if not sb.additions then return end
   local q = tostring(type(ret) == "table" and ret.query or "?")
   if #q > 200 then q = q:sub(1, 200) .. "..." end
-  io.stderr:write(string.format("WARNING: thread %d: statement cut off at the end of the run, its event "
-    .. "running for %.1f s: %s\n", tid, (C.lb_clock_ns(sb.worker) - start_ns) / 1e9, q))
+  io.stderr:write(string.format("WARNING: %s: statement cut off at the end of the run, its event "
+    .. "running for %.1f s: %s\n", who, (C.lb_clock_ns(sb.worker) - start_ns) / 1e9, q))
 end
 
 local function thread_loop(tid)
@@ -71,7 +71,7 @@ local function thread_loop(tid)
       if s then s.before_retry() end
       -- Retried inside the same latency sample, as sysbench; but never past the end of the run.
       if C.lb_worker_stopping(w) ~= 0 then
-        if C.lb_event_abandon(w) ~= 0 then warn_cut_off(tid, ret, t) end
+        if C.lb_event_abandon(w) ~= 0 then warn_cut_off("thread " .. tid, ret, t) end
         return
       end
       local h = hooks.before_restart_event
@@ -120,7 +120,7 @@ local function user_main(U, i, tid, event)
       -- back to the pool meanwhile).
       for _, release in ipairs(U.release) do release(i, "failed") end
       if C.lb_worker_stopping(w) ~= 0 then
-        C.lb_event_abandon(w)
+        if C.lb_event_abandon(w) ~= 0 then warn_cut_off("user " .. uid, ret, t) end
         break
       end
       local h = hooks.before_restart_event
@@ -188,11 +188,15 @@ local function users_loop(tid, n)
     end
   end
   U.current = -1
+  -- Users the end of the run left waiting for a statement (cut off: lb_usched_next): named.
+  for i = 0, n - 1 do
+    if U.waiting[i] then warn_cut_off("user " .. C.lb_users_global_id(w, i), { query = U.waiting[i] }, U.start[i]) end
+  end
 end
 
 -- Created with the state so thread_init can already open pooled connections.
 if C.lb_users_here(sb.worker) > 0 then
-  sb._users = { current = -1, excluded = {}, release = {}, data = {}, start = {}, txn = {} }
+  sb._users = { current = -1, excluded = {}, release = {}, data = {}, start = {}, txn = {}, waiting = {} }
 else
   -- one user per thread: its data is the thread's, so scripts need no fallback
   sb.user_data = {}

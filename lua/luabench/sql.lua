@@ -57,9 +57,13 @@ local function user_context()
   if U and U.current >= 0 and coroutine.running() then return U end
 end
 
--- step: how to go on (lb_sql_step; lb_sql_pipeline_step for a pipeline).
-local function await(U, rs, rc, step)
+-- sql: the statement's text, kept in U.waiting while the user waits for it, so a statement the
+-- end of the run cuts off can be named (runner.lua). step: how to go on (lb_sql_step;
+-- lb_sql_pipeline_step for a pipeline).
+local function await(U, rs, rc, sql, step)
   step = step or C.lb_sql_step
+  local i = U.current
+  U.waiting[i] = sql
   while rc == PENDING do
     if C.lb_usched_wait_db(U.sched, U.current, rs.conn) ~= 0 then
       rc = step(worker, rs, 0)
@@ -67,6 +71,7 @@ local function await(U, rs, rc, step)
       rc = step(worker, rs, coroutine.yield())
     end
   end
+  U.waiting[i] = nil
   return rc
 end
 
@@ -74,16 +79,16 @@ local function run_query(rs, q)
   local U = user_context()
   if U then
     local rc = C.lb_sql_query_start(worker, rs, q, #q)
-    return rc == PENDING and await(U, rs, rc) or rc
+    return rc == PENDING and await(U, rs, rc, q) or rc
   end
   return C.lb_sql_query(worker, rs, q, #q)
 end
 
-local function run_execute(rs, stmt)
+local function run_execute(rs, stmt, sql)
   local U = user_context()
   if U then
     local rc = C.lb_sql_execute_start(worker, rs, stmt)
-    return rc == PENDING and await(U, rs, rc) or rc
+    return rc == PENDING and await(U, rs, rc, sql) or rc
   end
   return C.lb_sql_execute(worker, rs, stmt)
 end
@@ -371,7 +376,7 @@ function Statement:execute()
   sync(self)
   local rs = con.rs
   con.last_sql = self.sql
-  local rc = run_execute(rs, stmt)
+  local rc = run_execute(rs, stmt, self.sql)
   if rc ~= OK then return con:check_error(rc, self.sql) end
   if rs.r.kind == KIND_READ then return rs end
   return NULL_RESULT
@@ -696,7 +701,7 @@ function PooledStatement:execute()
   end
   local rs = c.rs
   c.last_sql = self.sql
-  local rc = run_execute(rs, st.stmt)
+  local rc = run_execute(rs, st.stmt, self.sql)
   priv, keep = nil, nil
   if rc ~= OK then return c:check_error(rc, self.sql) end
   if rs.r.kind == KIND_READ then return rs end

@@ -108,7 +108,7 @@ return function(env)
     local U = user_context()
     if not U then return C.lb_sql_pipeline_run(worker, rs) end
     local rc = C.lb_sql_pipeline_start(worker, rs)
-    return rc == PENDING and env.await(U, rs, rc, C.lb_sql_pipeline_step) or rc
+    return rc == PENDING and env.await(U, rs, rc, "(pipeline)", C.lb_sql_pipeline_step) or rc
   end
 
   local new_table = require("table.new")

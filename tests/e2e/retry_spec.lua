@@ -162,7 +162,7 @@ describe("a run whose events fail", function()
     p:close()
     assert.is_truthy(sout:find("::rc=1", 1, true), sout)
     assert.is_truthy(sout:find("sweep: FAILED threads=1 (exit code 1, status: error)", 1, true), sout)
-    assert.is_truthy(sout:find("sweep: failed: 1 2", 1, true), sout)
+    assert.is_truthy(sout:find("sweep: failed: threads=1 threads=2", 1, true), sout)
     assert.is_nil(h.read(dir .. "/sweep.csv"), "no row for a failed point")
   end)
 

@@ -31,6 +31,22 @@ end
         assert.is_truthy(out:find("Cut off at the end: 1 events", 1, true), out)
       end)
 
+      it("are named with --users too: which user, which statement", function()
+        local users = h.write("hang_users_" .. driver .. ".lua", [[
+local con
+function thread_init() con = sysbench.sql.driver():connect() end
+function event()
+  if luabench.user == 1 then con:query("]] .. sleep .. [[") end
+  luabench.think(0.01)
+end
+]])
+        local out, err, rc = h.run(h.q(users) .. " " .. db .. " --users=2 --threads=1 --time=1 --end-grace=1 run")
+        assert.are.equal(3, rc, err .. out)
+        assert.is_truthy(err:find("WARNING: user 1: statement cut off at the end of the run, its event running for %d+%.%d s: " ..
+          sleep:gsub("%p", "%%%0") .. "\n"), err)
+        assert.are.equal(1, h.count(err, "cut off at the end"), err)
+      end)
+
       it("but not as sysbench", function()
         local link = h.tmpdir() .. "/sysbench"
         os.execute("ln -sf " .. h.q(h.bin) .. " " .. h.q(link))
