@@ -75,7 +75,7 @@ local function await(U, rs, rc, sql, step)
   return rc
 end
 
-local function run_query(rs, q)
+local function query_plain(rs, q)
   local U = user_context()
   if U then
     local rc = C.lb_sql_query_start(worker, rs, q, #q)
@@ -84,7 +84,7 @@ local function run_query(rs, q)
   return C.lb_sql_query(worker, rs, q, #q)
 end
 
-local function run_execute(rs, stmt, sql)
+local function execute_plain(rs, stmt, sql)
   local U = user_context()
   if U then
     local rc = C.lb_sql_execute_start(worker, rs, stmt)
@@ -92,6 +92,50 @@ local function run_execute(rs, stmt, sql)
   end
   return C.lb_sql_execute(worker, rs, stmt)
 end
+
+-- --report-statements (like pgbench -r): every statement timed under its text, literals shown
+-- as ? so that "... WHERE id = 42" and "... WHERE id = 7" are one statement. Decided once, here:
+-- when off, run_query and run_execute are the plain functions (constant upvalues to the JIT),
+-- and a run pays nothing for the option.
+local function statement_text(q)
+  -- 'it''s' is two quoted runs side by side: one ? once joined
+  q = (" " .. q):gsub("'[^']*'", "?"):gsub("%?%?+", "?"):gsub("([^%w_.$])%-?%d+%.?%d*", "%1?"):gsub("%s+", " ")
+  return (q:gsub("^ ", ""):gsub(" $", ""))
+end
+
+local function statement_timers()
+  local ids = {}
+  local clock, record = C.lb_clock_ns, C.lb_stmt_record
+  local function id_of(q)
+    local text = statement_text(q)
+    local id = ids[text]
+    if not id then
+      id = C.lb_stmt_define(worker, text, #text)
+      ids[text] = id
+    end
+    return id
+  end
+  local function timed_query(rs, q)
+    local t0 = clock(worker)
+    local rc = query_plain(rs, q)
+    record(worker, id_of(q), t0, rc == OK and 1 or 0)
+    return rc
+  end
+  local function timed_execute(rs, stmt, q)
+    local t0 = clock(worker)
+    local rc = execute_plain(rs, stmt, q)
+    record(worker, id_of(q or "(prepared statement)"), t0, rc == OK and 1 or 0)
+    return rc
+  end
+  return timed_query, timed_execute
+end
+
+local report_statements = worker ~= nil and C.lb_stmt_report_on(worker) ~= 0
+local timed_query, timed_execute
+if report_statements then timed_query, timed_execute = statement_timers() end
+local run_query = report_statements and timed_query or query_plain
+local run_execute = report_statements and timed_execute or execute_plain
+sql._statement_text = statement_text -- (for its spec)
 
 -- Result sets -----------------------------------------------------------------------------------
 

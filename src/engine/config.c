@@ -77,6 +77,8 @@ static const struct lb_opt_def log_opts[] = {
 	{ "percentile", LB_OPT_STRING, "95",
 	  "percentiles to calculate in latency statistics, a comma-separated list (0 < p <= 100, decimals allowed, e.g. 50,95,99,99.9; duplicates are dropped). Use the special value of 0 to disable percentile calculations" },
 	{ "histogram", LB_OPT_BOOL, "off", "print latency histogram in report" },
+	{ "report-statements", LB_OPT_BOOL, "off",
+	  "report each SQL statement (its text with literals as ?, or a prepared statement's text) with count, errors and latency, like pgbench -r; costs nothing when off" },
 };
 
 int lb_config_register_options(struct lb_opts *opts, char *err, int errlen)
@@ -376,6 +378,7 @@ int lb_config_read(struct lb_config *c, const struct lb_opts *o, char *err, int 
 	}
 	c->rate_constant = !strcmp(arrival, "constant");
 	c->histogram = lb_opts_bool(o, "histogram");
+	c->report_statements = lb_opts_bool(o, "report-statements");
 	c->debug = lb_opts_bool(o, "debug");
 	c->validate = lb_opts_bool(o, "validate");
 	const char *out = lb_opts_str(o, "output");

@@ -37,6 +37,7 @@ struct lb_config {
 	double percentiles[LB_MAX_PERCENTILES];
 	int npercentiles;           /* 0 = percentiles disabled (--percentile=0) */
 	bool histogram;
+	bool report_statements;     /* --report-statements: per-statement latency (pgbench -r) */
 	bool debug;
 	bool validate;
 	enum lb_format format;

@@ -22,6 +22,7 @@ void lb_engine_init(struct lb_engine *e, const struct lb_config *cfg)
 	pthread_cond_init(&e->cond, NULL);
 	sem_init(&e->wake, 0, 0);
 	lb_types_init(&e->types);
+	lb_stmt_names_init(&e->stmt_names);
 	/* unique() follows --rand-seed for every command, so prepare data does too. */
 	lb_unique_seed(&e->unique, cfg->rand.seed);
 	lb_snap_init(&e->window_base);
@@ -45,6 +46,7 @@ void lb_engine_fini(struct lb_engine *e)
 		if (e->ext[i].kind)
 			e->ext[i].kind->destroy(e->ext[i].state);
 	lb_types_fini(&e->types);
+	lb_stmt_names_fini(&e->stmt_names);
 	sem_destroy(&e->wake);
 	pthread_cond_destroy(&e->cond);
 	pthread_mutex_destroy(&e->lock);

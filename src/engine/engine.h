@@ -110,6 +110,7 @@ struct lb_engine {
 	struct lb_sched sched;
 	bool sql_used;               /* a DB driver was created: use the SQL report layout */
 	struct lb_types types;       /* transaction type names (luabench.stats) */
+	struct lb_stmt_names stmt_names; /* --report-statements: statement texts */
 	struct lb_unique unique;     /* sysbench.rand.unique() */
 
 	/* Owned by the monitor/main thread. */

@@ -80,6 +80,11 @@ LB_FFI int lb_type_define(struct lb_worker *w, const char *name);
 /* Records an outcome: 0 ok, 1 error, 2 intentional rollback, 3 retried; for 0 and 2 the
  * latency is now - start_ns (ns since the run started, from lb_clock_ns). */
 LB_FFI void lb_type_record(struct lb_worker *w, int id, double start_ns, int outcome);
+/* --report-statements (worker.c): on?, a statement text's id, one execution (ok: timed from
+ * start_ns, else an error). */
+LB_FFI int lb_stmt_report_on(struct lb_worker *w);
+LB_FFI int lb_stmt_define(struct lb_worker *w, const char *text, size_t len);
+LB_FFI void lb_stmt_record(struct lb_worker *w, int id, double start_ns, int ok);
 /* The current event's start mark in thread mode (unchanged by retries of that event). */
 LB_FFI double lb_event_start_ns(struct lb_worker *w);
 

@@ -97,6 +97,7 @@ struct lb_result {
 	const char *workload;       /* the script's name as given ("" when unknown) */
 	const struct lb_opts *opts; /* the options, for the result file (secrets are left out) */
 	const struct lb_types *types; /* names of the transaction types */
+	const struct lb_stmt_names *stmt_names; /* --report-statements: snap->stmts' texts */
 	bool sql;                   /* a DB driver was used: the SQL report layout */
 	bool rate_mode;
 	int64_t start_wall_ns, end_wall_ns; /* the command, CLOCK_REALTIME */

@@ -358,6 +358,7 @@ static void result_head(struct lb_engine *e, struct lb_result *r, const char *st
 	r->workload = e->workload ? e->workload : "";
 	r->opts = e->opts;
 	r->types = &e->types;
+	r->stmt_names = &e->stmt_names;
 	r->sql = e->sql_used;
 	r->rate_mode = e->rate_mode;
 	r->start_wall_ns = e->start_wall_ns;

@@ -40,6 +40,8 @@ void lb_stats_fini(struct lb_stats *s)
 	lb_hist_fini(&s->wake);
 	for (int i = 0; i < LB_MAX_TYPES; i++)
 		type_free(s->types[i]);
+	for (int i = 0; i < LB_MAX_STMTS; i++)
+		type_free(s->stmts[i]);
 }
 
 void lb_types_init(struct lb_types *t)
@@ -101,6 +103,67 @@ void lb_stats_type(struct lb_stats *s, int id, uint64_t lat_ns, enum lb_outcome 
 	__atomic_store_n(&t->cnt[LB_TCNT_DONE], t->cnt[LB_TCNT_DONE] + 1, __ATOMIC_RELAXED);
 }
 
+void lb_stats_stmt(struct lb_stats *s, int id, uint64_t lat_ns, bool ok)
+{
+	if (id < 0 || id >= LB_MAX_STMTS)
+		return;
+	struct lb_type_stats *t = s->stmts[id];
+	if (!t) {
+		t = type_new();
+		__atomic_store_n(&s->stmts[id], t, __ATOMIC_RELEASE);
+	}
+	if (!ok) {
+		__atomic_store_n(&t->cnt[LB_TCNT_ERROR], t->cnt[LB_TCNT_ERROR] + 1, __ATOMIC_RELAXED);
+		return;
+	}
+	__atomic_store_n(&t->sum_ns, t->sum_ns + lat_ns, __ATOMIC_RELAXED);
+	lb_hist_record(&t->lat, lat_ns);
+	__atomic_store_n(&t->cnt[LB_TCNT_DONE], t->cnt[LB_TCNT_DONE] + 1, __ATOMIC_RELAXED);
+}
+
+void lb_stmt_names_init(struct lb_stmt_names *t)
+{
+	memset(t, 0, sizeof(*t));
+	pthread_mutex_init(&t->lock, NULL);
+}
+
+void lb_stmt_names_fini(struct lb_stmt_names *t)
+{
+	for (int i = 0; i < t->n; i++)
+		free(t->names[i]);
+	pthread_mutex_destroy(&t->lock);
+}
+
+int lb_stmt_names_define(struct lb_stmt_names *t, const char *text, size_t len)
+{
+	pthread_mutex_lock(&t->lock);
+	int id = -1;
+	for (int i = 0; i < t->n && id < 0; i++)
+		if (strlen(t->names[i]) == len && !memcmp(t->names[i], text, len))
+			id = i;
+	if (id < 0 && t->n < LB_MAX_STMTS - 1) {
+		char *copy = lb_xzalloc(len + 1);
+		memcpy(copy, text, len);
+		copy[len] = '\0';
+		t->names[t->n] = copy;
+		id = t->n;
+		__atomic_store_n(&t->n, t->n + 1, __ATOMIC_RELEASE);
+	} else if (id < 0) {
+		id = LB_MAX_STMTS - 1;
+		if (t->n == LB_MAX_STMTS - 1) {
+			t->names[t->n] = lb_xstrdup("(other statements)");
+			__atomic_store_n(&t->n, t->n + 1, __ATOMIC_RELEASE);
+		}
+	}
+	pthread_mutex_unlock(&t->lock);
+	return id;
+}
+
+const char *lb_stmt_names_text(const struct lb_stmt_names *t, int id)
+{
+	return id >= 0 && id < __atomic_load_n(&t->n, __ATOMIC_ACQUIRE) ? t->names[id] : "";
+}
+
 /* dst += src for one type's counters, allocating dst on first use. */
 static void type_add_counts(struct lb_type_stats **dst, const struct lb_type_stats *src)
 {
@@ -120,9 +183,9 @@ static void type_add(struct lb_type_stats **dst, const struct lb_type_stats *src
 		lb_hist_add(&(*dst)->lat, &src->lat);
 }
 
-static void types_clear(struct lb_type_stats **types)
+static void types_clear(struct lb_type_stats **types, int n)
 {
-	for (int i = 0; i < LB_MAX_TYPES; i++) {
+	for (int i = 0; i < n; i++) {
 		if (types[i]) {
 			memset(types[i]->cnt, 0, sizeof(types[i]->cnt));
 			types[i]->sum_ns = 0;
@@ -147,6 +210,8 @@ void lb_snap_fini(struct lb_snap *s)
 	lb_hist_fini(&s->wake);
 	for (int i = 0; i < LB_MAX_TYPES; i++)
 		type_free(s->types[i]);
+	for (int i = 0; i < LB_MAX_STMTS; i++)
+		type_free(s->stmts[i]);
 }
 
 void lb_snap_clear(struct lb_snap *s)
@@ -159,7 +224,8 @@ void lb_snap_clear(struct lb_snap *s)
 	lb_hist_clear(&s->lat);
 	lb_hist_clear(&s->svc);
 	lb_hist_clear(&s->wake);
-	types_clear(s->types);
+	types_clear(s->types, LB_MAX_TYPES);
+	types_clear(s->stmts, LB_MAX_STMTS);
 }
 
 /* One worker's counters, read together. */
@@ -235,6 +301,31 @@ void lb_snap_add_stats(struct lb_snap *s, const struct lb_stats *w, uint32_t win
 	for (int i = 0; i < LB_MAX_TYPES; i++)
 		if (types[i])
 			lb_hist_add(&s->types[i]->lat, &types[i]->lat);
+	for (int i = 0; i < LB_MAX_STMTS; i++)
+		type_add(&s->stmts[i], __atomic_load_n(&w->stmts[i], __ATOMIC_ACQUIRE));
+}
+
+/* dst[i] = a[i] - b[i] for n types (or statements). */
+static void types_diff(struct lb_type_stats **dst, struct lb_type_stats *const *a,
+		       struct lb_type_stats *const *b, int n)
+{
+	for (int i = 0; i < n; i++) {
+		const struct lb_type_stats *ta = a[i], *tb = b[i];
+		if (!ta)
+			continue;
+		if (!dst[i])
+			dst[i] = type_new();
+		struct lb_type_stats *d = dst[i];
+		for (int k = 0; k < LB_TCNT_MAX; k++)
+			d->cnt[k] = ta->cnt[k] - (tb && tb->cnt[k] <= ta->cnt[k] ? tb->cnt[k] : 0);
+		d->sum_ns = ta->sum_ns - (tb && tb->sum_ns <= ta->sum_ns ? tb->sum_ns : 0);
+		if (tb)
+			lb_hist_diff(&d->lat, &ta->lat, &tb->lat);
+		else {
+			lb_hist_clear(&d->lat);
+			lb_hist_add(&d->lat, &ta->lat);
+		}
+	}
 }
 
 void lb_snap_diff(struct lb_snap *dst, const struct lb_snap *a, const struct lb_snap *b)
@@ -248,23 +339,8 @@ void lb_snap_diff(struct lb_snap *dst, const struct lb_snap *a, const struct lb_
 	lb_hist_diff(&dst->lat, &a->lat, &b->lat);
 	lb_hist_diff(&dst->svc, &a->svc, &b->svc);
 	lb_hist_diff(&dst->wake, &a->wake, &b->wake);
-	for (int i = 0; i < LB_MAX_TYPES; i++) {
-		const struct lb_type_stats *ta = a->types[i], *tb = b->types[i];
-		if (!ta)
-			continue;
-		if (!dst->types[i])
-			dst->types[i] = type_new();
-		struct lb_type_stats *d = dst->types[i];
-		for (int k = 0; k < LB_TCNT_MAX; k++)
-			d->cnt[k] = ta->cnt[k] - (tb && tb->cnt[k] <= ta->cnt[k] ? tb->cnt[k] : 0);
-		d->sum_ns = ta->sum_ns - (tb && tb->sum_ns <= ta->sum_ns ? tb->sum_ns : 0);
-		if (tb)
-			lb_hist_diff(&d->lat, &ta->lat, &tb->lat);
-		else {
-			lb_hist_clear(&d->lat);
-			lb_hist_add(&d->lat, &ta->lat);
-		}
-	}
+	types_diff(dst->types, a->types, b->types, LB_MAX_TYPES);
+	types_diff(dst->stmts, a->stmts, b->stmts, LB_MAX_STMTS);
 }
 
 void lb_snap_copy(struct lb_snap *dst, const struct lb_snap *src)
@@ -291,4 +367,6 @@ void lb_snap_merge(struct lb_snap *dst, const struct lb_snap *src)
 	lb_hist_add(&dst->wake, &src->wake);
 	for (int i = 0; i < LB_MAX_TYPES; i++)
 		type_add(&dst->types[i], src->types[i]);
+	for (int i = 0; i < LB_MAX_STMTS; i++)
+		type_add(&dst->stmts[i], src->stmts[i]);
 }

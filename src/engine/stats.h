@@ -10,6 +10,7 @@
 
 #include <pthread.h>
 #include <stdalign.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "engine/latency_hist.h"
@@ -65,6 +66,24 @@ int lb_types_define(struct lb_types *t, const char *name);
 /* The name of type `id` ("" if there is none). */
 const char *lb_types_name(const struct lb_types *t, int id);
 
+/* Statements (--report-statements, like pgbench -r): each distinct statement text gets the
+ * counters and histogram of a type; beyond LB_MAX_STMTS texts, the rest share the last one. */
+#define LB_MAX_STMTS 128
+
+/* A run's registry of statement texts (allocated copies). */
+struct lb_stmt_names {
+	pthread_mutex_t lock;
+	int n;
+	char *names[LB_MAX_STMTS];
+};
+
+void lb_stmt_names_init(struct lb_stmt_names *t);
+void lb_stmt_names_fini(struct lb_stmt_names *t);
+/* The id of `text` (len bytes); the last id, "(other statements)", once the others are taken. */
+int lb_stmt_names_define(struct lb_stmt_names *t, const char *text, size_t len);
+/* The text of statement `id` ("" if there is none). */
+const char *lb_stmt_names_text(const struct lb_stmt_names *t, int id);
+
 struct lb_stats {
 	alignas(64) uint64_t cnt[LB_CNT_MAX];
 	uint64_t lat_sum_ns;
@@ -76,10 +95,13 @@ struct lb_stats {
 	struct lb_hist svc;  /* rate mode only: service time, from the actual start */
 	struct lb_hist wake; /* --users only: lateness of timer wake-ups (think time, ramp-up) */
 	struct lb_type_stats *types[LB_MAX_TYPES]; /* allocated by the worker on first use */
+	struct lb_type_stats *stmts[LB_MAX_STMTS]; /* --report-statements only */
 };
 
 /* Records one outcome of type `id` (latency only for OK and ROLLBACK). Single writer. */
 void lb_stats_type(struct lb_stats *s, int id, uint64_t lat_ns, enum lb_outcome outcome);
+/* Records one execution of statement `id`: timed when ok, else counted as an error. */
+void lb_stats_stmt(struct lb_stats *s, int id, uint64_t lat_ns, bool ok);
 
 /* with_service_hist: --rate mode; with_wake_hist: --users mode. */
 void lb_stats_init(struct lb_stats *s, int with_service_hist, int with_wake_hist);
@@ -117,6 +139,7 @@ struct lb_snap {
 	struct lb_hist svc;
 	struct lb_hist wake;
 	struct lb_type_stats *types[LB_MAX_TYPES]; /* NULL for types never seen */
+	struct lb_type_stats *stmts[LB_MAX_STMTS]; /* NULL for statements never run */
 };
 
 void lb_snap_init(struct lb_snap *s);

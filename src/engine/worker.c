@@ -251,6 +251,24 @@ LB_FFI int lb_type_define(struct lb_worker *w, const char *name)
 	return lb_types_define(&w->eng->types, name);
 }
 
+/* --report-statements: the SQL layer asks once, when it loads, whether to time statements. */
+LB_FFI int lb_stmt_report_on(struct lb_worker *w)
+{
+	return w->eng->cfg.report_statements;
+}
+
+LB_FFI int lb_stmt_define(struct lb_worker *w, const char *text, size_t len)
+{
+	return lb_stmt_names_define(&w->eng->stmt_names, text, len);
+}
+
+LB_FFI void lb_stmt_record(struct lb_worker *w, int id, double start_ns, int ok)
+{
+	int64_t now = lb_now_ns() - w->eng->epoch_ns;
+	uint64_t lat = now > (int64_t)start_ns ? (uint64_t)(now - (int64_t)start_ns) : 0;
+	lb_stats_stmt(&w->stats, id, lat, ok != 0);
+}
+
 LB_FFI uint32_t lb_rand_unique(struct lb_worker *w)
 {
 	return lb_unique_next(&w->eng->unique);

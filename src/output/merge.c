@@ -35,6 +35,7 @@ struct args {
 struct merge {
 	struct lb_config cfg;    /* the merged run's */
 	struct lb_types types;
+	struct lb_stmt_names stmt_names;
 	struct lb_snap snap;
 	bool sql, rate_mode;
 	int64_t max_lag_ns;
@@ -319,6 +320,28 @@ static struct lb_type_stats *type_slot(struct merge *m, const char *name)
 	return m->snap.types[id];
 }
 
+/* --report-statements: statements add up by text, as types by name. */
+static void add_statements(struct merge *m, const cJSON *d)
+{
+	const cJSON *j;
+	cJSON_ArrayForEach(j, get(d, "statements")) {
+		const char *text = str(j, "sql");
+		int id = lb_stmt_names_define(&m->stmt_names, text, strlen(text));
+		if (!m->snap.stmts[id]) {
+			struct lb_type_stats *t = lb_xzalloc(sizeof(*t));
+			lb_hist_init(&t->lat); /* freed by lb_snap_fini like a run's */
+			m->snap.stmts[id] = t;
+		}
+		struct lb_type_stats *t = m->snap.stmts[id];
+		t->cnt[LB_TCNT_DONE] += u64(j, "count");
+		t->cnt[LB_TCNT_ERROR] += u64(j, "errors");
+		const cJSON *h = get(j, "histogram");
+		t->sum_ns += u64(h, "sum_ns");
+		if (layout_ok(h))
+			add_hist(&t->lat, h);
+	}
+}
+
 static int add_types(struct merge *m, const char *path, const cJSON *d)
 {
 	for (const cJSON *j = get(d, "types") ? get(d, "types")->child : NULL; j; j = j->next) {
@@ -518,6 +541,7 @@ static int add_doc(struct merge *m, const char *path, const cJSON *d)
 	add_rate(m, d);
 	if (add_types(m, path, d) < 0)
 		return -1;
+	add_statements(m, d);
 	add_intervals(m, d);
 	add_hosts(m, str(d, "hostname"));
 	add_provenance(m, path, d);
@@ -560,6 +584,7 @@ static void build_result(struct merge *m, struct lb_result *r)
 	r->cfg = &m->cfg;
 	r->workload = str(m->first, "workload");
 	r->types = &m->types;
+	r->stmt_names = &m->stmt_names;
 	r->sql = m->sql;
 	r->rate_mode = m->rate_mode;
 	r->start_wall_ns = llround(m->start_unix_s * 1e9);
@@ -826,6 +851,7 @@ int lb_merge_main(int argc, char **argv)
 	int rc = 1;
 	lb_snap_init(&m->snap);
 	lb_types_init(&m->types);
+	lb_stmt_names_init(&m->stmt_names);
 	m->hosts = cJSON_CreateArray();
 	m->from = cJSON_CreateArray();
 	m->systems = cJSON_CreateArray();
@@ -851,6 +877,7 @@ out:
 	cJSON_Delete(m->systems);
 	lb_snap_fini(&m->snap);
 	lb_types_fini(&m->types);
+	lb_stmt_names_fini(&m->stmt_names);
 	lb_intervals_free_types(m->intervals, m->nintervals);
 	free(m->intervals);
 	free(m->threads);

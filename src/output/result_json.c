@@ -179,6 +179,43 @@ static cJSON *types_json(const struct lb_result *r)
 	return o;
 }
 
+/* --report-statements: one entry per statement text, in the order they were first run. */
+static cJSON *statements_json(const struct lb_result *r)
+{
+	cJSON *a = cJSON_CreateArray();
+	char k[32];
+	for (int i = 0; i < LB_MAX_STMTS; i++) {
+		const struct lb_type_stats *t = r->snap->stmts[i];
+		if (!t)
+			continue;
+		uint64_t n = t->cnt[LB_TCNT_DONE], max = lb_hist_max(&t->lat);
+		cJSON *j = cJSON_CreateObject();
+		cJSON_AddStringToObject(j, "sql", lb_stmt_names_text(r->stmt_names, i));
+		cJSON_AddNumberToObject(j, "count", (double)n);
+		cJSON_AddNumberToObject(j, "errors", (double)t->cnt[LB_TCNT_ERROR]);
+		cJSON *l = cJSON_AddObjectToObject(j, "latency_ms");
+		cJSON_AddNumberToObject(l, "avg", n ? (double)t->sum_ns / (double)n / 1e6 : 0);
+		cJSON_AddNumberToObject(l, "max", (double)max / 1e6);
+		cJSON *p = cJSON_AddObjectToObject(l, "percentiles");
+		for (int q = 0; q < r->cfg->npercentiles; q++)
+			cJSON_AddNumberToObject(p, pct_key(k, sizeof(k), r->cfg->percentiles[q]),
+						(double)lb_hist_percentile(&t->lat, r->cfg->percentiles[q], 0, max) / 1e6);
+		cJSON *h = histogram_json(&t->lat, false, 0, max, t->sum_ns);
+		cJSON_AddNumberToObject(h, "sum_ns", (double)t->sum_ns);
+		cJSON_AddItemToObject(j, "histogram", h);
+		cJSON_AddItemToArray(a, j);
+	}
+	return a;
+}
+
+static bool any_statement(const struct lb_snap *s)
+{
+	for (int i = 0; i < LB_MAX_STMTS; i++)
+		if (s->stmts[i])
+			return true;
+	return false;
+}
+
 static cJSON *fairness_json(const struct lb_result *r)
 {
 	cJSON *o = cJSON_CreateObject();
@@ -376,6 +413,8 @@ cJSON *lb_result_doc(const struct lb_result *r, const char *workload_json)
 					     (uint64_t)llround(st->lat_max_s * 1e9), r->snap->lat_sum_ns));
 	cJSON_AddItemToObject(root, "fairness", fairness_json(r));
 	cJSON_AddItemToObject(root, "types", types_json(r));
+	if (any_statement(r->snap))
+		cJSON_AddItemToObject(root, "statements", statements_json(r));
 	if (r->sys)
 		cJSON_AddItemToObject(root, "system", lb_sys_json(r->sys));
 	if (r->unfinished)

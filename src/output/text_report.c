@@ -295,6 +295,39 @@ static void types_block(FILE *out, const struct lb_result *r)
 	fprintf(out, "\n");
 }
 
+/* --report-statements, like pgbench -r: each statement with its count, errors and latency. */
+static void statements_block(FILE *out, const struct lb_result *r)
+{
+	const struct lb_config *c = r->cfg;
+	bool any = false;
+	for (int i = 0; i < LB_MAX_STMTS; i++)
+		any = any || r->snap->stmts[i];
+	if (!any)
+		return;
+	fprintf(out, "Statements (latency in ms):\n");
+	fprintf(out, "    %10s %8s %9s", "count", "errors", "avg");
+	for (int k = 0; k < c->npercentiles; k++) {
+		char label[40];
+		snprintf(label, sizeof(label), "p%g", c->percentiles[k]);
+		fprintf(out, " %9s", label);
+	}
+	fprintf(out, " %9s  statement\n", "max");
+	for (int i = 0; i < LB_MAX_STMTS; i++) {
+		const struct lb_type_stats *t = r->snap->stmts[i];
+		if (!t)
+			continue;
+		uint64_t n = t->cnt[LB_TCNT_DONE], max = lb_hist_max(&t->lat);
+		fprintf(out, "    %10llu %8llu %9.3f", (unsigned long long)n, (unsigned long long)t->cnt[LB_TCNT_ERROR],
+			n ? (double)t->sum_ns / (double)n / 1e6 : 0);
+		for (int k = 0; k < c->npercentiles; k++)
+			fprintf(out, " %9.3f", (double)lb_hist_percentile(&t->lat, c->percentiles[k], 0, max) / 1e6);
+		const char *text = lb_stmt_names_text(r->stmt_names, i);
+		/* the whole text is in the JSON result */
+		fprintf(out, " %9.3f  %.*s%s\n", (double)max / 1e6, 160, text, strlen(text) > 160 ? "..." : "");
+	}
+	fprintf(out, "\n");
+}
+
 static void users_block(FILE *out, const struct lb_result *r)
 {
 	const struct lb_config *c = r->cfg;
@@ -345,6 +378,7 @@ void lb_report_final_text(FILE *out, const struct lb_result *r, const char *extr
 	if (!additions)
 		return;
 	types_block(out, r);
+	statements_block(out, r);
 	if (r->cfg->users)
 		users_block(out, r);
 	if (r->rate_mode)

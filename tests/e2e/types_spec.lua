@@ -139,3 +139,65 @@ end
     end
   end)
 end)
+
+-- --report-statements (like pgbench -r): each statement's count, errors and latency, literals
+-- shown as ?, in the text report, the JSON result and merges; nothing when off.
+describe("--report-statements", function()
+  local script = h.write("statements.lua", [[
+local con, st
+function thread_init()
+  con = sysbench.sql.driver():connect()
+  st = con:prepare("SELECT 2 AS m")
+end
+function event()
+  local ud = luabench.user_data
+  ud.n = (ud.n or 0) + 1
+  if ud.n % 2 == 1 then con:query("SELECT * FROM no_such_table_st20") end -- fails, ignored: retried
+  con:query(string.format("SELECT %d AS n, 'it''s' AS s", sysbench.rand.uniform(1, 1000)))
+  st:execute()
+end
+]])
+  for _, driver in ipairs(h.drivers) do
+    for _, m in ipairs(modes) do
+      it("lists each statement with count, errors and latency on " .. driver .. " (" .. m.name .. ")", function()
+        local db = h.db(driver)
+        if not db then pending("no " .. driver .. " sandbox") return end
+        local json = h.tmpdir() .. "/st-" .. driver .. m.name:gsub("%W", "") .. ".json"
+        local args = h.q(script) .. " " .. db .. " " .. m.args .. " --events=50 --" .. driver .. "-ignore-errors=all"
+        local out, err, rc = h.run(args .. " --report-statements --percentile=50,99 --output=" .. json .. " run")
+        assert.are.equal(0, rc, err .. out)
+        local r = h.json(h.read(json))
+        local by = {}
+        for _, s in ipairs(r.statements) do by[s.sql] = s end
+        assert.are.equal(3, #r.statements, out)
+        local q, p, bad = by["SELECT ? AS n, ? AS s"], by["SELECT ? AS m"], by["SELECT * FROM no_such_table_st20"]
+        assert.is_truthy(q and p and bad, out)
+        assert.are.same({ 50, 0 }, { q.count, q.errors })
+        assert.are.same({ 50, 0 }, { p.count, p.errors })
+        assert.are.same({ 0, 50 }, { bad.count, bad.errors })
+        assert.is_true(q.latency_ms.avg > 0 and q.latency_ms.percentiles["99"] >= q.latency_ms.percentiles["50"])
+        assert.are.equal(50, q.histogram.count)
+        local block = out:match("\nStatements %(latency in ms%):\n(.-)\n\n")
+        assert.is_truthy(block, out)
+        assert.is_truthy(block:find("count +errors +avg +p50 +p99 +max  statement"), block)
+        assert.is_truthy(block:find("\n +50 +0 [%d. ]+  SELECT %? AS n, %? AS s\n"), block)
+        assert.is_truthy(block:find("\n +0 +50 [%d. ]+  SELECT %* FROM no_such_table_st20"), block)
+        -- merge adds them up by text
+        local merged = h.tmpdir() .. "/st-merged.json"
+        out, err, rc = h.run("merge " .. json .. " " .. json .. " --format=json --output=" .. merged)
+        assert.are.equal(0, rc, err .. out)
+        local mm = h.json(h.read(merged))
+        local mby = {}
+        for _, s in ipairs(mm.statements) do mby[s.sql] = s end
+        assert.are.same({ 100, 0 }, { mby["SELECT ? AS m"].count, mby["SELECT ? AS m"].errors })
+        assert.are.equal(100, mby["SELECT * FROM no_such_table_st20"].errors)
+        assert.is_true(math.abs(mby["SELECT ? AS n, ? AS s"].latency_ms.avg - q.latency_ms.avg) < 1e-6)
+        -- off: no block, no key
+        out, err, rc = h.run(args .. " --output=" .. json .. " run")
+        assert.are.equal(0, rc, err .. out)
+        assert.is_falsy(out:find("Statements (latency", 1, true))
+        assert.is_nil(h.json(h.read(json)).statements)
+      end)
+    end
+  end
+end)

@@ -9,6 +9,20 @@ local function run(script, opts)
 end
 
 describe("sysbench.sql", function()
+  it("names a statement for --report-statements by its text with literals as ?", function()
+    local out = run([[
+      local t = sysbench.sql._statement_text
+      for _, q in ipairs({ "SELECT c FROM sbtest1 WHERE id=42", "UPDATE t SET a = 'it''s', b = -1.5 WHERE k IN (1, 2)",
+                           "  SELECT  x1, t2.c3 FROM t2\n WHERE $1 = 7 ", "INSERT INTO h VALUES (1,'x'),(2,'y')" }) do
+        print("TEXT", t(q))
+      end
+    ]], "--db-driver=null")
+    local got = {}
+    for l in out:gmatch("TEXT\t([^\n]*)") do got[#got + 1] = l end
+    assert.are.same({ "SELECT c FROM sbtest1 WHERE id=?", "UPDATE t SET a = ?, b = ? WHERE k IN (?, ?)",
+                      "SELECT x1, t2.c3 FROM t2 WHERE $1 = ?", "INSERT INTO h VALUES (?,?),(?,?)" }, got)
+  end)
+
   it("driver_known says whether a driver answers to a name, without a message", function()
     local out, err, rc = h.run("- --verbosity=1 --db-driver=null", { stdin = [[
       print("KNOWN", sysbench.sql.driver_known(), sysbench.sql.driver_known("null"),
