@@ -104,14 +104,21 @@ local function statement_text(q)
 end
 
 local function statement_timers()
-  local ids = {}
+  local ids = {}        -- normalized text -> id
+  local raw, nraw = {}, 0 -- text as run -> id: prepared statements and texts without literals
   local clock, record = C.lb_clock_ns, C.lb_stmt_record
   local function id_of(q)
+    local id = raw[q]
+    if id then return id end
     local text = statement_text(q)
-    local id = ids[text]
+    id = ids[text]
     if not id then
       id = C.lb_stmt_define(worker, text, #text)
       ids[text] = id
+    end
+    -- texts with literals differ each time: the first few thousand are kept, then no more
+    if nraw < 4096 then
+      raw[q], nraw = id, nraw + 1
     end
     return id
   end
