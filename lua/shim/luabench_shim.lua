@@ -61,6 +61,8 @@ function M.counter_add() end
 local Type = {}
 Type.__index = Type
 function Type:start() return M.time() end
+function Type:begin() return M.time() end
+function Type:attempts() return 1 end -- (nothing counts retries here)
 function Type:done() end
 function Type:rollback() end
 function Type:error() end
