@@ -76,49 +76,59 @@ const char *lb_types_name(const struct lb_types *t, int id)
 	return id >= 0 && id < __atomic_load_n(&t->n, __ATOMIC_ACQUIRE) ? t->names[id] : "";
 }
 
+/* Type (or statement) `id` of a worker's array, allocated on first use. */
+static struct lb_type_stats *slot(struct lb_type_stats **arr, int id)
+{
+	struct lb_type_stats *t = arr[id];
+	if (!t) {
+		t = type_new();
+		__atomic_store_n(&arr[id], t, __ATOMIC_RELEASE);
+	}
+	return t;
+}
+
+static void count_one(struct lb_type_stats *t, enum lb_tcnt k)
+{
+	__atomic_store_n(&t->cnt[k], t->cnt[k] + 1, __ATOMIC_RELAXED);
+}
+
+static void record_done(struct lb_type_stats *t, uint64_t lat_ns)
+{
+	__atomic_store_n(&t->sum_ns, t->sum_ns + lat_ns, __ATOMIC_RELAXED);
+	lb_hist_record(&t->lat, lat_ns);
+	count_one(t, LB_TCNT_DONE);
+}
+
 void lb_stats_type(struct lb_stats *s, int id, uint64_t lat_ns, enum lb_outcome outcome)
 {
 	if (id < 0 || id >= LB_MAX_TYPES)
 		return;
-	struct lb_type_stats *t = s->types[id];
-	if (!t) {
-		t = type_new();
-		__atomic_store_n(&s->types[id], t, __ATOMIC_RELEASE);
-	}
+	struct lb_type_stats *t = slot(s->types, id);
 	switch (outcome) {
 	case LB_OUTCOME_ERROR:
-		__atomic_store_n(&t->cnt[LB_TCNT_ERROR], t->cnt[LB_TCNT_ERROR] + 1, __ATOMIC_RELAXED);
+		count_one(t, LB_TCNT_ERROR);
 		return;
 	case LB_OUTCOME_RETRY:
-		__atomic_store_n(&t->cnt[LB_TCNT_RETRY], t->cnt[LB_TCNT_RETRY] + 1, __ATOMIC_RELAXED);
+		count_one(t, LB_TCNT_RETRY);
 		return;
 	case LB_OUTCOME_ROLLBACK:
-		__atomic_store_n(&t->cnt[LB_TCNT_ROLLBACK], t->cnt[LB_TCNT_ROLLBACK] + 1, __ATOMIC_RELAXED);
+		count_one(t, LB_TCNT_ROLLBACK);
 		break;
 	default:
 		break;
 	}
-	__atomic_store_n(&t->sum_ns, t->sum_ns + lat_ns, __ATOMIC_RELAXED);
-	lb_hist_record(&t->lat, lat_ns);
-	__atomic_store_n(&t->cnt[LB_TCNT_DONE], t->cnt[LB_TCNT_DONE] + 1, __ATOMIC_RELAXED);
+	record_done(t, lat_ns);
 }
 
 void lb_stats_stmt(struct lb_stats *s, int id, uint64_t lat_ns, bool ok)
 {
 	if (id < 0 || id >= LB_MAX_STMTS)
 		return;
-	struct lb_type_stats *t = s->stmts[id];
-	if (!t) {
-		t = type_new();
-		__atomic_store_n(&s->stmts[id], t, __ATOMIC_RELEASE);
-	}
-	if (!ok) {
-		__atomic_store_n(&t->cnt[LB_TCNT_ERROR], t->cnt[LB_TCNT_ERROR] + 1, __ATOMIC_RELAXED);
-		return;
-	}
-	__atomic_store_n(&t->sum_ns, t->sum_ns + lat_ns, __ATOMIC_RELAXED);
-	lb_hist_record(&t->lat, lat_ns);
-	__atomic_store_n(&t->cnt[LB_TCNT_DONE], t->cnt[LB_TCNT_DONE] + 1, __ATOMIC_RELAXED);
+	struct lb_type_stats *t = slot(s->stmts, id);
+	if (ok)
+		record_done(t, lat_ns);
+	else
+		count_one(t, LB_TCNT_ERROR);
 }
 
 void lb_stmt_names_init(struct lb_stmt_names *t)
