@@ -34,7 +34,7 @@ local function open_of()
       o = { mark = {}, t0 = {}, attempts = {} }
       U.txn[i] = o
     end
-    return o, U.start[i]
+    return o, U.start[i] or -1 -- (user_init: before its first event)
   end
   return thread_open, C.lb_event_start_ns(worker)
 end
@@ -44,7 +44,8 @@ end
 function Type:begin()
   local o, mark = open_of()
   local id = self.id
-  if o.mark[id] == mark then
+  if mark < 0 then mark = nil end -- outside an event: no retry to tell apart
+  if mark and o.mark[id] == mark then
     o.attempts[id] = o.attempts[id] + 1
     C.lb_type_record(worker, id, 0, RETRY)
     return o.t0[id]
@@ -57,13 +58,14 @@ end
 -- Attempts of this type's transaction in the current event so far (1 = first try, 0 = none).
 function Type:attempts()
   local o, mark = open_of()
-  return o.mark[self.id] == mark and o.attempts[self.id] or 0
+  return mark >= 0 and o.mark[self.id] == mark and o.attempts[self.id] or 0
 end
 
 -- The mark done()/rollback() use when given none: begin()'s, in this event.
 local function open_t0(self)
   local o, mark = open_of()
-  if o.mark[self.id] ~= mark then
+  if mark < 0 then mark = nil end
+  if not mark or o.mark[self.id] ~= mark then
     error(string.format("%s: done()/rollback() without a start mark (call begin() or start() first)",
       tostring(self.name)), 3)
   end

@@ -85,7 +85,8 @@ LB_FFI void lb_type_record(struct lb_worker *w, int id, double start_ns, int out
 LB_FFI int lb_stmt_report_on(struct lb_worker *w);
 LB_FFI int lb_stmt_define(struct lb_worker *w, const char *text, size_t len);
 LB_FFI void lb_stmt_record(struct lb_worker *w, int id, double start_ns, int ok);
-/* The current event's start mark in thread mode (unchanged by retries of that event). */
+/* The current event's start mark in thread mode (unchanged by retries of that event); -1 when
+ * no event runs. */
 LB_FFI double lb_event_start_ns(struct lb_worker *w);
 
 /* ---- random numbers (rand.c); arguments wrap to uint32 as in sysbench ---------------------- */

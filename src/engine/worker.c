@@ -275,9 +275,12 @@ LB_FFI uint32_t lb_rand_unique(struct lb_worker *w)
 }
 
 /* The current event's start mark (thread mode): the same for every attempt of one event, so a
- * per-type timing can tell a retry from the next event (luabench.stats, T:begin()). */
+ * per-type timing can tell a retry from the next event (luabench.stats, T:begin()); -1 outside
+ * an event (thread_init, a command), where every begin() is a fresh start. */
 LB_FFI double lb_event_start_ns(struct lb_worker *w)
 {
+	if (!__atomic_load_n(&w->stats.in_event, __ATOMIC_RELAXED))
+		return -1;
 	return (double)__atomic_load_n(&w->start_ns, __ATOMIC_RELAXED);
 }
 

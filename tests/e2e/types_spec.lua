@@ -62,6 +62,22 @@ describe("per-type timing from the first attempt", function()
     assert.is_truthy(err:find("types_nomark.lua:2: x: done()/rollback() without a start mark", 1, true), err)
   end)
 
+  it("outside an event (thread_init, user_init) every begin() is a fresh start", function()
+    local s = h.write("types_outside.lua", [[
+local T = luabench.stats.type("t")
+function thread_init() for i = 1, 3 do local t0 = T:begin(); assert(T:attempts() == 0); T:done(t0) end end
+function user_init() T:done(T:begin()) end
+function event() T:done(T:begin()) end
+]])
+    for _, c in ipairs({ { "--threads=1", 13 }, { "--users=2 --threads=1", 15 } }) do
+      local json = h.tmpdir() .. "/types-outside.json"
+      local _, err, rc = h.run(h.q(s) .. " " .. c[1] .. " --events=10 --output=" .. json .. " run")
+      assert.are.equal(0, rc, err)
+      local t = h.json(h.read(json)).types.t
+      assert.are.same({ c[2], 0 }, { t.count, t.retries }, c[1])
+    end
+  end)
+
   it("the old start() mark still restarts at each attempt", function()
     local s = h.write("types_start.lua", [[
 local T = luabench.stats.type("t")
