@@ -158,6 +158,14 @@ end
     local tput = h.read(dir .. "/sweep-throughput.svg")
     assert.is_truthy(tput:find("Emulated users", 1, true), "x axis: the first axis")
     assert.is_truthy(tput:find("rows=5, threads=2", 1, true), "a line per value of the other axes")
+    -- luabench report and compare read it point by point, charted against the first axis
+    local html = h.read(dir .. "/report.html")
+    assert.is_truthy(html and html:find('id="types-throughput"', 1, true), "per-type chart in report.html")
+    assert.is_truthy(html:find("read (rows=5, threads=2)", 1, true), "a line per value of the other axes")
+    local cmp, cerr, crc = h.run("compare --label=a " .. h.q(dir) .. " --label=b " .. h.q(dir))
+    assert.are.equal(0, crc, cerr)
+    assert.are.equal(8, h.count(cmp, "\n== users=%d, rows=%d, threads=%d ==\n"), cmp)
+    assert.is_truthy(cmp:find("a sweep over users x rows x threads (8 points)", 1, true), cmp)
     -- the secret: nowhere in what it printed or wrote
     assert.is_falsy(out:find("sbtest-secret", 1, true), out)
     local p = io.popen("grep -rl sbtest-secret " .. h.q(dir) .. " 2>/dev/null")
