@@ -175,6 +175,29 @@ end
     assert.are.same({ "0" }, h.sql(db, "SELECT count(*) FROM pg_tables WHERE tablename = 'sw20'"))
   end)
 
+  it("sweeps an option of words, charted in the order swept", function()
+    local script = h.write("sweep_words.lua", [[
+sysbench.cmdline.options = { mode = { "fast or slow", "fast" } }
+local W = luabench.stats.type("work")
+function event() local t0 = W:begin(); luabench.sleep(sysbench.opt.mode == "fast" and 0.001 or 0.004); W:done(t0) end
+]])
+    local dir = h.tmpdir() .. "/sweep-words"
+    local out, rc = tool("sweep", "--axis mode=slow,fast --out " .. h.q(dir) .. " -- " .. h.q(script) .. " --time=1")
+    assert.are.equal(0, rc, out)
+    local csv = lines(h.read(dir .. "/sweep.csv"))
+    assert.are.equal("mode", split(csv[1])[1])
+    assert.are.same({ "slow", "fast" }, { split(csv[2])[1], split(csv[3])[1] })
+    local head, slow, fast = split(csv[1]), split(csv[2]), split(csv[3])
+    for k, name in ipairs(head) do
+      if name == "type_work_lat_ms_avg" then
+        assert.is_true(tonumber(slow[k]) > tonumber(fast[k]) + 1.5, csv[2] .. "\n" .. csv[3])
+      end
+    end
+    local svg = h.read(dir .. "/sweep-types-latency.svg")
+    assert.is_truthy(svg and svg:find(">slow<", 1, true) and svg:find(">fast<", 1, true), "the words on the x axis")
+    assert.is_truthy(svg:find("--mode", 1, true), "the axis named")
+  end)
+
   it("refuses a bad axis in one line", function()
     for _, c in ipairs({
       { "--axis rows", "--axis wants NAME=v1,v2" },
