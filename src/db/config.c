@@ -310,13 +310,17 @@ static void copy_options(struct lb_db_options *d, const struct lb_db_options *s)
 	d->ssl_cipher = dup_opt(s->ssl_cipher);
 	d->driver_ignore_errors = dup_opt(s->driver_ignore_errors);
 	d->ignore_errors = dup_opt(s->ignore_errors);
+	d->odbc_dsn = dup_opt(s->odbc_dsn);
+	d->odbc_connection_string = dup_opt(s->odbc_connection_string);
+	d->dialect = dup_opt(s->dialect);
 }
 
 static void free_options(struct lb_db_options *o)
 {
 	const char *all[] = { o->hosts, o->ports, o->sockets, o->user, o->password, o->db,
 			      o->ssl_mode, o->ssl_ca, o->ssl_cert, o->ssl_key, o->ssl_cipher,
-			      o->driver_ignore_errors, o->ignore_errors };
+			      o->driver_ignore_errors, o->ignore_errors, o->odbc_dsn,
+			      o->odbc_connection_string, o->dialect };
 	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
 		free((char *)all[i]);
 }
@@ -410,4 +414,9 @@ void lb_db_config_free(struct lb_db_config *cfg)
 const struct lb_db_ops *lb_db_config_driver(const struct lb_db_config *cfg)
 {
 	return cfg->ops;
+}
+
+const char *lb_db_config_dialect(const struct lb_db_config *cfg)
+{
+	return cfg && cfg->opts.dialect ? cfg->opts.dialect : "";
 }

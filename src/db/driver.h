@@ -150,6 +150,13 @@ struct lb_db_options {
 	int32_t ps_mode;             /* enum lb_db_ps_mode */
 	int32_t bulk_packet_bytes;   /* bulk insert flush size; 0 = 512 KiB (mysql: capped by the
 	                              * server's max_allowed_packet) */
+	/* odbc: a data source name, or a whole connection string ("DRIVER=...;SERVER=...", may
+	 * hold PWD=, never shown); user and password are added to either as UID= and PWD=. */
+	const char *odbc_dsn;
+	const char *odbc_connection_string;
+	/* The SQL dialect to use whatever the server says ("pgsql", "mysql", ...); NULL = the
+	 * server family the connection reports (lb_db_config_dialect()). */
+	const char *dialect;
 };
 
 /* One statement parameter. lb_db_stmt_bind() borrows an array of these; execute reads the
@@ -227,6 +234,8 @@ int32_t lb_db_config_new(const struct lb_db_ops *drv, const struct lb_db_options
 void lb_db_config_free(struct lb_db_config *cfg);
 /* The driver of a configuration. */
 const struct lb_db_ops *lb_db_config_driver(const struct lb_db_config *cfg);
+/* The dialect forced by the options (--odbc-dialect), or "" to go by the server's own name. */
+const char *lb_db_config_dialect(const struct lb_db_config *cfg);
 
 /* ---- connections ---------------------------------------------------------------------------- */
 
@@ -417,8 +426,8 @@ void lb_db_pipeline_abort(struct lb_db_conn *c);
  * LB_DB_PENDING (after setting the wait descriptor) or a negative code (after setting the
  * error descriptor). */
 
-#define LB_DB_OPS_VERSION 5 /* 2: options, read_options; 3: in_transaction; 4: server_version;
-			     * 5: pipeline_* */
+#define LB_DB_OPS_VERSION 6 /* 2: options, read_options; 3: in_transaction; 4: server_version;
+			     * 5: pipeline_*; 6: thread_stack_bytes */
 
 enum lb_db_dialect {
 	LB_DB_DIALECT_PGSQL = 1,  /* '' strings, E'' escapes, "ids", $tag$ quotes, nested comments */
@@ -484,6 +493,9 @@ struct lb_db_ops {
 	int (*pipeline_fetch_row)(struct lb_db_conn *c, uint32_t i, uint64_t rowno,
 				  const char **values, uint64_t *lengths);
 	void (*pipeline_abort)(struct lb_db_conn *c);
+	/* optional: the least stack a thread calling this driver needs (ODBC drivers read their
+	 * ini files with large stack buffers: psqlODBC crashes on sysbench's 64K); 0 = any */
+	uint64_t thread_stack_bytes;
 };
 
 #endif

@@ -1,0 +1,70 @@
+/* Internals shared by the parts of the ODBC driver: odbc.c (connections, text queries, result
+ * sets, errors) and odbc_stmt.c (prepared statements). ODBC calls block, so every operation
+ * completes inside its *_start call and the driver never returns LB_DB_PENDING. */
+#ifndef LB_DB_ODBC_INT_H
+#define LB_DB_ODBC_INT_H
+
+#include <sql.h>
+#include <sqlext.h>
+
+#include "db_int.h"
+
+/* Server families told apart by SQL_DBMS_NAME, for what the driver itself must do differently
+ * (string escapes); the workloads' SQL differences are luabench.dialect's. */
+enum odbc_family {
+	ODBC_FAMILY_OTHER = 0,
+	ODBC_FAMILY_PGSQL,
+	ODBC_FAMILY_MYSQL,
+};
+
+/* A fully fetched result set: the values of every row, NUL-terminated, one after another in
+ * `data`; cells[row * nfields + col] is the offset of a value, or -1 for NULL. Fetching it all
+ * at once is what the native drivers do too (store_result, PGresult): the row count is known
+ * and the statement handle is free again when the call returns. */
+struct odbc_rows {
+	struct lb_db_buf data;
+	int64_t *cells;
+	size_t cells_cap;
+	uint64_t next_row;
+};
+
+struct odbc_conn {
+	SQLHENV env;
+	SQLHDBC dbc;
+	SQLHSTMT text;              /* the handle text queries run on */
+	bool connected;
+	bool in_trans;              /* a BEGIN was seen and no COMMIT/ROLLBACK since */
+	int family;                 /* enum odbc_family */
+	char dbms[96];              /* SQL_DBMS_NAME and SQL_DBMS_VER */
+	struct odbc_rows rows;
+};
+
+struct odbc_stmt {
+	SQLHSTMT h;
+	SQLLEN *ind;                /* length or SQL_NULL_DATA, one per parameter */
+	const void **bound;         /* where each parameter was bound from */
+	int32_t *bound_type;        /* its enum lb_db_type, -1 = not bound */
+	SQLULEN *bound_size;
+};
+
+static inline struct odbc_conn *O(struct lb_db_conn *c)
+{
+	return c->priv;
+}
+
+/* odbc.c */
+int lb_odbc_error(struct lb_db_conn *c, SQLSMALLINT type, SQLHANDLE h, SQLRETURN ret);
+int lb_odbc_finish(struct lb_db_conn *c, SQLHSTMT h, SQLRETURN ret);
+void lb_odbc_track_transaction(struct lb_db_conn *c, const char *sql, size_t len);
+
+/* odbc_stmt.c */
+int lb_odbc_prepare_start(struct lb_db_conn *c, struct lb_db_stmt *s);
+int lb_odbc_execute_start(struct lb_db_conn *c, struct lb_db_stmt *s);
+void lb_odbc_stmt_release(struct lb_db_conn *c, struct lb_db_stmt *s, int alive);
+void lb_odbc_stmt_fini(struct lb_db_stmt *s);
+
+/* odbc_options.c */
+extern const struct lb_opt_def lb_odbc_options[];
+void lb_odbc_read_options(const struct lb_opts *o, struct lb_db_options *out);
+
+#endif
