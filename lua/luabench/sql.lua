@@ -465,6 +465,25 @@ function Driver:name()
   return self.driver_name
 end
 
+-- What the server calls itself when a driver reaches many kinds (odbc): --odbc-dialect when
+-- given, else SQL_DBMS_NAME and version ("PostgreSQL 15.10") from a connection made to ask,
+-- once per thread. The native drivers answer their own name. luabench.dialect maps it.
+local dbms_seen = {}
+
+function Driver:server_name()
+  if self.driver_name ~= "odbc" then return self.driver_name end
+  local forced = ffi.string(C.lb_db_config_dialect(self.cfg))
+  if forced ~= "" then return forced end
+  if not dbms_seen[self.driver_name] then
+    local con = self:connect_physical()
+    local buf = ffi.new("char[128]")
+    C.lb_db_conn_server_version(con.conn, buf, 128)
+    dbms_seen[self.driver_name] = ffi.string(buf)
+    con:disconnect()
+  end
+  return dbms_seen[self.driver_name]
+end
+
 local pooled_connect -- defined below
 local remember -- defined with the transaction checks below
 
