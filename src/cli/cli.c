@@ -23,6 +23,7 @@
 #include "util/clock.h"
 #include "util/log.h"
 #include "util/opt.h"
+#include "util/secret.h"
 #include "util/util.h"
 
 #define ERRLEN 4096
@@ -53,9 +54,11 @@ static const struct {
 static void mask_secret(char *arg)
 {
 	char *eq = strchr(arg, '=');
-	if (eq && strstr(arg, "password") && strstr(arg, "password") < eq)
+	if (eq && lb_secret_option(arg, (size_t)(eq - arg)))
 		for (char *p = eq + 1; *p; p++)
 			*p = 'x';
+	else if (eq && lb_secret_conn_string_option(arg, (size_t)(eq - arg)))
+		lb_secret_mask_conn_string(eq + 1);
 }
 
 static int push_option(struct cli *c, const char *arg)
@@ -213,7 +216,8 @@ static int check_unknown(struct cli *c)
 			continue;
 		}
 		const char *hint = lb_opts_suggest(&c->opts, p->name);
-		bool secret = strstr(p->name, "password") != NULL;
+		bool secret = lb_secret_option(p->name, strlen(p->name)) ||
+			      lb_secret_conn_string_option(p->name, strlen(p->name));
 		int n = snprintf(c->err, ERRLEN, "invalid option: --%s%s%s", p->name, p->value ? "=" : "",
 				 p->value ? (secret ? "***" : p->value) : "");
 		if (hint) {

@@ -9,6 +9,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "util/secret.h"
 #include "util/util.h"
 
 static void trim_copy(char *dst, size_t len, const char *src)
@@ -138,7 +139,7 @@ char *lb_machine_cmdline(const char *proc_root)
 	fclose(f);
 	raw[n] = '\0';
 	struct lb_buf b = { 0 };
-	bool mask_next = false;
+	bool mask_next = false, conn_string_next = false;
 	for (size_t i = 0; i < n; i += strlen(raw + i) + 1) {
 		const char *arg = raw + i;
 		if (b.len)
@@ -146,6 +147,11 @@ char *lb_machine_cmdline(const char *proc_root)
 		if (mask_next) {
 			buf_puts(&b, "***");
 			mask_next = false;
+		} else if (conn_string_next) {
+			char *masked = lb_secret_conn_string_masked(arg);
+			append_quoted(&b, masked);
+			free(masked);
+			conn_string_next = false;
 		} else if (is_secret_option(arg)) {
 			const char *eq = strchr(arg, '=');
 			if (eq) {
@@ -157,8 +163,14 @@ char *lb_machine_cmdline(const char *proc_root)
 				append_quoted(&b, arg);
 				mask_next = true; /* "--pgsql-password secret" */
 			}
+		} else if (arg[0] == '-' && strchr(arg, '=') &&
+			   lb_secret_conn_string_option(arg, (size_t)(strchr(arg, '=') - arg))) {
+			char *masked = lb_secret_conn_string_masked(arg);
+			append_quoted(&b, masked);
+			free(masked);
 		} else {
 			append_quoted(&b, arg);
+			conn_string_next = arg[0] == '-' && lb_secret_conn_string_option(arg, strlen(arg));
 		}
 	}
 	return b.data ? b.data : lb_xstrdup("");

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/secret.h"
 #include "util/util.h"
 
 void lb_opts_init(struct lb_opts *o)
@@ -310,7 +311,7 @@ int lb_opt_set(struct lb_opt *opt, const char *value, char *err, int errlen)
 
 static bool is_secret_name(const char *name)
 {
-	return strstr(name, "password") != NULL;
+	return lb_secret_option(name, strlen(name)) || lb_secret_conn_string_option(name, strlen(name));
 }
 
 static int apply_pending(struct lb_opts *o, struct lb_opt *opt, char *err, int errlen)
