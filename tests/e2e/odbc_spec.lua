@@ -142,15 +142,17 @@ end]] })
     end)
 
     local prefix = "todbc" .. tostring(os.time() % 100000) .. "_"
-    for _, wl in ipairs({ { "tpcc", "--warehouses=1" }, { "bookstore", "--items=1000 --ebs=1" } }) do
+    for _, wl in ipairs({ { "tpcc", "--warehouses=1" }, { "bookstore", "--items=1000 --ebs=1 --think-time=0" } }) do
       it("runs " .. wl[1] .. " (prepare, run with --threads and --users, check)", function()
         local base = wl[1] .. " " .. db .. " --table-prefix=" .. prefix .. " " .. wl[2]
         local out, err, rc = h.run(base .. " --threads=2 prepare")
         assert.are.equal(0, rc, err)
         out, err, rc = h.run(base .. " --threads=2 --time=2 run")
         assert.are.equal(0, rc, err)
+        assert.is_truthy(tonumber(out:match("transactions:%s+(%d+)")) > 0, out)
         out, err, rc = h.run(base .. " --threads=1 --users=3 --connections=2 --time=2 run")
         assert.are.equal(0, rc, err)
+        assert.is_truthy(tonumber(out:match("transactions:%s+(%d+)")) > 0, out)
         out, err, rc = h.run(base .. " check")
         assert.are.equal(0, rc, out .. err)
         h.run(base .. " cleanup")

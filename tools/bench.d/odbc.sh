@@ -1,0 +1,57 @@
+# tools/bench odbc: the odbc driver against the native driver on the same sandbox server, for
+# PostgreSQL (psqlODBC vs libpq) and MariaDB (Connector/ODBC vs Connector/C): q/s and client CPU
+# per query (user + system seconds of the luabench process / queries) of oltp_point_select and
+# oltp_read_write at 1 and 4 threads, native and ODBC runs alternating, medians and the
+# ODBC/native ratio. The goal: client CPU per query through ODBC at most 1.3x native.
+#
+#   tools/bench odbc [--runs=N] [--time=S] [--servers="pgsql mysql"] [--size=ROWS]
+# The sandbox servers must be running (tools/sandbox-db start).
+
+odbc_cpu_per_q() { awk -v c="$1" -v q="$2" -v s="$3" 'BEGIN {printf "%.2f", (q > 0 ? c / (q * s) * 1e6 : 0)}'; }
+
+# odbc_pair NAME "native values" "odbc values": a row with both medians and odbc/native.
+odbc_pair() {
+  local mn mo
+  mn=$(printf '%s\n' $2 | median)
+  mo=$(printf '%s\n' $3 | median)
+  results+=("$(printf '| %-40s | %10s | %10s | %5s | %s / %s |' "$1" "$mn" "$mo" \
+    "$(awk -v n="$mn" -v o="$mo" 'BEGIN {printf "%.2fx", (n > 0 ? o / n : 0)}')" "$2" "$3")")
+  echo "${results[-1]}" >&2
+}
+
+bench_odbc() {
+  local servers="pgsql mysql" size=100000 a
+  for a in "$@"; do
+    case $a in
+      --servers=*) servers=${a#*=} ;;
+      --size=*) size=${a#*=} ;;
+    esac
+  done
+  results=()
+  for srv in $servers; do
+    local nat odb
+    read -r -a nat <<<"$(./tools/sandbox-db env "$srv")"
+    read -r -a odb <<<"$(./tools/sandbox-db env "odbc-$srv")"
+    local tables=(--tables=1 --table-size="$size")
+    "$LB" oltp_read_write "${nat[@]}" "${tables[@]}" cleanup >/dev/null
+    "$LB" oltp_read_write "${nat[@]}" "${tables[@]}" prepare >/dev/null
+    for w in oltp_point_select oltp_read_write; do
+      for t in 1 4; do
+        local qn=() qo=() cn=() co=() q c
+        for ((i = 0; i < runs; i++)); do
+          read -r q c <<<"$(with_cpu qps "$LB" $w "${nat[@]}" "${tables[@]}" --threads=$t --time="$secs" run)"
+          qn+=("$q"); cn+=("$(odbc_cpu_per_q "$c" "$q" "$secs")")
+          read -r q c <<<"$(with_cpu qps "$LB" $w "${odb[@]}" "${tables[@]}" --threads=$t --time="$secs" run)"
+          qo+=("$q"); co+=("$(odbc_cpu_per_q "$c" "$q" "$secs")")
+        done
+        odbc_pair "$srv $w, $t thr (q/s)" "${qn[*]}" "${qo[*]}"
+        odbc_pair "$srv $w, $t thr (client CPU us/query)" "${cn[*]}" "${co[*]}"
+      done
+    done
+    "$LB" oltp_read_write "${nat[@]}" "${tables[@]}" cleanup >/dev/null
+  done
+  echo
+  echo "| case | native (median) | odbc (median) | odbc/native | all runs: native / odbc |"
+  echo "|---|---|---|---|---|"
+  printf '%s\n' "${results[@]}"
+}
