@@ -497,7 +497,9 @@ function Driver:connect_physical()
   local rc
   local U = user_context()
   if U then
-    -- Connect without blocking the worker's other users.
+    -- Connect without blocking the worker's other users (a blocking client library, odbc,
+    -- runs its calls on a helper thread for that).
+    C.lb_db_conn_set_offload(c, 1)
     rc = C.lb_db_connect_start(c)
     while rc == PENDING do
       if C.lb_usched_wait_db(U.sched, U.current, c) ~= 0 then

@@ -107,6 +107,7 @@ struct lb_db_conn {
 	uint64_t reconnects;
 	uint32_t next_stmt_id;
 	struct lb_db_pipe pipe;
+	bool offload;                        /* lb_db_conn_set_offload() */
 };
 
 struct lb_db_stmt {

@@ -231,6 +231,12 @@ const char *lb_db_conn_endpoint(const struct lb_db_conn *c)
 	return c && c->ep ? c->ep->label : "";
 }
 
+void lb_db_conn_set_offload(struct lb_db_conn *c, int32_t on)
+{
+	if (c)
+		c->offload = on != 0;
+}
+
 uint64_t lb_db_conn_reconnects(const struct lb_db_conn *c)
 {
 	return c ? c->reconnects : 0;

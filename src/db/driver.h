@@ -268,6 +268,10 @@ int32_t lb_db_disconnect(struct lb_db_conn *c);
  * statement that fails to re-prepare reports its error at its next execution). Returns LB_DB_OK
  * or LB_DB_ECONNECT. Blocking. */
 int32_t lb_db_reconnect(struct lb_db_conn *c, int64_t deadline_ns);
+/* The caller runs other work while an operation of this connection is pending (emulated
+ * users): a driver whose client library only blocks (odbc) then runs each call on a helper
+ * thread of the connection and gives an eventfd to wait on. Off by default (calls block). */
+void lb_db_conn_set_offload(struct lb_db_conn *c, int32_t on);
 /* Successful lb_db_reconnect() calls so far on this connection. */
 uint64_t lb_db_conn_reconnects(const struct lb_db_conn *c);
 /* Borrowed; valid as long as the connection, updated by every call on it. */

@@ -281,19 +281,27 @@ static void set_query_timeout(struct lb_db_conn *c, SQLHSTMT h)
 		SQLSetStmtAttr(h, SQL_ATTR_QUERY_TIMEOUT, (SQLPOINTER)(uintptr_t)s, 0);
 }
 
+static int run_query(struct lb_db_conn *c)
+{
+	struct odbc_conn *p = O(c);
+	SQLRETURN r = SQLExecDirect(p->text, (SQLCHAR *)(uintptr_t)p->job_sql, (SQLINTEGER)p->job_len);
+	int rc = lb_odbc_finish(c, p->text, r);
+
+	if (rc == LB_DB_OK)
+		lb_odbc_track_transaction(c, p->job_sql, p->job_len);
+	return rc;
+}
+
 static int odbc_query_start(struct lb_db_conn *c, const char *sql, size_t len)
 {
 	struct odbc_conn *p = O(c);
-	SQLRETURN r;
-	int rc;
 
 	if (len > INT32_MAX)
 		return lb_db_misuse(c, "query longer than 2 GiB");
-	r = SQLExecDirect(p->text, (SQLCHAR *)(uintptr_t)sql, (SQLINTEGER)len);
-	rc = lb_odbc_finish(c, p->text, r);
-	if (rc == LB_DB_OK)
-		lb_odbc_track_transaction(c, sql, len);
-	return rc;
+	p->job_sql = sql;
+	p->job_len = len;
+	p->busy = p->text;
+	return lb_odbc_offload(c, run_query, lb_db_deadline_ms(c->cfg->read_timeout_ms));
 }
 
 /* Strings reach ODBC text the way they reach the server's own SQL: MySQL reads backslash
@@ -414,10 +422,11 @@ static int session_setup(struct lb_db_conn *c)
 
 static void odbc_close(struct lb_db_conn *c);
 
-static int odbc_connect_start(struct lb_db_conn *c, int64_t deadline_ns)
+static int run_connect(struct lb_db_conn *c)
 {
 	struct odbc_conn *p = O(c);
 	struct lb_db_buf cs = { 0 };
+	int64_t deadline_ns = p->job_deadline_ns;
 	int64_t left_ms = deadline_ns ? (deadline_ns - lb_now_ns()) / 1000000 : 0;
 	SQLRETURN r;
 
@@ -444,10 +453,21 @@ static int odbc_connect_start(struct lb_db_conn *c, int64_t deadline_ns)
 	return session_setup(c);
 }
 
+static int odbc_connect_start(struct lb_db_conn *c, int64_t deadline_ns)
+{
+	struct odbc_conn *p = O(c);
+
+	p->job_deadline_ns = deadline_ns;
+	p->busy = NULL;
+	/* the helper's own deadline is the login timeout; ours leaves it a second to report */
+	return lb_odbc_offload(c, run_connect, deadline_ns ? deadline_ns + 1000000000 : 0);
+}
+
 static void odbc_close(struct lb_db_conn *c)
 {
 	struct odbc_conn *p = O(c);
 	struct odbc_rows rows = p->rows;
+	struct odbc_io *io = p->io;
 
 	if (p->text)
 		SQLFreeHandle(SQL_HANDLE_STMT, p->text);
@@ -458,7 +478,8 @@ static void odbc_close(struct lb_db_conn *c)
 	if (p->env)
 		SQLFreeHandle(SQL_HANDLE_ENV, p->env);
 	memset(p, 0, sizeof(*p));
-	p->rows = rows; /* buffers are kept for the next session */
+	p->rows = rows; /* buffers and the helper thread are kept for the next session */
+	p->io = io;
 	rows_reset(&p->rows);
 }
 
@@ -466,6 +487,7 @@ static void odbc_conn_fini(struct lb_db_conn *c)
 {
 	struct odbc_conn *p = O(c);
 
+	lb_odbc_io_stop(c);
 	lb_db_buf_free(&p->rows.data);
 	free(p->rows.cells);
 }
@@ -477,12 +499,6 @@ static int odbc_check_options(const struct lb_db_options *o, char *err, size_t e
 		return 0;
 	snprintf(err, errlen, "no data source: give --odbc-dsn=NAME or --odbc-connection-string=...");
 	return LB_DB_EINVAL;
-}
-
-static int odbc_step(struct lb_db_conn *c, uint32_t ready)
-{
-	(void)ready;
-	return lb_db_misuse(c, "no operation in progress"); /* every call completes at once */
 }
 
 /* "PostgreSQL 15.10", "MariaDB 10.11.6-MariaDB-0+deb12u1", "Oracle 19.00.0000": SQL_DBMS_NAME
@@ -507,7 +523,7 @@ const struct lb_db_ops lb_db_odbc_ops = {
 	.connect_start = odbc_connect_start,
 	.close = odbc_close,
 	.query_start = odbc_query_start,
-	.step = odbc_step,
+	.step = lb_odbc_step,
 	.fetch_row = odbc_fetch_row,
 	.result_free = odbc_result_free,
 	.prepare_start = lb_odbc_prepare_start,

@@ -37,6 +37,14 @@ struct odbc_conn {
 	int family;                 /* enum odbc_family */
 	char dbms[96];              /* SQL_DBMS_NAME and SQL_DBMS_VER */
 	struct odbc_rows rows;
+	/* Offloaded calls (odbc_io.c): the helper thread, the arguments of the call in flight,
+	 * and the statement handle it runs on (for SQLCancel). */
+	struct odbc_io *io;
+	const char *job_sql;
+	size_t job_len;
+	struct lb_db_stmt *job_stmt;
+	int64_t job_deadline_ns;
+	SQLHSTMT busy;
 };
 
 struct odbc_stmt {
@@ -56,6 +64,12 @@ static inline struct odbc_conn *O(struct lb_db_conn *c)
 int lb_odbc_error(struct lb_db_conn *c, SQLSMALLINT type, SQLHANDLE h, SQLRETURN ret);
 int lb_odbc_finish(struct lb_db_conn *c, SQLHSTMT h, SQLRETURN ret);
 void lb_odbc_track_transaction(struct lb_db_conn *c, const char *sql, size_t len);
+
+/* odbc_io.c: runs `job` on the connection's helper thread when the caller asked for that
+ * (lb_db_conn_set_offload), else at once */
+int lb_odbc_offload(struct lb_db_conn *c, int (*job)(struct lb_db_conn *c), int64_t deadline_ns);
+int lb_odbc_step(struct lb_db_conn *c, uint32_t ready);
+void lb_odbc_io_stop(struct lb_db_conn *c);
 
 /* odbc_stmt.c */
 int lb_odbc_prepare_start(struct lb_db_conn *c, struct lb_db_stmt *s);

@@ -52,9 +52,16 @@ static int prepare(struct lb_db_conn *c, struct lb_db_stmt *s)
 	return unsupported && rc == LB_DB_ESQL ? LB_DB_EMULATE : rc;
 }
 
+static int run_prepare(struct lb_db_conn *c)
+{
+	return prepare(c, O(c)->job_stmt);
+}
+
 int lb_odbc_prepare_start(struct lb_db_conn *c, struct lb_db_stmt *s)
 {
-	return prepare(c, s);
+	O(c)->job_stmt = s;
+	O(c)->busy = NULL;
+	return lb_odbc_offload(c, run_prepare, lb_db_deadline_ms(c->cfg->read_timeout_ms));
 }
 
 struct binding {
@@ -119,8 +126,9 @@ static int bind_params(struct lb_db_conn *c, struct lb_db_stmt *s)
 	return LB_DB_OK;
 }
 
-int lb_odbc_execute_start(struct lb_db_conn *c, struct lb_db_stmt *s)
+static int run_execute(struct lb_db_conn *c)
 {
+	struct lb_db_stmt *s = O(c)->job_stmt;
 	struct odbc_stmt *os = s->priv;
 	int rc = LB_DB_OK;
 
@@ -136,6 +144,13 @@ int lb_odbc_execute_start(struct lb_db_conn *c, struct lb_db_stmt *s)
 	if (rc == LB_DB_OK)
 		lb_odbc_track_transaction(c, s->sql, s->sql_len);
 	return rc;
+}
+
+int lb_odbc_execute_start(struct lb_db_conn *c, struct lb_db_stmt *s)
+{
+	O(c)->job_stmt = s;
+	O(c)->busy = ((struct odbc_stmt *)s->priv)->h;
+	return lb_odbc_offload(c, run_execute, lb_db_deadline_ms(c->cfg->read_timeout_ms));
 }
 
 void lb_odbc_stmt_release(struct lb_db_conn *c, struct lb_db_stmt *s, int alive)

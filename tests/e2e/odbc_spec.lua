@@ -108,8 +108,8 @@ end]] })
     end)
 
     it("keeps the password out of the result file and messages", function()
-      local cs = db:match("%-%-odbc%-connection%-string=(%S+)")
-      local opts = db:gsub("%-%-odbc%-password=%S+", ""):gsub("%-%-odbc%-connection%-string=%S+", "")
+      local cs = db:match("'%-%-odbc%-connection%-string=([^']+)'")
+      local opts = db:gsub("%-%-odbc%-password=%S+", ""):gsub("'%-%-odbc%-connection%-string=[^']+'", "")
       local with_pwd = "--odbc-connection-string=" .. h.q(cs .. ";PWD=sbtest-secret")
       local out, err, rc = h.run("- --verbosity=1 --events=1 --format=json " .. opts .. " " .. with_pwd,
         { stdin = "function event() sysbench.sql.driver():connect():query('SELECT 1') end" })

@@ -31,7 +31,7 @@ bench_odbc() {
   for srv in $servers; do
     local nat odb
     read -r -a nat <<<"$(./tools/sandbox-db env "$srv")"
-    read -r -a odb <<<"$(./tools/sandbox-db env "odbc-$srv")"
+    eval "odb=($(./tools/sandbox-db env "odbc-$srv"))" # a quoted connection string
     local tables=(--tables=1 --table-size="$size")
     "$LB" oltp_read_write "${nat[@]}" "${tables[@]}" cleanup >/dev/null
     "$LB" oltp_read_write "${nat[@]}" "${tables[@]}" prepare >/dev/null
