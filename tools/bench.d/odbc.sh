@@ -32,6 +32,9 @@ bench_odbc() {
     local nat odb
     read -r -a nat <<<"$(./tools/sandbox-db env "$srv")"
     eval "odb=($(./tools/sandbox-db env "odbc-$srv"))" # a quoted connection string
+    # Like for like: libpq negotiates TLS by default (sslmode=prefer), psqlODBC does not
+    # (SSLmode=disable), so the native runs go without TLS too. Neither MariaDB client uses it.
+    if [[ $srv == pgsql ]]; then nat+=(--pgsql-sslmode=disable); fi
     local tables=(--tables=1 --table-size="$size")
     "$LB" oltp_read_write "${nat[@]}" "${tables[@]}" cleanup >/dev/null
     "$LB" oltp_read_write "${nat[@]}" "${tables[@]}" prepare >/dev/null
