@@ -231,21 +231,29 @@ static int first_result(struct lb_db_conn *c, SQLHSTMT h)
 
 /* What SQLExecute/SQLExecDirect returned, turned into the outcome of the operation. Results
  * after the first (a multi-statement text) are run and discarded, as the mysql driver does. */
-int lb_odbc_finish(struct lb_db_conn *c, SQLHSTMT h, SQLRETURN ret)
+int lb_odbc_finish(struct lb_db_conn *c, SQLHSTMT h, SQLRETURN ret, bool single)
 {
 	int rc = LB_DB_OK;
 
 	if (ret == SQL_NO_DATA) {
 		c->res.kind = LB_DB_KIND_OTHER; /* a searched UPDATE or DELETE that found nothing */
-	} else if (!SQL_SUCCEEDED(ret)) {
-		rc = lb_odbc_error(c, SQL_HANDLE_STMT, h, ret);
-	} else {
-		rc = first_result(c, h);
-		while (rc == LB_DB_OK && SQL_SUCCEEDED(ret = SQLMoreResults(h)))
-			;
-		if (rc == LB_DB_OK && ret != SQL_NO_DATA && !SQL_SUCCEEDED(ret))
-			rc = lb_odbc_error(c, SQL_HANDLE_STMT, h, ret);
+		return LB_DB_OK;
 	}
+	if (!SQL_SUCCEEDED(ret)) {
+		rc = lb_odbc_error(c, SQL_HANDLE_STMT, h, ret);
+		if (rc != LB_DB_ELOST)
+			SQLFreeStmt(h, SQL_CLOSE);
+		return rc;
+	}
+	rc = first_result(c, h);
+	/* Every ODBC call costs a trip through the driver manager and the driver: a prepared
+	 * statement has one result, and one without a result set leaves no cursor to close. */
+	if (single && rc == LB_DB_OK && c->res.kind != LB_DB_KIND_READ)
+		return LB_DB_OK;
+	while (!single && rc == LB_DB_OK && SQL_SUCCEEDED(ret = SQLMoreResults(h)))
+		;
+	if (!single && rc == LB_DB_OK && ret != SQL_NO_DATA && !SQL_SUCCEEDED(ret))
+		rc = lb_odbc_error(c, SQL_HANDLE_STMT, h, ret);
 	if (rc != LB_DB_ELOST)
 		SQLFreeStmt(h, SQL_CLOSE);
 	return rc;
@@ -285,7 +293,7 @@ static int run_query(struct lb_db_conn *c)
 {
 	struct odbc_conn *p = O(c);
 	SQLRETURN r = SQLExecDirect(p->text, (SQLCHAR *)(uintptr_t)p->job_sql, (SQLINTEGER)p->job_len);
-	int rc = lb_odbc_finish(c, p->text, r);
+	int rc = lb_odbc_finish(c, p->text, r, false);
 
 	if (rc == LB_DB_OK)
 		lb_odbc_track_transaction(c, p->job_sql, p->job_len);

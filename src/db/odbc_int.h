@@ -53,6 +53,10 @@ struct odbc_stmt {
 	const void **bound;         /* where each parameter was bound from */
 	int32_t *bound_type;        /* its enum lb_db_type, -1 = not bound */
 	SQLULEN *bound_size;
+	/* String values are copied into buffers of the statement, bound once: a memcpy costs
+	 * less than SQLBindParameter at every execution for a value that moved. */
+	char **strs;
+	size_t *str_caps;
 };
 
 static inline struct odbc_conn *O(struct lb_db_conn *c)
@@ -62,7 +66,8 @@ static inline struct odbc_conn *O(struct lb_db_conn *c)
 
 /* odbc.c */
 int lb_odbc_error(struct lb_db_conn *c, SQLSMALLINT type, SQLHANDLE h, SQLRETURN ret);
-int lb_odbc_finish(struct lb_db_conn *c, SQLHSTMT h, SQLRETURN ret);
+/* The outcome of an SQLExecute/SQLExecDirect; `single`: a prepared statement (one result) */
+int lb_odbc_finish(struct lb_db_conn *c, SQLHSTMT h, SQLRETURN ret, bool single);
 void lb_odbc_track_transaction(struct lb_db_conn *c, const char *sql, size_t len);
 
 /* odbc_io.c: runs `job` on the connection's helper thread when the caller asked for that

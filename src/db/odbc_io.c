@@ -1,5 +1,5 @@
 /* ODBC calls block. For a caller that runs other work meanwhile (emulated users, see
- * lb_db_conn_set_offload()), each call of a connection runs on a helper thread of that
+ * lb_db_conn_set_offload()), or that gives statements a read timeout, each call of a connection runs on a helper thread of that
  * connection, and an eventfd is the descriptor to wait on: start returns LB_DB_PENDING, the
  * eventfd becomes readable when the call is over, step collects its outcome. One thread per
  * connection: with --users the connections are few (--connections), and two calls of one
@@ -81,7 +81,10 @@ int lb_odbc_offload(struct lb_db_conn *c, int (*job)(struct lb_db_conn *c), int6
 {
 	struct odbc_conn *p = O(c);
 
-	if (!c->offload)
+	/* A read timeout needs a helper too: SQL_ATTR_QUERY_TIMEOUT counts whole seconds and
+	 * leaves a dead server's socket to the kernel, where the native drivers drop the session
+	 * at the millisecond. */
+	if (!c->offload && !c->cfg->read_timeout_ms)
 		return job(c);
 	if (!p->io && !(p->io = io_start(c)))
 		return job(c); /* no thread or eventfd to spare: block, as without --users */
@@ -128,7 +131,12 @@ int lb_odbc_step(struct lb_db_conn *c, uint32_t ready)
 					"after %u ms", c->cfg->connect_timeout_ms);
 			return LB_DB_ECONNECT;
 		}
-		lb_db_set_error(c, 0, "HYT00", true, "odbc: operation abandoned; connection dropped");
+		if (c->cfg->read_timeout_ms)
+			lb_db_set_error(c, 0, "HYT00", true, "odbc: no answer within %u ms (read "
+					"timeout); connection dropped", c->cfg->read_timeout_ms);
+		else
+			lb_db_set_error(c, 0, "HYT00", true, "odbc: operation abandoned; connection "
+					"dropped");
 		return LB_DB_ELOST;
 	}
 	pthread_mutex_lock(&io->lock);

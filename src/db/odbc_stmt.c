@@ -1,5 +1,6 @@
 /* ODBC driver, prepared statements: SQLPrepare once, SQLBindParameter pointing at the caller's
- * values (rebound only when a value moved or outgrew its binding), SQLExecute per execution.
+ * values (strings copied into buffers of the statement, rebound only when one must grow),
+ * SQLExecute per execution.
  * Results are read as for text queries (lb_odbc_finish). A statement the server cannot prepare
  * (MySQL's 1295, ER_UNSUPPORTED_PS) goes back to the core for client-side emulation. */
 #include <stdio.h>
@@ -36,6 +37,8 @@ static int prepare(struct lb_db_conn *c, struct lb_db_stmt *s)
 		os->bound = lb_xzalloc(s->nparams * sizeof(*os->bound));
 		os->bound_type = lb_xzalloc(s->nparams * sizeof(*os->bound_type));
 		os->bound_size = lb_xzalloc(s->nparams * sizeof(*os->bound_size));
+		os->strs = lb_xzalloc(s->nparams * sizeof(*os->strs));
+		os->str_caps = lb_xzalloc(s->nparams * sizeof(*os->str_caps));
 	}
 	forget_bindings(s);
 	r = SQLAllocHandle(SQL_HANDLE_STMT, O(c)->dbc, &os->h);
@@ -71,6 +74,24 @@ struct binding {
 	SQLLEN ind;
 };
 
+/* The statement's copy of a string value, grown to fit (which moves it: bind again). */
+static const char *string_copy(struct odbc_stmt *os, uint32_t i, const struct lb_db_param *pp)
+{
+	size_t len = pp->is_null ? 0 : (size_t)pp->len;
+
+	if (!os->strs[i] || len > os->str_caps[i]) {
+		size_t cap = os->str_caps[i] ? os->str_caps[i] : 256;
+		while (cap < len)
+			cap *= 2;
+		free(os->strs[i]);
+		os->strs[i] = lb_xzalloc(cap);
+		os->str_caps[i] = cap;
+	}
+	if (len)
+		memcpy(os->strs[i], pp->str, len);
+	return os->strs[i];
+}
+
 static struct binding binding_of(const struct lb_db_param *pp)
 {
 	struct binding b = { SQL_C_SBIGINT, SQL_INTEGER, 0, &pp->i64, 0 };
@@ -90,9 +111,7 @@ static struct binding binding_of(const struct lb_db_param *pp)
 	case LB_DB_TYPE_NONE:
 		b.c_type = SQL_C_CHAR;
 		b.sql_type = SQL_VARCHAR;
-		b.where = pp->str ? pp->str : "";
 		b.ind = (SQLLEN)pp->len;
-		b.size = pp->len > 255 ? (SQLULEN)pp->len : 255;
 		break;
 	}
 	if (pp->is_null || pp->type == LB_DB_TYPE_NONE)
@@ -109,6 +128,12 @@ static int bind_params(struct lb_db_conn *c, struct lb_db_stmt *s)
 		const struct lb_db_param *pp = &s->params[i];
 		struct binding b = binding_of(pp);
 
+		if (b.c_type == SQL_C_CHAR) {
+			if (pp->len && !pp->str && !pp->is_null)
+				return lb_db_misuse(c, "string parameter with NULL data");
+			b.where = string_copy(os, i, pp);
+			b.size = os->str_caps[i];
+		}
 		os->ind[i] = b.ind;
 		if (os->bound_type[i] == pp->type && os->bound[i] == b.where &&
 		    os->bound_size[i] >= b.size)
@@ -140,7 +165,7 @@ static int run_execute(struct lb_db_conn *c)
 		rc = bind_params(c, s);
 	if (rc != LB_DB_OK)
 		return rc;
-	rc = lb_odbc_finish(c, os->h, SQLExecute(os->h));
+	rc = lb_odbc_finish(c, os->h, SQLExecute(os->h), true);
 	if (rc == LB_DB_OK)
 		lb_odbc_track_transaction(c, s->sql, s->sql_len);
 	return rc;
@@ -168,4 +193,8 @@ void lb_odbc_stmt_fini(struct lb_db_stmt *s)
 	free(os->bound);
 	free(os->bound_type);
 	free(os->bound_size);
+	for (uint32_t i = 0; os->strs && i < s->nparams; i++)
+		free(os->strs[i]);
+	free(os->strs);
+	free(os->str_caps);
 }
