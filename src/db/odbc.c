@@ -121,7 +121,13 @@ static bool rollback_to_savepoint(const char *sql, size_t len)
 void lb_odbc_track_transaction(struct lb_db_conn *c, const char *sql, size_t len)
 {
 	struct odbc_conn *p = O(c);
+	size_t skip = 0;
 
+	while (skip < len && (isspace((unsigned char)sql[skip]) || sql[skip] == '('))
+		skip++;
+	/* after every statement: most start with none of these letters */
+	if (skip == len || !strchr("BSCERbscer", sql[skip]))
+		return;
 	if (first_word_is(sql, len, "BEGIN") || first_word_is(sql, len, "START"))
 		p->in_trans = true;
 	else if (first_word_is(sql, len, "COMMIT") || first_word_is(sql, len, "END") ||
