@@ -148,7 +148,7 @@ static void rows_reset(struct odbc_rows *r)
 	r->next_row = 0;
 }
 
-static int64_t *cell_slot(struct odbc_rows *r, size_t idx)
+int64_t *lb_odbc_cell(struct odbc_rows *r, uint64_t idx)
 {
 	if (2 * idx + 2 > r->cells_cap) {
 		r->cells_cap = r->cells_cap ? 2 * r->cells_cap : 64;
@@ -157,6 +157,18 @@ static int64_t *cell_slot(struct odbc_rows *r, size_t idx)
 		r->cells = lb_xrealloc(r->cells, r->cells_cap * sizeof(*r->cells));
 	}
 	return &r->cells[2 * idx];
+}
+
+void lb_odbc_append_value(struct odbc_rows *r, const char *v, size_t len, int64_t *cell)
+{
+	struct lb_db_buf *b = &r->data;
+
+	lb_db_buf_reserve(b, len + 1);
+	cell[0] = (int64_t)b->len;
+	cell[1] = (int64_t)len;
+	memcpy(b->data + b->len, v, len);
+	b->len += len;
+	b->data[b->len++] = '\0';
 }
 
 /* One value as text, appended with its terminator; a long value comes in several pieces. */
@@ -194,16 +206,24 @@ static int fetch_value(struct lb_db_conn *c, SQLHSTMT h, SQLUSMALLINT col, int64
 	return LB_DB_OK;
 }
 
-static int store_rows(struct lb_db_conn *c, SQLHSTMT h, SQLSMALLINT ncols)
+static int store_rows(struct lb_db_conn *c, SQLHSTMT h, SQLSMALLINT ncols,
+		      struct odbc_block *blk)
 {
 	struct odbc_rows *r = &O(c)->rows;
 	uint64_t n = 0;
 	SQLRETURN ret;
+	int rc;
 
 	rows_reset(r);
+	rc = blk ? lb_odbc_block_store(c, blk, h, ncols, &n) : 1;
+	if (rc < 0)
+		return rc;
+	if (rc == 0)
+		goto done;
 	while (SQL_SUCCEEDED(ret = SQLFetch(h))) {
 		for (SQLSMALLINT i = 0; i < ncols; i++) {
-			int rc = fetch_value(c, h, (SQLUSMALLINT)(i + 1), cell_slot(r, n * ncols + i));
+			rc = fetch_value(c, h, (SQLUSMALLINT)(i + 1),
+					 lb_odbc_cell(r, n * (uint64_t)ncols + (uint64_t)i));
 			if (rc < 0)
 				return rc;
 		}
@@ -211,13 +231,14 @@ static int store_rows(struct lb_db_conn *c, SQLHSTMT h, SQLSMALLINT ncols)
 	}
 	if (ret != SQL_NO_DATA)
 		return lb_odbc_error(c, SQL_HANDLE_STMT, h, ret);
+done:
 	c->res.kind = LB_DB_KIND_READ;
 	c->res.nfields = (uint32_t)ncols;
 	c->res.nrows = n;
 	return LB_DB_OK;
 }
 
-static int first_result(struct lb_db_conn *c, SQLHSTMT h)
+static int first_result(struct lb_db_conn *c, SQLHSTMT h, struct odbc_block *blk)
 {
 	SQLSMALLINT ncols = 0;
 	SQLLEN count = 0;
@@ -226,7 +247,7 @@ static int first_result(struct lb_db_conn *c, SQLHSTMT h)
 	if (!SQL_SUCCEEDED(r))
 		return lb_odbc_error(c, SQL_HANDLE_STMT, h, r);
 	if (ncols > 0)
-		return store_rows(c, h, ncols);
+		return store_rows(c, h, ncols, blk);
 	r = SQLRowCount(h, &count);
 	if (!SQL_SUCCEEDED(r))
 		return lb_odbc_error(c, SQL_HANDLE_STMT, h, r);
@@ -237,8 +258,9 @@ static int first_result(struct lb_db_conn *c, SQLHSTMT h)
 
 /* What SQLExecute/SQLExecDirect returned, turned into the outcome of the operation. Results
  * after the first (a multi-statement text) are run and discarded, as the mysql driver does. */
-int lb_odbc_finish(struct lb_db_conn *c, SQLHSTMT h, SQLRETURN ret, bool single)
+int lb_odbc_finish(struct lb_db_conn *c, SQLHSTMT h, SQLRETURN ret, struct odbc_block *blk)
 {
+	bool single = blk != NULL;
 	int rc = LB_DB_OK;
 
 	if (ret == SQL_NO_DATA) {
@@ -251,7 +273,7 @@ int lb_odbc_finish(struct lb_db_conn *c, SQLHSTMT h, SQLRETURN ret, bool single)
 			SQLFreeStmt(h, SQL_CLOSE);
 		return rc;
 	}
-	rc = first_result(c, h);
+	rc = first_result(c, h, blk);
 	/* Every ODBC call costs a trip through the driver manager and the driver: a prepared
 	 * statement has one result, and one without a result set leaves no cursor to close. */
 	if (single && rc == LB_DB_OK && c->res.kind != LB_DB_KIND_READ)
@@ -299,7 +321,7 @@ static int run_query(struct lb_db_conn *c)
 {
 	struct odbc_conn *p = O(c);
 	SQLRETURN r = SQLExecDirect(p->text, (SQLCHAR *)(uintptr_t)p->job_sql, (SQLINTEGER)p->job_len);
-	int rc = lb_odbc_finish(c, p->text, r, false);
+	int rc = lb_odbc_finish(c, p->text, r, NULL);
 
 	if (rc == LB_DB_OK)
 		lb_odbc_track_transaction(c, p->job_sql, p->job_len);

@@ -47,8 +47,21 @@ struct odbc_conn {
 	SQLHSTMT busy;
 };
 
+/* Block fetches of a prepared statement (odbc_block.c). */
+enum odbc_block_state { ODBC_BLOCK_NEW = 0, ODBC_BLOCK_BOUND, ODBC_BLOCK_GETDATA };
+
+struct odbc_block {
+	int state;                  /* enum odbc_block_state */
+	SQLSMALLINT ncols;
+	SQLULEN fetched;            /* rows of the last SQLFetch */
+	SQLULEN *width;             /* bytes per value of each column, terminator included */
+	char **buf;                 /* each column: ODBC_BLOCK_ROWS values of width bytes */
+	SQLLEN **ind;               /* each column: ODBC_BLOCK_ROWS lengths or SQL_NULL_DATA */
+};
+
 struct odbc_stmt {
 	SQLHSTMT h;
+	struct odbc_block block;
 	SQLLEN *ind;                /* length or SQL_NULL_DATA, one per parameter */
 	const void **bound;         /* where each parameter was bound from */
 	int32_t *bound_type;        /* its enum lb_db_type, -1 = not bound */
@@ -66,8 +79,17 @@ static inline struct odbc_conn *O(struct lb_db_conn *c)
 
 /* odbc.c */
 int lb_odbc_error(struct lb_db_conn *c, SQLSMALLINT type, SQLHANDLE h, SQLRETURN ret);
-/* The outcome of an SQLExecute/SQLExecDirect; `single`: a prepared statement (one result) */
-int lb_odbc_finish(struct lb_db_conn *c, SQLHSTMT h, SQLRETURN ret, bool single);
+/* The outcome of an SQLExecute/SQLExecDirect; `blk`: a prepared statement's block fetch
+ * state (one result), NULL for a text query */
+int lb_odbc_finish(struct lb_db_conn *c, SQLHSTMT h, SQLRETURN ret, struct odbc_block *blk);
+int64_t *lb_odbc_cell(struct odbc_rows *r, uint64_t idx);
+void lb_odbc_append_value(struct odbc_rows *r, const char *v, size_t len, int64_t *cell);
+
+/* odbc_block.c */
+int lb_odbc_block_store(struct lb_db_conn *c, struct odbc_block *b, SQLHSTMT h,
+			SQLSMALLINT ncols, uint64_t *nrows);
+void lb_odbc_block_unbind(struct odbc_block *b, SQLHSTMT h);
+void lb_odbc_block_free(struct odbc_block *b);
 void lb_odbc_track_transaction(struct lb_db_conn *c, const char *sql, size_t len);
 
 /* odbc_io.c: runs `job` on the connection's helper thread when the caller asked for that

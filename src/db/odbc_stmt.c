@@ -11,6 +11,7 @@
 
 static void free_handle(struct odbc_stmt *os)
 {
+	lb_odbc_block_free(&os->block); /* bindings go with the handle */
 	if (os->h)
 		SQLFreeHandle(SQL_HANDLE_STMT, os->h);
 	os->h = NULL;
@@ -165,7 +166,7 @@ static int run_execute(struct lb_db_conn *c)
 		rc = bind_params(c, s);
 	if (rc != LB_DB_OK)
 		return rc;
-	rc = lb_odbc_finish(c, os->h, SQLExecute(os->h), true);
+	rc = lb_odbc_finish(c, os->h, SQLExecute(os->h), &os->block);
 	if (rc == LB_DB_OK)
 		lb_odbc_track_transaction(c, s->sql, s->sql_len);
 	return rc;
