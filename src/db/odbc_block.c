@@ -103,8 +103,8 @@ static int copy_block(struct lb_db_conn *c, struct odbc_block *b, uint64_t *n)
 	return LB_DB_OK;
 }
 
-/* Stores the result set of a prepared statement; LB_DB_EMULATE-free: returns 1 when the
- * statement reads with SQLGetData instead (the caller then does). */
+/* Stores the result set of a prepared statement: 0 when done, a negative code on failure, or
+ * 1 when this statement reads value by value with SQLGetData instead (the caller then does). */
 int lb_odbc_block_store(struct lb_db_conn *c, struct odbc_block *b, SQLHSTMT h,
 			SQLSMALLINT ncols, uint64_t *nrows)
 {

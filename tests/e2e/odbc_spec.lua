@@ -132,7 +132,7 @@ end]]) .. " --events=1 " .. db .. " run")
       assert.is_falsy(err:find("wrong-secret", 1, true), err)
     end)
 
-    it("runs the OLTP family with --threads and with --users", function()
+    it("runs oltp_read_write and oltp_point_select with --threads and with --users", function()
       local oltp = db .. " --tables=1 --table-size=500"
       local out, err, rc = h.run("oltp_read_write " .. oltp .. " cleanup")
       out, err, rc = h.run("oltp_read_write " .. oltp .. " prepare")
