@@ -1,0 +1,125 @@
+-- dbt3.common: what prepare, run and check share: validated settings, table names, the
+-- configuration table, connections, and the scale factor's cardinalities (TPC-H clause 4.2.5).
+local workload = require("luabench.workload")
+
+local M = {}
+
+-- Dependency order: children first (the order DROP TABLE needs when foreign keys exist).
+M.TABLES = { "lineitem", "orders", "partsupp", "part", "customer", "supplier", "nation", "region" }
+
+-- The seed of an unseeded (--rand-seed=0) prepare and run: the data set is the same every time
+-- unless a seed is asked for, so results of two loads compare.
+M.DEFAULT_SEED = 19920101
+
+M.options = {
+  scale = { "Scale factor (SF): 1 is ~1 GB of data, 6M lineitems; 0.01 .. 1000. prepare: what to load; run/check: read from the loaded schema", 1.0 },
+  tests = { "run: which tests: both (power, then throughput), power or throughput", "both" },
+  streams = { "run: query streams of the throughput test (0 = --threads minus one for the refresh stream, at least 1)", 0, sysbench.cmdline.ARG_INT },
+  ["query-timeout"] = { "run: statement timeout per query and refresh function in seconds (0 = none); a query that hits it is reported as timed out and the stream goes on", 0 },
+  ["load-threads"] = { "prepare: threads that load (0 = all --threads; at most --threads)", 0, sysbench.cmdline.ARG_INT },
+  ["table-prefix"] = { "Prefix of every table name (to keep several schemas in one database)", "" },
+  qualification = { "run: use the specification's validation parameters (clause 2.4.x.4) in every stream instead of drawn ones, to compare answers with its SF 1 answer set", false },
+  checksum = { "check: also print a checksum of every table's rows (reads every row: slow above SF 1)", false },
+}
+
+local fail = workload.fail
+M.fail = fail
+
+-- A scale factor as the text the configuration table and the report show: 0.01, 1, 10.
+function M.sf_text(sf)
+  return (string.format("%.4f", sf):gsub("0+$", ""):gsub("%.$", ""))
+end
+
+-- Cardinalities of the base tables at scale factor sf (clause 4.2.5); lineitem's is about
+-- 4 x orders, known only once generated.
+function M.sizes(sf)
+  local z = {
+    part = math.floor(sf * 200000), supplier = math.floor(sf * 10000),
+    customer = math.floor(sf * 150000), orders = math.floor(sf * 1500000),
+    nation = 25, region = 5,
+  }
+  z.partsupp = 4 * z.part
+  return z
+end
+
+-- The options, checked once per Lua state. Errors are one line, without a traceback.
+function M.settings()
+  if M.s then return M.s end
+  local opt = sysbench.opt
+  local s = {}
+  s.scale = tonumber(opt.scale)
+  if not s.scale or s.scale < 0.01 or s.scale > 1000 then
+    fail("invalid --scale value '%s' (expected a scale factor 0.01 .. 1000)", tostring(opt.scale))
+  end
+  s.test = tostring(opt.tests):lower()
+  if s.test ~= "both" and s.test ~= "power" and s.test ~= "throughput" then
+    fail("invalid --tests value '%s' (expected both, power or throughput)", tostring(opt.tests))
+  end
+  s.threads = opt.threads
+  s.streams = opt.streams
+  if s.streams < 0 or s.streams ~= math.floor(s.streams) then
+    fail("invalid --streams value '%s' (expected 0 or more)", tostring(opt.streams))
+  end
+  s.query_timeout = tonumber(opt.query_timeout)
+  if not s.query_timeout or s.query_timeout < 0 then
+    fail("invalid --query-timeout value '%s' (expected seconds >= 0)", tostring(opt.query_timeout))
+  end
+  s.load_threads = opt.load_threads
+  if s.load_threads < 0 or s.load_threads ~= math.floor(s.load_threads) then
+    fail("invalid --load-threads value '%s'", tostring(opt.load_threads))
+  end
+  if s.load_threads == 0 then s.load_threads = s.threads end
+  if s.load_threads > s.threads then
+    fail("--load-threads=%d is more than --threads=%d: the engine starts --threads threads for prepare, so raise --threads", s.load_threads, s.threads)
+  end
+  local seed = tonumber(opt.rand_seed) or 0
+  s.seed = seed ~= 0 and seed or M.DEFAULT_SEED
+  s.seed_given = seed ~= 0
+  s.qualification = opt.qualification
+  s.checksum = opt.checksum
+  s.prefix = opt.table_prefix
+  s.t = workload.tables(s.prefix, M.TABLES, "dbt3_config")
+  M.s = s
+  return s
+end
+
+-- Connections -----------------------------------------------------------------------------------
+
+local wl = workload.new("dbt3")
+M.driver, M.dialect, M.connect = wl.driver, wl.dialect, wl.connect
+
+M.table_exists = require("luabench.prepare").table_exists
+M.rows = workload.rows
+
+-- The configuration table: name/value pairs written by prepare (scale, seed, ready).
+function M.config_read(con)
+  local s = M.settings()
+  local cfg = {}
+  for _, r in ipairs(M.rows(con, "SELECT cfg_name, cfg_value FROM " .. s.t.config)) do
+    cfg[r[1]] = r[2]
+  end
+  return cfg
+end
+
+function M.config_set(con, name, value)
+  local s = M.settings()
+  con:query(string.format("DELETE FROM %s WHERE cfg_name = '%s'", s.t.config, name))
+  con:query(string.format("INSERT INTO %s (cfg_name, cfg_value) VALUES ('%s', '%s')", s.t.config, name, tostring(value)))
+end
+
+-- The configuration of a completely prepared schema, or a one-line error.
+function M.ready_config(con)
+  local s = M.settings()
+  if not M.table_exists(con, s.t.config) then
+    fail("no dbt3 schema here (table '%s' does not exist): run 'prepare' first", s.t.config)
+  end
+  local cfg = M.config_read(con)
+  if cfg.ready ~= "1" then
+    fail("the dbt3 schema is not completely loaded (an interrupted prepare?): run 'cleanup', then 'prepare'")
+  end
+  cfg.scale = tonumber(cfg.scale)
+  cfg.seed = tonumber(cfg.seed)
+  return cfg
+end
+
+return M
