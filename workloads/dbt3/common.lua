@@ -19,6 +19,7 @@ M.options = {
   ["load-threads"] = { "prepare: threads that load (0 = all --threads; at most --threads)", 0, sysbench.cmdline.ARG_INT },
   ["table-prefix"] = { "Prefix of every table name (to keep several schemas in one database)", "" },
   qualification = { "run: use the specification's validation parameters (clause 2.4.x.4) in every stream instead of drawn ones, to compare answers with its SF 1 answer set", false },
+  ["answers-stream"] = { "answers: the query stream whose parameters to use (0 = the power test's)", 0, sysbench.cmdline.ARG_INT },
   checksum = { "check: also print a checksum of every table's rows (reads every row: slow above SF 1)", false },
 }
 
@@ -77,6 +78,8 @@ function M.settings()
   s.seed_given = seed ~= 0
   s.qualification = opt.qualification
   s.checksum = opt.checksum
+  s.answers_stream = opt.answers_stream
+  if s.answers_stream < 0 then fail("invalid --answers-stream value '%s' (expected 0 or more)", tostring(opt.answers_stream)) end
   s.prefix = opt.table_prefix
   s.t = workload.tables(s.prefix, M.TABLES, "dbt3_config")
   M.s = s
