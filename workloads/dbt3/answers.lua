@@ -26,6 +26,8 @@ function M.answers()
   local con = common.connect()
   local cfg = common.ready_config(con)
   local d = common.dialect()
+  local left = require("dbt3.run").remove_leftovers(con, cfg.scale, 0)
+  if left > 0 then print(fmt("Removed %d orders an interrupted run's refresh functions left behind", left)) end
   local stream = s.answers_stream
   local p = queries.params(s.seed_given and s.seed or cfg.seed, stream, s.qualification)
   for q = 1, 22 do

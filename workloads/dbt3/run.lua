@@ -70,10 +70,12 @@ function M.refresh_keys(sf, pair)
   return keys
 end
 
--- Rows of refresh pairs 0..pairs that an interrupted run left behind (an RF1 without its RF2):
--- RF1 would fail on their keys. Returns how many orders went.
-local function remove_leftovers(con, sf, pairs)
+-- Rows of refresh pairs that an interrupted run left behind (an RF1 without its RF2): RF1 would
+-- fail on their keys, and queries would see them. Covers pairs 0..max(pairs, 100). Returns how
+-- many orders went.
+function M.remove_leftovers(con, sf, pairs)
   local s = common.settings()
+  pairs = math.max(pairs, 100)
   local first, last = M.refresh_keys(sf, 0)[1], M.refresh_keys(sf, pairs)
   last = last[#last]
   local where = string.format("BETWEEN %d AND %d AND MOD(%%s - 1, 32) >= 8", first, last)
@@ -89,7 +91,7 @@ function M.init()
   local con = common.driver():connect()
   local cfg = common.ready_config(con)
   local p = M.plan()
-  local left = remove_leftovers(con, cfg.scale, p.streams)
+  local left = M.remove_leftovers(con, cfg.scale, p.streams)
   if left > 0 then
     print(string.format("Removed %d orders an interrupted run's refresh functions left behind", left))
   end
@@ -242,11 +244,16 @@ local function run_step(st)
     slot, sqls = M.RF2, rf2_sql(st.pair)
   end
   sh.cur[2 * tid], sh.cur[2 * tid + 1] = slot, st.stream or st.pair
+  -- The timeout is the queries': a refresh function runs to its end, so that every RF2 removes
+  -- what its RF1 added.
+  local rf = slot >= M.RF1 and timeout_set
+  if rf then con:query(d.statement_timeout(0)) end
   local T = types[slot]
   local t0 = T:start()
   local c0 = luabench.time()
   local ok, res = pcall(execute, sqls)
   local secs = luabench.time() - c0
+  if rf then con:query(d.statement_timeout(s.query_timeout)) end
   if ok and res then
     T:done(t0)
     record(st, slot, secs, M.OK)
