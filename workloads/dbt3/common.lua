@@ -20,6 +20,7 @@ M.options = {
   ["table-prefix"] = { "Prefix of every table name (to keep several schemas in one database)", "" },
   qualification = { "run: use the specification's validation parameters (clause 2.4.x.4) in every stream instead of drawn ones, to compare answers with its SF 1 answer set", false },
   ["answers-stream"] = { "answers: the query stream whose parameters to use (0 = the power test's)", 0, sysbench.cmdline.ARG_INT },
+  ["generate-dir"] = { "generate: the directory to write the table files to", "" },
   checksum = { "check: also print a checksum of every table's rows (reads every row: slow above SF 1)", false },
 }
 
@@ -78,6 +79,7 @@ function M.settings()
   s.seed_given = seed ~= 0
   s.qualification = opt.qualification
   s.checksum = opt.checksum
+  s.generate_dir = tostring(opt.generate_dir)
   s.answers_stream = opt.answers_stream
   if s.answers_stream < 0 then fail("invalid --answers-stream value '%s' (expected 0 or more)", tostring(opt.answers_stream)) end
   s.prefix = opt.table_prefix

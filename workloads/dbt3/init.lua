@@ -30,6 +30,10 @@ local function check_cmd()
   return require("dbt3.check").check()
 end
 
+local function generate_cmd()
+  require("dbt3.load").generate()
+end
+
 local function answers_cmd()
   require("dbt3.answers").answers()
 end
@@ -38,6 +42,7 @@ sysbench.cmdline.commands = {
   prepare = { prepare_cmd, sysbench.cmdline.PARALLEL_COMMAND },
   check = { check_cmd },
   answers = { answers_cmd },
+  generate = { generate_cmd, sysbench.cmdline.PARALLEL_COMMAND },
 }
 
 function cleanup()
@@ -54,7 +59,7 @@ function cleanup()
 end
 
 function help()
-  print("dbt3: TPC-H-like decision-support workload (DBT-3 style, not audited). Commands: prepare, run, check, answers, cleanup, help")
+  print("dbt3: TPC-H-like decision-support workload (DBT-3 style, not audited). Commands: prepare, run, check, answers, generate, cleanup, help")
   print("")
   print("dbt3 options:")
   sysbench.cmdline.print_test_options()
@@ -63,7 +68,8 @@ function help()
   print("whatever the threads); run runs the power test and then the throughput test (--threads minus")
   print("one query streams beside the refresh stream; give --time=0 so that no time limit cuts them);")
   print("check verifies counts, keys and the refresh invariant; answers prints every query's result")
-  print("(to compare servers, or with --qualification the specification's answer set). See doc/workloads/dbt3.md.")
+  print("(to compare servers, or with --qualification the specification's answer set); generate writes the")
+  print("rows prepare would load to files in --generate-dir. See doc/workloads/dbt3.md.")
 end
 
 local run = require("dbt3.run")

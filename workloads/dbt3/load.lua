@@ -50,8 +50,10 @@ end
 local OUT_TABLES = { orders = { "orders", "lineitem" }, part = { "part", "partsupp" },
   customer = { "customer" }, supplier = { "supplier" }, nation = { "nation", "region" } }
 
--- Generates and sends one chunk; returns its rows by table.
-local function load_unit(g, u)
+-- Generates one chunk and hands every table's rows to sink(table, rows) (default: send them);
+-- returns its rows by table.
+local function load_unit(g, u, sink)
+  sink = sink or send
   local name, k = u[1], u[2]
   local out = {}
   for _, t in ipairs(OUT_TABLES[name]) do out[t] = {} end
@@ -60,7 +62,7 @@ local function load_unit(g, u)
   elseif name == "customer" then g.customer(k, out)
   elseif name == "supplier" then g.supplier(k, out)
   else g.nation_region(out) end
-  for _, t in ipairs(OUT_TABLES[name]) do send(t, out[t]) end
+  for _, t in ipairs(OUT_TABLES[name]) do sink(t, out[t]) end
   return out
 end
 
@@ -147,6 +149,55 @@ local function body(info, lines_of)
     print(fmt("Prepared scale factor %s in %.1fs (data %.1fs, indexes %.1fs): %d rows, %.0f rows/s of data",
       common.sf_text(sf), total, t_data - ld.t0, total - (t_data - ld.t0), ld:rows(),
       ld:rows() / math.max(t_data - ld.t0, 1e-3)))
+  end
+end
+
+-- The `generate` command: the rows prepare would load, written to files in --generate-dir
+-- instead (DIR/<table>.<thread>.tsv, COPY's text format: tab-separated, one row per line, which
+-- LOAD DATA INFILE reads with its defaults). For loading them with the server's own tools (the
+-- bulk-load ceiling of tools/bench dbt3) or elsewhere.
+function M.generate()
+  s = common.settings()
+  tid = sysbench.tid
+  local dir = s.generate_dir
+  if dir == "" then common.fail("generate needs --generate-dir=DIR (a directory for the table files)") end
+  local z = common.sizes(s.scale)
+  ld = require("luabench.prepare").new("dbt3.generate", z.part * 5 + z.supplier + z.customer + z.orders * 5 + 30)
+  local files = {}
+  local function sink(name, rows)
+    if #rows == 0 then return end
+    local f = files[name]
+    if not f then
+      local path = string.format("%s/%s.%d.tsv", dir, name, tid)
+      local err
+      f, err = io.open(path, "w")
+      if not f then common.fail("cannot write '%s': %s", path, err) end
+      files[name] = f
+    end
+    f:write(table.concat(rows, "\n"), "\n")
+  end
+  local ok, err = pcall(function()
+    local g = gen.new(s.seed, s.scale, true)
+    local list = units(g)
+    while true do
+      if ld:failed() then return end
+      local i = tonumber(C.lb_kernel_ticket(sysbench.worker, "dbt3.generate.units")) + 1
+      if i > #list then break end
+      local out = load_unit(g, list[i], sink)
+      local n = 0
+      for _, rows in pairs(out) do n = n + #rows end
+      ld:add(n)
+    end
+    for _, f in pairs(files) do f:close() end
+    if not ld:barrier(1) then return end
+    if tid == 0 then
+      ld:finish()
+      print(fmt("Generated scale factor %s (seed %d) into %s in %.1fs", common.sf_text(s.scale), s.seed, dir, ld:elapsed()))
+    end
+  end)
+  if not ok then
+    ld:fail()
+    error(err, 0)
   end
 end
 
