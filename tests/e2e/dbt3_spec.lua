@@ -136,6 +136,26 @@ describe("dbt3", function()
         assert.is_nil(w.power_at_size)
       end)
 
+      it("merges the results of two processes: their query streams add", function()
+        local dir = h.tmpdir()
+        local files = {}
+        for i = 1, 2 do
+          files[i] = string.format("%s/dbt3_%s_%d.json", dir, sv.driver, i)
+          local _, err, rc = h.run(base .. " --threads=2 --tests=throughput --time=0 --output=" .. files[i] .. " run")
+          assert.are.equal(0, rc, err)
+        end
+        local out, err, rc = h.run("merge --format=json " .. files[1] .. " " .. files[2])
+        assert.are.equal(0, rc, err)
+        local w = h.json(out).workload_stats
+        assert.are.equal(2, w.streams)
+        assert.are.equal(2, w.instances)
+        assert.are.equal(2, w.queries[1].throughput.count)
+        local a = h.json(h.read(files[1])).workload_stats
+        local b = h.json(h.read(files[2])).workload_stats
+        local ts = math.max(a.throughput_seconds, b.throughput_seconds)
+        assert.is_true(math.abs(w.throughput_at_size - 2 * 22 * 3600 / ts * 0.01) < 1e-6)
+      end)
+
       it("prints every query's answer", function()
         local out, err, rc = h.run(base .. " answers")
         assert.are.equal(0, rc, err)

@@ -206,8 +206,9 @@ function M.new(seed, sf, use_copy)
   end
 
   local colors = text.COLORS
-  local PART = F"(%d,'%s','Manufacturer#%d','Brand#%d%d','%s %s %s',%d,'%s %s',%s,'%s')"
-  local PARTSUPP = F"(%d,%d,%d,%s,'%s')"
+  -- Prices are cents, written as %d.%02d of (cents / 100, cents % 100): non-negative here.
+  local PART = F"(%d,'%s','Manufacturer#%d','Brand#%d%d','%s %s %s',%d,'%s %s',%d.%02d,'%s')"
+  local PARTSUPP = F"(%d,%d,%d,%d.%02d,'%s')"
   -- Parts of chunk k (0-based) into out.part and out.partsupp.
   function g.part(k, out)
     M.stream(seed, M.T_PART, k)
@@ -227,12 +228,14 @@ function M.new(seed, sf, use_copy)
       name[1], name[2], name[3], name[4], name[5] = colors[c1], colors[c2], colors[c3], colors[c4], colors[c5]
       local m = rnd(1, 5)
       np = np + 1
+      local price = retail(pk)
       p[np] = fmt(PART, pk, concat(name, " "), m, m, rnd(1, 5), pick(text.TYPE_S1), pick(text.TYPE_S2),
         pick(text.TYPE_S3), rnd(1, 50), pick(text.CONTAINER_S1), pick(text.CONTAINER_S2),
-        money(retail(pk)), tstring(5, 22))
+        floor(price / 100), price % 100, tstring(5, 22))
       for i = 0, 3 do
         nps = nps + 1
-        ps[nps] = fmt(PARTSUPP, pk, supplier_of(pk, i), rnd(1, 9999), money(rnd(100, 100000)), tstring(49, 198))
+        local avail, cost = rnd(1, 9999), rnd(100, 100000)
+        ps[nps] = fmt(PARTSUPP, pk, supplier_of(pk, i), avail, floor(cost / 100), cost % 100, tstring(49, 198))
       end
     end
   end
@@ -283,8 +286,8 @@ function M.new(seed, sf, use_copy)
     end
   end
 
-  local ORDER = F"(%d,%d,'%s',%s,'%s','%s','Clerk#%09d',0,'%s')"
-  local LINE = F"(%d,%d,%d,%d,%d,%s,0.%02d,0.%02d,'%s','%s','%s','%s','%s','%s','%s','%s')"
+  local ORDER = F"(%d,%d,'%s',%d.%02d,'%s','%s','Clerk#%09d',0,'%s')"
+  local LINE = F"(%d,%d,%d,%d,%d,%d.%02d,0.%02d,0.%02d,'%s','%s','%s','%s','%s','%s','%s','%s')"
   local lines = {}
   local instr, modes = text.INSTRUCTIONS, text.MODES
   -- One order with key okey and its lineitems into o and l (counts no, nl); returns the counts.
@@ -312,12 +315,13 @@ function M.new(seed, sf, use_copy)
       if ship <= M.CURRENT_DAY then lstatus = "F"; nf = nf + 1 end
       total = total + ext * (100 + tax) * (100 - disc)
       nl = nl + 1
-      l[nl] = fmt(LINE, okey, pk, sk, ln, qty, money(ext), disc, tax, rflag, lstatus, DAYS[ship],
+      l[nl] = fmt(LINE, okey, pk, sk, ln, qty, floor(ext / 100), ext % 100, disc, tax, rflag, lstatus, DAYS[ship],
         DAYS[commit], DAYS[receipt], pick(instr), pick(modes), tstring(10, 43))
     end
     local status = nf == cnt and "F" or (nf == 0 and "O" or "P")
     no = no + 1
-    o[no] = fmt(ORDER, okey, ck, status, money(floor(total / 10000 + 0.5)), DAYS[od], prio, clerk, comment)
+    local cents = floor(total / 10000 + 0.5)
+    o[no] = fmt(ORDER, okey, ck, status, floor(cents / 100), cents % 100, DAYS[od], prio, clerk, comment)
     return no, nl
   end
 

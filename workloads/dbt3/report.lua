@@ -143,8 +143,36 @@ function M.merge(inputs, _)
     if not r then
       r = {}
       for k, v in pairs(x) do r[k] = v end
-    elseif x.power_at_size and not r.power_at_size then
-      r.power_at_size, r.power_seconds = x.power_at_size, x.power_seconds
+      r.queries = {}
+      for i, e in ipairs(x.queries or {}) do
+        local c = {}
+        for k, v in pairs(e) do c[k] = v end
+        if e.throughput then
+          c.throughput = {}
+          for k, v in pairs(e.throughput) do c.throughput[k] = v end
+        end
+        r.queries[i] = c
+      end
+    else
+      if x.power_at_size and not r.power_at_size then
+        r.power_at_size, r.power_seconds, r.power_complete = x.power_at_size, x.power_seconds, true
+        for i, e in ipairs(x.queries or {}) do
+          if r.queries[i] then r.queries[i].power_s, r.queries[i].power_status = e.power_s, e.power_status end
+        end
+      end
+      -- every query's throughput figures over the streams of all processes
+      for i, e in ipairs(x.queries or {}) do
+        local a, b = r.queries[i] and r.queries[i].throughput, e.throughput
+        if a and b then
+          local n = a.count + b.count
+          if n > 0 then a.avg = ((a.avg or 0) * a.count + (b.avg or 0) * b.count) / n end
+          a.min = (a.min and b.min) and math.min(a.min, b.min) or a.min or b.min
+          a.max = (a.max and b.max) and math.max(a.max, b.max) or a.max or b.max
+          a.count, a.timed_out = n, a.timed_out + b.timed_out
+        elseif b and r.queries[i] then
+          r.queries[i].throughput = b
+        end
+      end
     end
     streams = streams + (x.streams or 0)
     longest = math.max(longest, x.throughput_seconds or 0)
