@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <string.h>
 #include <strings.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -165,6 +166,46 @@ static bool tls_missing(struct lb_db_conn *c)
 #endif
 }
 
+/* ---- LOAD DATA LOCAL INFILE from memory ------------------------------------------------------ */
+/* copy_start sends its rows as the "file" of a LOAD DATA LOCAL INFILE statement. The handler
+ * below replaces the library's file reading for the whole session: whatever file name the
+ * server asks for, it gets the rows of the copy in flight, and outside one it gets an error, so
+ * enabling LOCAL INFILE never lets a server read the client's files. */
+static int infile_init(void **ptr, const char *filename, void *userdata)
+{
+	struct my_conn *p = M(userdata);
+
+	(void)filename;
+	*ptr = userdata;
+	if (!p->infile_data)
+		return 1;
+	p->infile_pos = 0;
+	return 0;
+}
+
+static int infile_read(void *ptr, char *buf, unsigned int len)
+{
+	struct my_conn *p = M(ptr);
+	size_t left = p->infile_len - p->infile_pos;
+	size_t n = left < len ? left : len;
+
+	memcpy(buf, p->infile_data + p->infile_pos, n);
+	p->infile_pos += n;
+	return (int)n;
+}
+
+static void infile_end(void *ptr)
+{
+	M(ptr)->infile_data = NULL;
+}
+
+static int infile_error(void *ptr, char *msg, unsigned int len)
+{
+	(void)ptr;
+	snprintf(msg, len, "mysql: LOAD DATA LOCAL INFILE outside copy_init()/copy_done(): no file is sent");
+	return CR_UNKNOWN_ERROR;
+}
+
 static void set_options(struct lb_db_conn *c)
 {
 	MYSQL *m = M(c)->m;
@@ -183,6 +224,9 @@ static void set_options(struct lb_db_conn *c)
 	}
 	if (cfg->opts.compression)
 		mysql_options(m, MYSQL_OPT_COMPRESS, NULL);
+	unsigned int local_infile = 1;
+	mysql_options(m, MYSQL_OPT_LOCAL_INFILE, &local_infile);
+	mysql_set_local_infile_handler(m, infile_init, infile_read, infile_end, infile_error, c);
 	/* --db-statement-timeout: MariaDB's own limit, run by the library at every (re)connect. */
 	if (cfg->opts.statement_timeout_ms > 0) {
 		char init[80];
@@ -334,8 +378,21 @@ static int my_query_start(struct lb_db_conn *c, const char *sql, size_t len)
 {
 	struct my_conn *p = M(c);
 
+	p->infile_data = NULL;
 	lb_mysql_begin(c, MY_QUERY, NULL);
 	return queried(c, mysql_real_query_start(&p->ret_int, p->m, sql, (unsigned long)len));
+}
+
+/* `sql` is a LOAD DATA LOCAL INFILE statement (any file name); `data` is sent as the file. */
+static int my_copy_start(struct lb_db_conn *c, const char *sql, const char *data, size_t len)
+{
+	struct my_conn *p = M(c);
+
+	lb_mysql_begin(c, MY_QUERY, NULL);
+	p->infile_data = data;
+	p->infile_len = len;
+	p->infile_pos = 0;
+	return queried(c, mysql_real_query_start(&p->ret_int, p->m, sql, (unsigned long)strlen(sql)));
 }
 
 static int my_fetch_text_row(struct lb_db_conn *c, const char **values, uint64_t *lengths)
@@ -507,6 +564,7 @@ const struct lb_db_ops lb_db_mysql_ops = {
 	.stmt_release = lb_mysql_stmt_release,
 	.stmt_fini = lb_mysql_stmt_fini,
 	.escape = my_escape,
+	.copy_start = my_copy_start,
 	.options = lb_mysql_options,
 	.read_options = lb_mysql_read_options,
 	.in_transaction = my_in_transaction,

@@ -100,6 +100,10 @@ struct my_conn {
 	 * going away); closed at the next idle start, or freed after mysql_close(). */
 	MYSQL_STMT **orphans;
 	uint32_t norphans, orphans_cap;
+	/* The rows of the LOAD DATA LOCAL INFILE in flight (copy_start), served from memory as the
+	 * file's content; NULL otherwise, and then no file is served at all. */
+	const char *infile_data;
+	size_t infile_len, infile_pos;
 	/* Where the _start/_cont calls put their results. */
 	MYSQL *ret_conn;
 	MYSQL_RES *ret_res;

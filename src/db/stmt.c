@@ -233,6 +233,16 @@ static size_t bulk_limit(struct lb_db_conn *c)
 	return limit;
 }
 
+/* A COPY (or LOAD DATA LOCAL INFILE) streams its rows, whatever the server's packet limit, and
+ * each flush is one statement and one round trip: larger pieces keep the server busy longer per
+ * wait of the client. */
+#define COPY_FLUSH_BYTES (4u << 20)
+
+static size_t flush_limit(struct lb_db_conn *c)
+{
+	return c->copy_sql ? COPY_FLUSH_BYTES : bulk_limit(c);
+}
+
 static int bulk_flush(struct lb_db_conn *c, struct lb_db_result *out)
 {
 	int rc = c->copy_sql ? lb_db_copy(c, c->copy_sql, c->bulk.data, c->bulk.len, out)
@@ -278,7 +288,7 @@ int32_t lb_db_bulk_insert_next(struct lb_db_conn *c, const char *row, uint64_t l
 		return lb_db_misuse(c, "bulk_insert_next() called before bulk_insert_init()");
 	if (!row)
 		return lb_db_misuse(c, "bulk_insert_next() without a row");
-	if (c->bulk_rows && c->bulk.len + 1 + len > bulk_limit(c))
+	if (c->bulk_rows && c->bulk.len + 1 + len > flush_limit(c))
 		rc = bulk_flush(c, out);
 	if (c->bulk_rows && !c->copy_sql)
 		lb_db_buf_append(&c->bulk, ",", 1);

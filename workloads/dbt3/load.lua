@@ -3,8 +3,8 @@
 --   phase 1  threads claim chunks (10000 rows of a driving table: orders with their lineitems,
 --            parts with their partsupp rows, customers, suppliers; nation and region are one
 --            chunk) from a shared ticket counter, generate them (dbt3.gen: the rows of a chunk do
---            not depend on which thread makes them) and send them with COPY on PostgreSQL,
---            multi-row INSERTs on MySQL;
+--            not depend on which thread makes them) and stream them in COPY's text format
+--            (PostgreSQL COPY FROM STDIN, MySQL LOAD DATA LOCAL INFILE from memory);
 --   phase 2  threads claim the post-load work per table (keys, indexes, statistics);
 --   phase 3  thread 0 records the lineitem count and marks the schema ready.
 -- Thread 0 prints progress, rate and ETA every 2 seconds.
@@ -31,7 +31,7 @@ local function send(name, rows)
   local t = s.t[name]
   local concat = table.concat
   if use_copy then
-    con:copy_init(fmt("COPY %s (%s) FROM STDIN", t, schema.columns(name)))
+    con:copy_init(common.dialect().load_stream(t, schema.columns(name)))
     for i = 1, n, BATCH do con:copy_next(concat(rows, "\n", i, math.min(n, i + BATCH - 1))) end
     con:copy_done()
   else
@@ -208,7 +208,7 @@ end
 function M.prepare()
   s = common.settings()
   tid = sysbench.tid
-  use_copy = common.dialect().copy
+  use_copy = common.dialect().load_stream ~= nil
   local z = common.sizes(s.scale)
   local expected = z.part * 5 + z.supplier + z.customer + z.orders * 5 + 30
   ld = require("luabench.prepare").new("dbt3.load", expected)
