@@ -40,6 +40,43 @@ function M.rows(con, sql)
   return out
 end
 
+-- A workload's configuration table `t` (cfg_name, cfg_value): every pair, and setting one.
+function M.config_read(con, t)
+  local cfg = {}
+  for _, r in ipairs(M.rows(con, "SELECT cfg_name, cfg_value FROM " .. t)) do cfg[r[1]] = r[2] end
+  return cfg
+end
+
+function M.config_set(con, t, name, value)
+  con:query(string.format("DELETE FROM %s WHERE cfg_name = '%s'", t, name))
+  con:query(string.format("INSERT INTO %s (cfg_name, cfg_value) VALUES ('%s', '%s')", t, name, tostring(value)))
+end
+
+-- The lines of a `check` command: c:expect(desc, got, want) prints one "[ ok ]" or "[FAIL]"
+-- line; c:finish(noun) prints the summary and returns whether all held.
+local Checks = {}
+Checks.__index = Checks
+
+function M.checks() return setmetatable({ n = 0, failed = 0 }, Checks) end
+
+function Checks:expect(desc, got, want)
+  local ok = got == want
+  self.n = self.n + 1
+  if not ok then self.failed = self.failed + 1 end
+  print(string.format("  [%s] %s: %s%s", ok and " ok " or "FAIL", desc, tostring(got),
+    ok and "" or (" (expected " .. tostring(want) .. ")")))
+  return ok
+end
+
+function Checks:finish(noun)
+  if self.failed > 0 then
+    print(string.format("check: %d of %d %s FAILED", self.failed, self.n, noun))
+    return false
+  end
+  print(string.format("check: all %d %s passed", self.n, noun))
+  return true
+end
+
 -- A workload's connections. opts.session(con, dialect), optional: the settings every
 -- connection of the workload needs, applied at connect and again after a reconnect.
 function M.new(name, opts)

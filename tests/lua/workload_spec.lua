@@ -15,6 +15,24 @@ describe("luabench.workload", function()
     end
   end)
 
+  it("prints check lines and a summary that says whether all held", function()
+    local script = [[
+      local c = require("luabench.workload").checks()
+      print("R1", c:expect("rows", 5, 5))
+      print("R2", c:expect("orphans", 2, 0))
+      print("R3", c:finish("checks"))
+      local d = require("luabench.workload").checks()
+      d:expect("x", "a", "a")
+      print("R4", d:finish("invariants"))
+    ]]
+    local out, err, rc = h.run("- --verbosity=1", { stdin = script })
+    assert.are.equal(0, rc, err)
+    assert.is_truthy(out:find("  [ ok ] rows: 5\nR1\ttrue", 1, true), out)
+    assert.is_truthy(out:find("  [FAIL] orphans: 2 (expected 0)\nR2\tfalse", 1, true), out)
+    assert.is_truthy(out:find("check: 1 of 2 checks FAILED\nR3\tfalse", 1, true), out)
+    assert.is_truthy(out:find("check: all 1 invariants passed\nR4\ttrue", 1, true), out)
+  end)
+
   it("refuses a driver without a dialect in one line", function()
     local script = [[
       local wl = require("luabench.workload").new("demo")

@@ -79,12 +79,8 @@ function M.check()
   local z = common.sizes(cfg.scale)
   z.lineitem = tonumber(cfg.lineitem_rows)
   local function n(q) return tonumber(con:query_row(q)) or 0 end
-  local results = {}
-  local function expect(desc, got, want)
-    local ok = got == want
-    results[#results + 1] = ok
-    print(fmt("  [%s] %s: %s%s", ok and " ok " or "FAIL", desc, tostring(got), ok and "" or (" (expected " .. tostring(want) .. ")")))
-  end
+  local checks = require("luabench.workload").checks()
+  local function expect(desc, got, want) checks:expect(desc, got, want) end
   print(fmt("Checking the dbt3 schema%s: scale factor %s, seed %d", s.prefix ~= "" and (" '" .. s.prefix .. "'") or "",
     common.sf_text(cfg.scale), cfg.seed))
   for i = #common.TABLES, 1, -1 do
@@ -120,14 +116,7 @@ function M.check()
     end
   end
   con:disconnect()
-  local failed = 0
-  for _, ok in ipairs(results) do if not ok then failed = failed + 1 end end
-  if failed > 0 then
-    print(fmt("check: %d of %d checks FAILED", failed, #results))
-    return false
-  end
-  print(fmt("check: all %d checks passed", #results))
-  return true
+  return checks:finish("checks")
 end
 
 return M

@@ -89,6 +89,9 @@ local function setup(sf)
     end
   end
   print(fmt("Creating the dbt3 schema for scale factor %s (seed %d)...", common.sf_text(sf), s.seed))
+  local d = common.dialect()
+  print(use_copy and ("Rows go in streamed through " .. d.load_stream("<table>", "<columns>"))
+    or "Rows go in as multi-row INSERTs (the server refuses LOAD DATA LOCAL INFILE: local_infile is off)")
   schema.create_config(con)
   common.config_set(con, "scale", common.sf_text(sf))
   common.config_set(con, "seed", s.seed)
@@ -208,7 +211,6 @@ end
 function M.prepare()
   s = common.settings()
   tid = sysbench.tid
-  use_copy = common.dialect().load_stream ~= nil
   local z = common.sizes(s.scale)
   local expected = z.part * 5 + z.supplier + z.customer + z.orders * 5 + 30
   ld = require("luabench.prepare").new("dbt3.load", expected)
@@ -216,6 +218,9 @@ function M.prepare()
   local lines_of = luabench.shared("dbt3.load.lines", "uint64_t", s.threads)
   local ok, err = pcall(function()
     con = common.driver():connect()
+    local d = common.dialect()
+    -- MySQL's LOAD DATA LOCAL needs local_infile on the server; without it, multi-row INSERTs.
+    use_copy = d.load_stream ~= nil and tostring(con:query_row(d.load_stream_enabled)) == "1"
     body(info, lines_of)
   end)
   if not ok then
