@@ -12,13 +12,13 @@ M.TABLES = { "lineitem", "orders", "partsupp", "part", "customer", "supplier", "
 M.DEFAULT_SEED = 19920101
 
 M.options = {
-  scale = { "Scale factor (SF): 1 is ~1 GB of data, 6M lineitems; 0.01 .. 1000. prepare: what to load; run/check: read from the loaded schema", 1.0 },
+  scale = { "Scale factor (SF), 0.01 .. 1000: 1 is ~1 GB of data, 6M lineitems. prepare and generate: what to make; run, check and answers read it from the loaded schema", 1.0 },
   tests = { "run: which tests: both (power, then throughput), power or throughput", "both" },
   streams = { "run: query streams of the throughput test (0 = --threads minus one for the refresh stream, at least 1)", 0, sysbench.cmdline.ARG_INT },
-  ["query-timeout"] = { "run: statement timeout per query and refresh function in seconds (0 = none); a query that hits it is reported as timed out and the stream goes on", 0 },
+  ["query-timeout"] = { "run: statement timeout of every query in seconds, fractions allowed (0 = none); a query that hits it is reported as timed out and its stream goes on. Refresh functions run without it", 0 },
   ["load-threads"] = { "prepare: threads that load (0 = all --threads; at most --threads)", 0, sysbench.cmdline.ARG_INT },
   ["table-prefix"] = { "Prefix of every table name (to keep several schemas in one database)", "" },
-  qualification = { "run: use the specification's validation parameters (clause 2.4.x.4) in every stream instead of drawn ones, to compare answers with its SF 1 answer set", false },
+  qualification = { "run, answers: use the specification's validation parameters (clause 2.4.x.4) in every stream instead of drawn ones (answers: to compare with its SF 1 answer set)", false },
   ["answers-stream"] = { "answers: the query stream whose parameters to use (0 = the power test's)", 0, sysbench.cmdline.ARG_INT },
   ["generate-dir"] = { "generate: the directory to write the table files to", "" },
   checksum = { "check: also print a checksum of every table's rows (reads every row: slow above SF 1)", false },
