@@ -8,7 +8,8 @@ local run = require("dbt3.run")
 local M = {}
 
 local fmt = string.format
-local LABEL = "TPC-H-like (DBT-3), not audited; not comparable to audited TPC-H results"
+local NOT_COMPARABLE = "not comparable to audited TPC-H results"
+local LABEL = "TPC-H-like (DBT-3), not audited; " .. NOT_COMPARABLE
 
 local function slot_name(i)
   return i == run.RF1 and "RF1" or i == run.RF2 and "RF2" or ("Q" .. i)
@@ -214,16 +215,16 @@ function M.format(r)
   end
   if r.power_complete ~= nil then
     add("    power test:              %s", r.power_seconds and fmt("%.3fs", r.power_seconds) or "not finished")
-    add("    Power@Size:              %s", r.power_at_size and fmt("%.2f", r.power_at_size)
+    add("    Power@Size:              %s", r.power_at_size and fmt("%.2f  (%s)", r.power_at_size, NOT_COMPARABLE)
       or "- (needs every query and refresh function of the power test completed)")
   end
   if r.throughput_complete ~= nil then
     add("    throughput test:         %s", r.throughput_seconds and fmt("%.3fs", r.throughput_seconds) or "not finished")
-    add("    Throughput@Size:         %s", r.throughput_at_size and fmt("%.2f", r.throughput_at_size)
+    add("    Throughput@Size:         %s", r.throughput_at_size and fmt("%.2f  (%s)", r.throughput_at_size, NOT_COMPARABLE)
       or "- (needs every stream completed without timeouts)")
   end
   if r.qphh_at_size then
-    add("    QphH@Size (composite):   %.2f  (not comparable to audited TPC-H results)", r.qphh_at_size)
+    add("    QphH@Size (composite):   %.2f  (%s)", r.qphh_at_size, NOT_COMPARABLE)
   end
   return table.concat(out, "\n") .. "\n\n"
 end
