@@ -35,7 +35,7 @@ local aliases = {}       -- a driver's name -> the dialect name it resolves to (
 -- Drivers that reach many kinds of server go by what the server calls itself (the driver's
 -- server_name(): --odbc-dialect when given, else SQL_DBMS_NAME), with what such a driver
 -- lacks: no COPY FROM STDIN through ODBC (bulk loads take the dialect's bulk_insert).
-local GENERIC_DRIVERS = { odbc = { copy = false, copy_null = false } }
+local GENERIC_DRIVERS = { odbc = { copy = false, copy_null = false, load_stream = false } }
 local through = {}       -- "driver/dialect" -> that dialect as reached through the driver
 
 local function known()

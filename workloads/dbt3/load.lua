@@ -220,7 +220,7 @@ function M.prepare()
     con = common.driver():connect()
     local d = common.dialect()
     -- MySQL's LOAD DATA LOCAL needs local_infile on the server; without it, multi-row INSERTs.
-    use_copy = d.load_stream ~= nil and tostring(con:query_row(d.load_stream_enabled)) == "1"
+    use_copy = d.load_stream and tostring(con:query_row(d.load_stream_enabled)) == "1" or false
     body(info, lines_of)
   end)
   if not ok then

@@ -336,17 +336,20 @@ function M.render(q, t, p, sf, d, stream)
     v.date_1m, v.date_3m, v.date_1y = add_months(p.date, 1), add_months(p.date, 3), add_months(p.date, 12)
   end
   v.fraction = fmt("%.10f", 0.0001 / sf)
-  v.limit10, v.limit20, v.limit100 = d.limit(10), d.limit(20), d.limit(100)
   v.view = (t.config:gsub("dbt3_config$", "")) .. "dbt3_revenue" .. stream
   local tmpl = Q[q]
   if type(tmpl) == "string" then tmpl = { tmpl } end
   local out = {}
   for i, sql in ipairs(tmpl) do
-    out[i] = sql:gsub("%$([%w_]+)", function(name)
+    -- A template ending in $limitN keeps its first N rows, in the dialect's words.
+    local limit = tonumber(sql:match("%$limit(%d+)$"))
+    if limit then sql = sql:gsub("%$limit%d+$", "") end
+    local text = sql:gsub("%$([%w_]+)", function(name)
       local x = v[name]
       if x == nil then error("dbt3: no value for $" .. name .. " in Q" .. q, 0) end
       return tostring(x)
     end)
+    out[i] = limit and d.limit(text, limit) or text
   end
   return out
 end

@@ -125,4 +125,20 @@ function d.warmup(t, rows)
   }
 end
 
+-- The file name is not read: the driver sends copy_next()'s rows as the file (tab-separated,
+-- \N for NULL, one row per line: LOAD DATA's defaults).
+function d.load_stream(t, cols)
+  return fmt("LOAD DATA LOCAL INFILE 'luabench-rows' INTO TABLE %s (%s)", t, cols)
+end
+d.load_stream_enabled = "SELECT @@local_infile"
+
+-- MariaDB's max_statement_time (seconds, every statement); MySQL itself has max_execution_time
+-- (SELECT only) and refuses this variable.
+function d.statement_timeout(seconds)
+  return fmt("SET SESSION max_statement_time = %.3f", seconds)
+end
+
+-- MariaDB 1969 (max_statement_time), MySQL 3024.
+function d.is_timeout(con) return con.sql_errno == 1969 or con.sql_errno == 3024 end
+
 return d

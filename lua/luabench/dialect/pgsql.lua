@@ -211,4 +211,18 @@ function d.warmup(t, rows)
   }
 end
 
+-- The statement con:copy_init() takes to stream rows in COPY's text format (tab-separated, \N
+-- for NULL, one row per line) into table t; false: the server (or the driver) cannot.
+function d.load_stream(t, cols) return fmt("COPY %s (%s) FROM STDIN", t, cols) end
+-- A query whose value is 1 when load_stream works on the connection's server.
+d.load_stream_enabled = "SELECT 1"
+
+-- A statement timeout for the session's later statements (seconds; 0: none).
+function d.statement_timeout(seconds)
+  return fmt("SET statement_timeout = %d", math.floor(seconds * 1000 + 0.5))
+end
+
+-- The connection's last error was the statement timeout (query_canceled).
+function d.is_timeout(con) return con.sql_state == "57014" end
+
 return d
