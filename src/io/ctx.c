@@ -540,33 +540,3 @@ uint64_t lb_io_last_lat_ns(const struct lb_io_ctx *ctx)
 {
 	return ctx->last_lat_ns;
 }
-
-/* ---- buffers: they live as long as the contexts that may still be writing into them ---- */
-
-void *lb_io_buf_alloc(uint64_t size_bytes, uint32_t align)
-{
-	void *p = NULL;
-
-	if (!align)
-		align = 4096;
-	if (align & (align - 1))
-		return NULL;
-	if (align < sizeof(void *))
-		align = sizeof(void *);
-	size_bytes = (size_bytes + align - 1) / align * align;
-	if (!size_bytes)
-		size_bytes = align;
-	if (posix_memalign(&p, align, size_bytes) != 0)
-		return NULL;
-	memset(p, 0, size_bytes);
-	return p;
-}
-
-void lb_io_buf_free(void *buf)
-{
-	/* The kernel may still be writing into it for an I/O of a context that has not been freed
-	 * yet: a Lua state closing after an error finalizes its cdata in no particular order. */
-	if (buf)
-		lb_io_quiesce_thread();
-	free(buf);
-}
