@@ -438,7 +438,9 @@ function sb.hooks.before_threads()
         error(ffi.string(err), 0)
       end
     end
-    local ok, f = pcall(lio.open, path, c.open_flags)
+    -- The access pattern as a hint (fio's fadvise_hint): read-ahead off for random modes.
+    local hint = c.mode.seq and "sequential" or "random"
+    local ok, f = pcall(lio.open, path, c.open_flags == "" and hint or c.open_flags .. "," .. hint)
     if not ok then error(open_failure(path, tostring(f)), 0) end
     if not c.mode.creation and f.size < c.file_size then
       error(string.format("Size of file '%s' is %sB, but at least %sB is expected. Did you run 'prepare' with different --file-total-size or --file-num values?",

@@ -1,7 +1,7 @@
 -- luabench.io: direct file I/O for scripts, over the C engine layer (src/io) through the FFI.
 --
 --   local lio = luabench.io
---   local f = lio.open("data.0", "direct")                  -- flags: direct,dsync,sync,create,rdonly
+--   local f = lio.open("data.0", "direct")                  -- flags: direct,dsync,sync,create,rdonly,random,sequential
 --   local buf = lio.buffer(16384, f.mem_align)              -- aligned, zeroed, freed by the GC
 --   f:pread(buf, 16384, 0)                                  -- blocking; latency recorded as "read"
 --   local q = lio.queue{ engine = "io_uring", depth = 32 }  -- falls back to libaio, then psync
@@ -31,7 +31,8 @@ local OP_NAME = { [0] = "read", "write", "fsync", "fdatasync" }
 M.READ, M.WRITE, M.FSYNC, M.FDATASYNC = OP.read, OP.write, OP.fsync, OP.fdatasync
 
 local FLAGS = { direct = C.LB_IO_O_DIRECT, dsync = C.LB_IO_O_DSYNC, sync = C.LB_IO_O_SYNC,
-  create = C.LB_IO_O_CREATE, rdonly = C.LB_IO_O_RDONLY, readonly = C.LB_IO_O_RDONLY }
+  create = C.LB_IO_O_CREATE, rdonly = C.LB_IO_O_RDONLY, readonly = C.LB_IO_O_RDONLY,
+  random = C.LB_IO_O_RANDOM, sequential = C.LB_IO_O_SEQUENTIAL }
 
 -- The statistics object of this Lua state (one per worker), created on first use.
 local fst
@@ -71,7 +72,7 @@ function M.flags(spec)
     if name == "" or name == "none" then return end
     local b = FLAGS[name]
     if not b then
-      error(string.format("unknown file open flag '%s' (use direct, dsync, sync, create, rdonly)", name), 3)
+      error(string.format("unknown file open flag '%s' (use direct, dsync, sync, create, rdonly, random, sequential)", name), 3)
     end
     bits = bit.bor(bits, b)
   end

@@ -164,6 +164,11 @@ int lb_io_file_open(const char *path, uint32_t flags, struct lb_io_file **out, c
 	r = probe_size(f, errbuf, errbuf_len);
 	if (r < 0)
 		goto fail;
+	/* A hint: a filesystem that ignores it changes nothing but the read-ahead. */
+	if (flags & LB_IO_O_RANDOM)
+		(void)posix_fadvise(f->fd, 0, 0, POSIX_FADV_RANDOM);
+	else if (flags & LB_IO_O_SEQUENTIAL)
+		(void)posix_fadvise(f->fd, 0, 0, POSIX_FADV_SEQUENTIAL);
 	probe_align(f);
 	f->id = __atomic_fetch_add(&next_file_id, 1, __ATOMIC_RELAXED);
 	*out = f;

@@ -169,6 +169,11 @@ static int map_file(struct mmap_priv *p, const struct lb_io_file *f, uint64_t en
 	addr = size ? mmap(NULL, size, prot, MAP_SHARED, f->fd, 0) : NULL;
 	if (addr == MAP_FAILED)
 		return -errno;
+	/* The file's access hint, for page faults (fadvise does not reach a mapping's faults). */
+	if (addr && (f->flags & LB_IO_O_RANDOM))
+		(void)madvise(addr, size, MADV_RANDOM);
+	else if (addr && (f->flags & LB_IO_O_SEQUENTIAL))
+		(void)madvise(addr, size, MADV_SEQUENTIAL);
 	if (m->addr)
 		munmap(m->addr, m->len_bytes);
 	m->addr = addr;
