@@ -297,6 +297,25 @@ describe("fileio", function()
     ok_run("--file-num=1 --file-total-size=64M cleanup")
   end)
 
+  it("1 MiB direct reads reach the device whole (buffers on huge pages: no split for too many segments)", function()
+    ok_run("--file-num=1 --file-total-size=64M --file-extra-flags=direct prepare")
+    local out = ok_run("--file-num=1 --file-total-size=64M --file-extra-flags=direct --file-block-size=1M " ..
+      "--file-test-mode=seqrd --file-io-mode=async --iodepth=4 --time=1 run")
+    local dev = out:match("\nDevice (%S+) %(")
+    local per_req = tonumber(out:match("\n    reads: +%d+ %([%d.]+/s%), [%d.]+ MiB, ([%d.]+) KiB per request"))
+    local thp = sh("cat /sys/kernel/mm/transparent_hugepage/enabled")
+    if dev and (thp:find("[always]", 1, true) or thp:find("[madvise]", 1, true)) then
+      -- The device's own largest request: max_sectors_kb of the disk holding the partition.
+      local max_kib = tonumber(sh("cat /sys/class/block/" .. dev .. "/queue/max_sectors_kb 2>/dev/null || " ..
+        "cat /sys/class/block/" .. dev .. "/../queue/max_sectors_kb"))
+      assert.is_truthy(per_req, out)
+      local want = math.min(1024, max_kib or 1024)
+      -- other processes' reads on the same disk may lower the average a little
+      assert.is_true(per_req >= 0.8 * want, string.format("%.1f KiB per request, want ~%d\n%s", per_req, want, out))
+    end
+    ok_run("--file-num=1 --file-total-size=64M cleanup")
+  end)
+
   it("counts in the report are those the options imply (sysbench's request sequence)", function()
     ok_run(SMALL .. " prepare")
     -- every 10 requests one fsync per file; 2 more at the end: 21 writes, 4 + 2 fsyncs

@@ -199,10 +199,14 @@ function M.footer(stat)
     line("Device %s (%d:%d) holding %s, its own counters over the window (/proc/diskstats):",
       ffi.string(wf.dev_name), wf.dev_major, wf.dev_minor, c.dir)
     local rb, wb = v("read_sectors") * 512, v("write_sectors") * 512
-    line("    reads:   %10d (%.1f/s), %.1f MiB%s, avg wait %.3f ms", v("reads"), v("reads") / t, rb / MiB,
-      merges and string.format(", %d merged", v("read_merges")) or "", v("reads") > 0 and v("read_ms") / v("reads") or 0)
-    line("    writes:  %10d (%.1f/s), %.1f MiB%s, avg wait %.3f ms", v("writes"), v("writes") / t, wb / MiB,
-      merges and string.format(", %d merged", v("write_merges")) or "", v("writes") > 0 and v("write_ms") / v("writes") or 0)
+    -- The size per request shows the kernel splitting (or merging) what the run asked for.
+    local function per_req(bytes, n) return n > 0 and bytes / n / 1024 or 0 end
+    line("    reads:   %10d (%.1f/s), %.1f MiB, %.1f KiB per request%s, avg wait %.3f ms", v("reads"), v("reads") / t,
+      rb / MiB, per_req(rb, v("reads")), merges and string.format(", %d merged", v("read_merges")) or "",
+      v("reads") > 0 and v("read_ms") / v("reads") or 0)
+    line("    writes:  %10d (%.1f/s), %.1f MiB, %.1f KiB per request%s, avg wait %.3f ms", v("writes"), v("writes") / t,
+      wb / MiB, per_req(wb, v("writes")), merges and string.format(", %d merged", v("write_merges")) or "",
+      v("writes") > 0 and v("write_ms") / v("writes") or 0)
     line("    flushes: %10d; busy %.1f%% of the time; %.2f requests in flight on average",
       v("flushes"), 100 * v("busy_ms") / 1e3 / t, v("queue_ms") / 1e3 / t)
     local function share(dev, ours)
