@@ -3,11 +3,10 @@
  *
  * A buffer of a MiB or more is placed on 2 MiB boundaries and asked for transparent huge
  * pages: an O_DIRECT request becomes one scatter-gather segment per physically contiguous run
- * of its buffer, and a device limits the segments of a request (virtio-blk: max_segments 254 on
- * the test machine). A 1 MiB read into scattered 4 KiB pages needs 256 segments, so the block
- * layer splits it in two (1016 KiB + 8 KiB) and the device sees twice the requests: 1 MiB
- * sequential reads at depth 8 went from ~1,400 to ~3,100 per second there (BENCHMARKS.md,
- * fileio). The pages are our own mapping, untouched before the advice, so that nothing (malloc
+ * of its buffer. A 1 MiB read into scattered 4 KiB pages is up to 256 segments: past the
+ * device's limit (virtio-blk: max_segments 254 on the test machine) the block layer splits it,
+ * and below it the device still pays per segment. 1 MiB sequential reads at depth 8 went from
+ * ~1,400 to ~3,000 per second there (BENCHMARKS.md, fileio). The pages are our own mapping, untouched before the advice, so that nothing (malloc
  * perturbation, a previous user of the memory) has faulted them in as small pages first. */
 #include <stdint.h>
 #include <string.h>
