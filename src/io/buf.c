@@ -39,7 +39,9 @@ void *lb_io_buf_alloc(uint64_t size_bytes, uint32_t align)
 	a = align < page ? page : align;
 	if (size_bytes >= HUGE_MIN_BYTES && a < HUGE_PAGE_BYTES)
 		a = HUGE_PAGE_BYTES;
-	len = size_bytes ? (size_bytes + page - 1) / page * page : page;
+	/* Whole multiples of the alignment (as documented): a huge page can only back a 2 MiB
+	 * range that lies entirely inside the mapping. */
+	len = size_bytes ? (size_bytes + a - 1) / a * a : a;
 	if (size_bytes > SIZE_MAX / 2 || len > SIZE_MAX - a - 2 * page)
 		return NULL;
 	map_bytes = page + a + len + page; /* head page, alignment slack, buffer, guard page */

@@ -89,10 +89,11 @@ int main(void)
 {
 	unsigned char *big = lb_io_buf_alloc(SLOTS * SLOT_BYTES, 4096);
 	unsigned char *small = lb_io_buf_alloc(64 * 1024, 4096);
+	unsigned char *one = lb_io_buf_alloc(MIB, 4096); /* a 1 MiB block at depth 1 */
 	int pm;
 
-	ok(big && small, "buffers allocated");
-	if (!big || !small)
+	ok(big && small && one, "buffers allocated");
+	if (!big || !small || !one)
 		return done_testing();
 	ok((uintptr_t)big % (2 * MIB) == 0, "an 8 MiB buffer asked 4096-aligned is 2 MiB-aligned");
 	ok((uintptr_t)small % 4096 == 0, "a 64 KiB buffer keeps the alignment asked for");
@@ -104,6 +105,8 @@ int main(void)
 		diag("under ASan (its allocator owns the mapping): AnonHugePages %ld kB", kib);
 #else
 		ok(kib >= 2048, "the buffer is on huge pages (AnonHugePages %ld kB)", kib);
+		kib = huge_kib_of(one);
+		ok(kib >= 2048, "a 1 MiB buffer too: its mapping spans the whole huge page (AnonHugePages %ld kB)", kib);
 #endif
 	} else {
 		diag("transparent huge pages are off here: the buffer keeps 4 KiB pages");
@@ -133,5 +136,6 @@ int main(void)
 	}
 	lb_io_buf_free(big);
 	lb_io_buf_free(small);
+	lb_io_buf_free(one);
 	return done_testing();
 }
