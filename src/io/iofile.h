@@ -62,10 +62,10 @@ LB_IO_API int lb_io_file_degraded(const char *engine, const struct lb_io_file *f
 				  uint32_t errbuf_len);
 
 /* Buffer of size_bytes (rounded up to align) aligned to align (0 means 4096; must be a power of
- * two); zero-filled. From 1 MiB on, aligned to 2 MiB and backed by transparent huge pages where
- * the kernel allows (MADV_HUGEPAGE), so that a large O_DIRECT request is a few physically
- * contiguous segments and the block layer does not split it (see buf.c). NULL if out of memory
- * or align is invalid. Free with lb_io_buf_free. */
+ * two); zero-filled. From 1 MiB on, aligned and sized to 2 MiB and backed by transparent huge
+ * pages where the kernel allows (MADV_HUGEPAGE), so that a large O_DIRECT request is a few
+ * physically contiguous segments and the block layer does not split it (see buf.c). A guard
+ * page follows it. NULL if out of memory or align is invalid. Free with lb_io_buf_free. */
 LB_IO_API void *lb_io_buf_alloc(uint64_t size_bytes, uint32_t align);
 LB_IO_API void lb_io_buf_free(void *buf);
 
