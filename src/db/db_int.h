@@ -67,6 +67,7 @@ enum lb_db_op {
 	LB_DB_OP_PREPARE,
 	LB_DB_OP_EXECUTE,
 	LB_DB_OP_PIPELINE,
+	LB_DB_OP_COPY,      /* a piece or the end of a streaming COPY */
 };
 
 /* The pipeline of a connection (allocated on first use, reused). */
@@ -104,6 +105,7 @@ struct lb_db_conn {
 	size_t bulk_limit;                   /* 0 until known for this session */
 	bool bulk_active;
 	char *copy_sql;                      /* set: the bulk buffer holds COPY rows for this */
+	bool copy_open;                      /* a streaming COPY awaits more rows or its end */
 	uint64_t reconnects;
 	uint32_t next_stmt_id;
 	struct lb_db_pipe pipe;
@@ -191,6 +193,11 @@ int lb_db_begin_op(struct lb_db_conn *c, int op, struct lb_db_stmt *s);
 int lb_db_end_op(struct lb_db_conn *c, int rc, struct lb_db_result *out);
 int32_t lb_db_copy(struct lb_db_conn *c, const char *sql, const char *data, size_t len,
 		   struct lb_db_result *out);
+/* Streaming COPY (drivers with copy_put/copy_end): one piece of input, opening the COPY with
+ * `sql` first if none is open; then its end and result. Blocking, as lb_db_query(). */
+int32_t lb_db_copy_put(struct lb_db_conn *c, const char *sql, const char *data, size_t len,
+		       struct lb_db_result *out);
+int32_t lb_db_copy_end(struct lb_db_conn *c, struct lb_db_result *out);
 
 /* ---- pipelines (pipeline.c) ---- */
 /* After an operation ends: a pipeline run leaves unanswered items LOST (rc ELOST). */

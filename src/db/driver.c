@@ -42,7 +42,8 @@ static const struct lb_db_ops *checked[REGISTRY_SIZE];
 static uint32_t checked_count;
 static pthread_once_t registry_once = PTHREAD_ONCE_INIT;
 
-/* Mandatory members; prepare_start/execute_start/stmt_release come as a set or not at all. */
+/* Mandatory members; prepare_start/execute_start/stmt_release come as a set or not at all, and
+ * so do the pipeline members and copy_put/copy_end (which need copy_start). */
 static bool ops_valid(const struct lb_db_ops *o)
 {
 	bool ps = o->prepare_start && o->execute_start && o->stmt_release;
@@ -52,7 +53,8 @@ static bool ops_valid(const struct lb_db_ops *o)
 
 	return o->version == LB_DB_OPS_VERSION && o->name && o->name[0] && o->connect_start &&
 	       o->close && o->query_start && o->step && o->fetch_row && o->result_free &&
-	       (ps || no_ps) && (pipe == 0 || pipe == 6) && (o->dialect == LB_DB_DIALECT_PGSQL || o->dialect == LB_DB_DIALECT_MYSQL);
+	       (ps || no_ps) && (pipe == 0 || pipe == 6) &&
+	       (!o->copy_put == !o->copy_end) && (!o->copy_put || o->copy_start) && (o->dialect == LB_DB_DIALECT_PGSQL || o->dialect == LB_DB_DIALECT_MYSQL);
 }
 
 static void registry_check(void)
@@ -162,6 +164,7 @@ void lb_db_close_session(struct lb_db_conn *c)
 	c->op = LB_DB_OP_NONE;
 	c->op_stmt = NULL;
 	c->bulk_limit = 0;
+	c->copy_open = false;
 	lb_db_pipe_reset(c);
 	lb_db_set_wait(c, -1, 0, 0);
 }
@@ -267,6 +270,12 @@ int lb_db_begin_op(struct lb_db_conn *c, int op, struct lb_db_stmt *s)
 		return LB_DB_ELOST; /* keep the descriptor of the failure that lost it */
 	if (c->state != LB_DB_STATE_IDLE)
 		return lb_db_misuse(c, "not connected");
+	if (c->copy_open && op != LB_DB_OP_COPY) {
+		lb_db_set_error(c, 0, NULL, false, "%s: a COPY is streaming on this connection "
+				"(call copy_done() before other statements)", c->ops->name);
+		c->err.error_class = LB_DB_ERROR_FATAL;
+		return LB_DB_EBUSY;
+	}
 	if (c->pipe.open && op != LB_DB_OP_PIPELINE) {
 		lb_db_set_error(c, 0, NULL, false, "%s: a pipeline is open on this connection (run "
 				"it before other statements)", c->ops->name);
@@ -314,6 +323,7 @@ static int end_error(struct lb_db_conn *c, int rc, struct lb_db_result *out)
 	}
 	if (c->err.lost || rc == LB_DB_ELOST) {
 		c->err.lost = 1;
+		c->copy_open = false;
 		release_stmts(c, false);
 		c->ops->close(c);
 		c->state = LB_DB_STATE_LOST;
@@ -489,7 +499,7 @@ static int dry_result(struct lb_db_conn *c, struct lb_db_result *out)
 
 /* The start of a text request: LB_DB_PENDING = go on and send it; anything else = it is already
  * over (refused, or a dry run) with that answer. */
-static int begin_text(struct lb_db_conn *c, struct lb_db_result *out)
+static int begin_text(struct lb_db_conn *c, int op, struct lb_db_result *out)
 {
 	int rc;
 
@@ -500,7 +510,7 @@ static int begin_text(struct lb_db_conn *c, struct lb_db_result *out)
 		}
 		return LB_DB_EINVAL;
 	}
-	rc = lb_db_begin_op(c, LB_DB_OP_QUERY, NULL);
+	rc = lb_db_begin_op(c, op, NULL);
 	if (rc < 0) {
 		memset(&c->res, 0, sizeof(c->res));
 		c->res.kind = LB_DB_KIND_ERROR;
@@ -513,7 +523,7 @@ static int begin_text(struct lb_db_conn *c, struct lb_db_result *out)
 int32_t lb_db_query_start(struct lb_db_conn *c, const char *sql, uint64_t len,
 			  struct lb_db_result *out)
 {
-	int rc = begin_text(c, out);
+	int rc = begin_text(c, LB_DB_OP_QUERY, out);
 
 	if (rc != LB_DB_PENDING)
 		return rc;
@@ -528,11 +538,38 @@ int32_t lb_db_query_start(struct lb_db_conn *c, const char *sql, uint64_t len,
 int32_t lb_db_copy(struct lb_db_conn *c, const char *sql, const char *data, size_t len,
 		   struct lb_db_result *out)
 {
-	int rc = begin_text(c, out);
+	int rc = begin_text(c, LB_DB_OP_QUERY, out);
 
 	if (rc != LB_DB_PENDING)
 		return rc;
 	rc = lb_db_end_op(c, c->ops->copy_start(c, sql, data, len), out);
+	return rc == LB_DB_PENDING ? lb_db_wait(c, out) : rc;
+}
+
+int32_t lb_db_copy_put(struct lb_db_conn *c, const char *sql, const char *data, size_t len,
+		       struct lb_db_result *out)
+{
+	int rc = begin_text(c, LB_DB_OP_COPY, out);
+
+	if (rc != LB_DB_PENDING)
+		return rc;
+	rc = lb_db_end_op(c, c->ops->copy_put(c, sql, data, len), out);
+	if (rc == LB_DB_PENDING)
+		rc = lb_db_wait(c, out);
+	/* The driver keeps the COPY open only while its pieces go through; a failure ends it (the
+	 * statement was refused, or the session is gone). */
+	c->copy_open = rc == LB_DB_OK;
+	return rc;
+}
+
+int32_t lb_db_copy_end(struct lb_db_conn *c, struct lb_db_result *out)
+{
+	int rc = begin_text(c, LB_DB_OP_COPY, out);
+
+	if (rc != LB_DB_PENDING)
+		return rc;
+	c->copy_open = false;
+	rc = lb_db_end_op(c, c->ops->copy_end(c), out);
 	return rc == LB_DB_PENDING ? lb_db_wait(c, out) : rc;
 }
 

@@ -337,10 +337,15 @@ int32_t lb_db_bulk_insert_next(struct lb_db_conn *c, const char *row, uint64_t l
 			       struct lb_db_result *out);
 int32_t lb_db_bulk_insert_done(struct lb_db_conn *c, struct lb_db_result *out);
 
-/* Bulk loading through COPY ... FROM STDIN, where the driver has it (pgsql): init with the COPY
- * statement, then next() with one row each in that statement's format (text format: fields
- * separated by tabs, \N for NULL, no newline), then done(). Rows go to the same buffer as a
- * bulk insert's and each full buffer is sent as one COPY. LB_DB_ENOTSUP without COPY. */
+/* Bulk loading through COPY ... FROM STDIN, where the driver has it (pgsql; mysql serves LOAD
+ * DATA LOCAL INFILE the same way): init with the COPY statement, then next() with one row each
+ * in that statement's format (text format: fields separated by tabs, \N for NULL, no newline),
+ * then done(). Rows go to the same buffer as a bulk insert's. A driver with copy_put (pgsql)
+ * keeps ONE COPY open from the first full buffer to done(): next() sends pieces without
+ * waiting for the server (kind NONE; only a lost connection fails there), done() ends the COPY
+ * and returns its result (all its rows, or the error of any row, with the COPY undone); until
+ * then other statements on the connection fail (LB_DB_EBUSY). Otherwise (mysql) each full
+ * buffer is one statement. LB_DB_ENOTSUP without COPY. */
 int32_t lb_db_copy_init(struct lb_db_conn *c, const char *sql, uint64_t len);
 
 /* ---- statements (non-blocking) ---------------------------------------------------------------
@@ -430,8 +435,8 @@ void lb_db_pipeline_abort(struct lb_db_conn *c);
  * LB_DB_PENDING (after setting the wait descriptor) or a negative code (after setting the
  * error descriptor). */
 
-#define LB_DB_OPS_VERSION 6 /* 2: options, read_options; 3: in_transaction; 4: server_version;
-			     * 5: pipeline_*; 6: thread_stack_bytes */
+#define LB_DB_OPS_VERSION 7 /* 2: options, read_options; 3: in_transaction; 4: server_version;
+			     * 5: pipeline_*; 6: thread_stack_bytes; 7: copy_put, copy_end */
 
 enum lb_db_dialect {
 	LB_DB_DIALECT_PGSQL = 1,  /* '' strings, E'' escapes, "ids", $tag$ quotes, nested comments */
@@ -474,6 +479,15 @@ struct lb_db_ops {
 	/* optional: run `sql` (a COPY ... FROM STDIN) with `data` as its whole input; answers like
 	 * query_start. `data` stays valid until the request ends. */
 	int (*copy_start)(struct lb_db_conn *c, const char *sql, const char *data, size_t len);
+	/* optional, both or none (with copy_start): a streaming COPY, one statement from the first
+	 * piece to the end. copy_put opens it with `sql` if c->copy_open is false (waiting until
+	 * the server takes input), then queues `data` and ends (kind NONE) once the library took
+	 * it, without waiting for the server to process it; it may wait (PENDING) to keep the
+	 * unsent input bounded. `data` is not used after the request ends. copy_end ends the COPY
+	 * and collects its result as query_start; a piece's error is reported there. Without
+	 * them, the core sends each flush through copy_start. */
+	int (*copy_put)(struct lb_db_conn *c, const char *sql, const char *data, size_t len);
+	int (*copy_end)(struct lb_db_conn *c);
 	/* optional: the driver's command-line options (--help shows them as "<name> options"),
 	 * ending with an entry whose name is NULL, and how their values fill its part of
 	 * lb_db_options (the general --db-* part is filled by the caller). */

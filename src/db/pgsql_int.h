@@ -36,11 +36,11 @@ enum pg_type_oid {
 
 enum pg_format { PG_FORMAT_TEXT = 0, PG_FORMAT_BINARY = 1 };
 
-enum pg_phase { PH_IDLE, PH_CONNECT, PH_FLUSH, PH_RESULTS };
+enum pg_phase { PH_IDLE, PH_CONNECT, PH_FLUSH, PH_RESULTS, PH_COPY_FLUSH };
 
 /* What the results being collected answer. */
 enum pg_request { REQ_QUERY, REQ_PREPARE, REQ_PREPARE_THEN_EXEC, REQ_EXEC, REQ_ROLLBACK, REQ_COPY,
-		  REQ_PIPELINE };
+		  REQ_PIPELINE, REQ_COPY_PUT, REQ_COPY_END };
 
 struct pg_conn {
 	PGconn *pg;
@@ -53,6 +53,7 @@ struct pg_conn {
 	int64_t deadline_ns;
 	const char *copy_data;  /* input of the COPY in flight */
 	size_t copy_len;
+	size_t copy_unflushed_bytes; /* queued in a streaming COPY since libpq's buffer last emptied */
 	bool broken;            /* a quiet DEALLOCATE timed out: the session is unusable */
 	struct pg_pipe pipe;    /* pgsql_pipeline.c */
 };

@@ -233,20 +233,32 @@ static size_t bulk_limit(struct lb_db_conn *c)
 	return limit;
 }
 
-/* A COPY (or LOAD DATA LOCAL INFILE) streams its rows, whatever the server's packet limit, and
- * each flush is one statement and one round trip: larger pieces keep the server busy longer per
- * wait of the client. */
+/* A COPY that is one statement per flush (LOAD DATA LOCAL INFILE) costs a round trip each:
+ * larger pieces keep the server busy longer per wait of the client. A streaming COPY (the
+ * driver's copy_put) sends smaller pieces without waiting, so that the socket is fed while the
+ * next rows are made and the server never waits long for input. */
 #define COPY_FLUSH_BYTES (4u << 20)
+#define COPY_STREAM_PIECE_BYTES (256u << 10)
 
 static size_t flush_limit(struct lb_db_conn *c)
 {
-	return c->copy_sql ? COPY_FLUSH_BYTES : bulk_limit(c);
+	if (!c->copy_sql)
+		return bulk_limit(c);
+	return c->ops->copy_put ? COPY_STREAM_PIECE_BYTES : COPY_FLUSH_BYTES;
+}
+
+static int bulk_send(struct lb_db_conn *c, struct lb_db_result *out)
+{
+	if (!c->copy_sql)
+		return lb_db_query(c, c->bulk.data, c->bulk.len, out);
+	if (c->ops->copy_put)
+		return lb_db_copy_put(c, c->copy_sql, c->bulk.data, c->bulk.len, out);
+	return lb_db_copy(c, c->copy_sql, c->bulk.data, c->bulk.len, out);
 }
 
 static int bulk_flush(struct lb_db_conn *c, struct lb_db_result *out)
 {
-	int rc = c->copy_sql ? lb_db_copy(c, c->copy_sql, c->bulk.data, c->bulk.len, out)
-			     : lb_db_query(c, c->bulk.data, c->bulk.len, out);
+	int rc = bulk_send(c, out);
 
 	c->bulk.len = c->bulk_prefix_len;
 	c->bulk.data[c->bulk.len] = '\0';
@@ -266,6 +278,8 @@ int32_t lb_db_bulk_insert_init(struct lb_db_conn *c, const char *prefix, uint64_
 {
 	if (!prefix)
 		return lb_db_misuse(c, "bulk_insert_init() without a prefix");
+	if (c->copy_open)
+		return lb_db_misuse(c, "a COPY is streaming: call copy_done() first");
 	free(c->copy_sql);
 	c->copy_sql = NULL;
 	c->bulk.len = 0;
@@ -308,6 +322,9 @@ int32_t lb_db_bulk_insert_done(struct lb_db_conn *c, struct lb_db_result *out)
 		return lb_db_misuse(c, "bulk_insert_done() called before bulk_insert_init()");
 	if (c->bulk_rows)
 		rc = bulk_flush(c, out);
+	/* A streaming COPY's result (rows, or the error of any piece) comes with its end. */
+	if (rc == LB_DB_OK && c->copy_open)
+		rc = lb_db_copy_end(c, out);
 	c->bulk_active = false;
 	return rc;
 }

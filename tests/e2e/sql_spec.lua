@@ -123,6 +123,16 @@ con:copy_next("50001\tok\t1")
 con:copy_next("50002\tmissing a field")
 local ok = pcall(con.copy_done, con)
 print("BAD", ok, con.sql_state, con:query_row("SELECT count(*) FROM lbt_copy"))
+-- the rows above went in many pieces through one streaming COPY: one transaction wrote them all
+print("ONE", con:query_row("SELECT count(DISTINCT xmin::text) FROM lbt_copy"))
+-- so a bad row deep in the stream undoes the pieces sent before it; the error (with its
+-- SQLSTATE) is copy_done()'s, other statements wait for it, and the session stays usable
+con:copy_init("COPY lbt_copy (id, s, n) FROM STDIN")
+for i = 60001, 160000 do con:copy_next(i == 150000 and "x\ty\t1" or string.format("%d\tr\t%d", i, i)) end
+ok = pcall(con.query, con, "SELECT 1")
+print("BUSY", ok, con.sql_errmsg)
+ok = pcall(con.copy_done, con)
+print("DEEP", ok, con.sql_state, con:query_row("SELECT count(*) FROM lbt_copy"))
 con:query("DROP TABLE lbt_copy")
 ]])
       local out, err, rc = h.run(h.q(p) .. " " .. db .. " --verbosity=1")
@@ -132,6 +142,9 @@ con:query("DROP TABLE lbt_copy")
         assert.is_truthy(out:find("FILE\tfalse\tmysql: LOAD DATA LOCAL INFILE outside copy_init()/copy_done(): no file is sent\t50000", 1, true), out)
       else
         assert.is_truthy(out:find("BAD\tfalse\t22P04\t50000", 1, true), out)
+        assert.is_truthy(out:find("ONE\t1\n", 1, true), out)
+        assert.is_truthy(out:find("BUSY\tfalse\tpgsql: a COPY is streaming on this connection (call copy_done() before other statements)", 1, true), out)
+        assert.is_truthy(out:find("DEEP\tfalse\t22P02\t50000", 1, true), out)
       end
     end)
 
