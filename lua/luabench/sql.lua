@@ -277,7 +277,8 @@ function Connection:bulk_insert_next(row) return bulk_next(self, row, "bulk_inse
 function Connection:bulk_insert_done() return bulk_done(self, "(bulk insert)") end
 
 -- luabench: COPY ... FROM STDIN (PostgreSQL), fed like a bulk insert with one row per call in
--- the statement's format; each full buffer is sent as one COPY.
+-- the statement's format. PostgreSQL streams them through one COPY ended by copy_done() (its
+-- result and any row's error come there); LOAD DATA (MySQL) is one statement per full buffer.
 function Connection:copy_init(sql)
   if self.conn == nil then raise(CLOSED) end
   local rc = C.lb_db_copy_init(self.conn, sql, #sql)
