@@ -205,7 +205,7 @@ static void pg_close(struct lb_db_conn *c)
 
 static int collect(struct lb_db_conn *c);
 
-static int flush(struct lb_db_conn *c)
+int pg_flush(struct lb_db_conn *c)
 {
 	struct pg_conn *p = P(c);
 	int r = PQflush(p->pg);
@@ -233,7 +233,7 @@ int pg_sent(struct lb_db_conn *c, int ok)
 		return lost ? LB_DB_ELOST : LB_DB_ESQL;
 	}
 	p->phase = PH_FLUSH;
-	return flush(c);
+	return pg_flush(c);
 }
 
 bool pg_is_error(const PGresult *r)
@@ -271,54 +271,6 @@ static int keep_result(struct lb_db_conn *c, PGresult *r)
 
 static int request_done(struct lb_db_conn *c, PGresult *r);
 
-/* The server is ready for our COPY's input: queue all of it and the end, then flush and collect
- * the command's result as for any request. In non-blocking mode libpq grows its output buffer
- * rather than refuse data, so a refusal means the session is gone. */
-static int copy_send(struct lb_db_conn *c)
-{
-	struct pg_conn *p = P(c);
-
-	if (PQputCopyData(p->pg, p->copy_data, (int)p->copy_len) != 1 || PQputCopyEnd(p->pg, NULL) != 1)
-		return pg_lost_error(c, "pgsql: sending COPY data: ");
-	p->phase = PH_FLUSH;
-	return flush(c);
-}
-
-/* A streaming COPY queues each piece and sends what the socket takes now: the rest goes with
- * the next piece, while the server works on what it has. libpq's buffer only grows, so past
- * this much unsent input wait until it has all gone. */
-#define PG_COPY_BACKLOG_BYTES (16u << 20)
-
-static int copy_flush(struct lb_db_conn *c)
-{
-	struct pg_conn *p = P(c);
-	int r = PQflush(p->pg);
-
-	if (r < 0)
-		return pg_lost_error(c, "pgsql: sending COPY data: ");
-	if (r == 0)
-		p->copy_unflushed_bytes = 0;
-	else if (p->copy_unflushed_bytes > PG_COPY_BACKLOG_BYTES) {
-		lb_db_set_wait(c, PQsocket(p->pg), LB_DB_WAIT_READ | LB_DB_WAIT_WRITE,
-			       p->deadline_ns);
-		return LB_DB_PENDING;
-	}
-	p->phase = PH_IDLE;
-	c->res.kind = LB_DB_KIND_NONE;
-	return LB_DB_OK;
-}
-
-static int copy_queue(struct lb_db_conn *c, const char *data, size_t len)
-{
-	struct pg_conn *p = P(c);
-
-	if (PQputCopyData(p->pg, data, (int)len) != 1)
-		return pg_lost_error(c, "pgsql: sending COPY data: ");
-	p->copy_unflushed_bytes += len;
-	p->phase = PH_COPY_FLUSH;
-	return copy_flush(c);
-}
-
 static int collect(struct lb_db_conn *c)
 {
 	struct pg_conn *p = P(c);
@@ -334,7 +286,7 @@ static int collect(struct lb_db_conn *c)
 		}
 		if (p->request == REQ_COPY && PQresultStatus(r) == PGRES_COPY_IN) {
 			PQclear(r);
-			return copy_send(c);
+			return pg_copy_send(c);
 		}
 		if (p->request == REQ_COPY_PUT && PQresultStatus(r) == PGRES_COPY_IN) {
 			/* what came before the COPY in the same string is answered: the COPY's
@@ -342,7 +294,7 @@ static int collect(struct lb_db_conn *c)
 			PQclear(r);
 			PQclear(p->collected);
 			p->collected = NULL;
-			return copy_queue(c, p->copy_data, p->copy_len);
+			return pg_copy_queue(c, p->copy_data, p->copy_len);
 		}
 		int rc = keep_result(c, r);
 		if (rc < 0)
@@ -363,8 +315,8 @@ static int pg_step(struct lb_db_conn *c, uint32_t ready)
 	if ((ready & LB_DB_WAIT_READ) && !PQconsumeInput(p->pg))
 		return pg_lost_error(c, "");
 	if (p->phase == PH_COPY_FLUSH)
-		return copy_flush(c);
-	return p->phase == PH_FLUSH ? flush(c) : collect(c);
+		return pg_copy_flush(c);
+	return p->phase == PH_FLUSH ? pg_flush(c) : collect(c);
 }
 
 int pg_start_request(struct lb_db_conn *c, int request, struct lb_db_stmt *s)
@@ -383,60 +335,6 @@ static int pg_query_start(struct lb_db_conn *c, const char *sql, size_t len)
 {
 	int rc = pg_start_request(c, REQ_QUERY, NULL);
 	return rc < 0 ? rc : pg_sent(c, PQsendQuery(P(c)->pg, sql));
-}
-
-static int pg_copy_start(struct lb_db_conn *c, const char *sql, const char *data, size_t len)
-{
-	struct pg_conn *p = P(c);
-	int rc = pg_start_request(c, REQ_COPY, NULL);
-
-	if (rc < 0)
-		return rc;
-	if (len > INT_MAX) {
-		lb_db_set_error(c, 0, "54000", false, "pgsql: %zu bytes of COPY data in one piece", len);
-		return LB_DB_ESQL;
-	}
-	p->copy_data = data;
-	p->copy_len = len;
-	return pg_sent(c, PQsendQuery(p->pg, sql));
-}
-
-/* A piece of a streaming COPY: the first opens it with `sql` and waits for the server to take
- * input; each piece ends once queued and flushed as far as the socket takes it (see
- * copy_flush), without waiting for the server to process it. */
-static int pg_copy_put(struct lb_db_conn *c, const char *sql, const char *data, size_t len)
-{
-	struct pg_conn *p = P(c);
-	int rc = pg_start_request(c, REQ_COPY_PUT, NULL);
-
-	if (rc < 0)
-		return rc;
-	if (len > INT_MAX) {
-		lb_db_set_error(c, 0, "54000", false, "pgsql: %zu bytes of COPY data in one piece", len);
-		return LB_DB_ESQL;
-	}
-	if (c->copy_open)
-		return copy_queue(c, data, len);
-	p->copy_unflushed_bytes = 0;
-	p->copy_data = data;
-	p->copy_len = len;
-	return pg_sent(c, PQsendQuery(p->pg, sql));
-}
-
-/* The end of a streaming COPY: the server's answer to the whole COPY (rows, or the error of
- * any piece) is this request's. */
-static int pg_copy_end(struct lb_db_conn *c)
-{
-	struct pg_conn *p = P(c);
-	int rc = pg_start_request(c, REQ_COPY_END, NULL);
-
-	if (rc < 0)
-		return rc;
-	p->copy_unflushed_bytes = 0;
-	if (PQputCopyEnd(p->pg, NULL) != 1)
-		return pg_lost_error(c, "pgsql: ending COPY: ");
-	p->phase = PH_FLUSH;
-	return flush(c);
 }
 
 /* ---- results ------------------------------------------------------------------------------- */

@@ -83,6 +83,15 @@ const char *pg_skip_severity(const char *msg);
 int pg_lost_error(struct lb_db_conn *c, const char *what);
 /* After PQsend*: `ok` is its answer; flushes and starts collecting. */
 int pg_sent(struct lb_db_conn *c, int ok);
+int pg_flush(struct lb_db_conn *c);
+
+/* pgsql_copy.c */
+int pg_copy_send(struct lb_db_conn *c);
+int pg_copy_flush(struct lb_db_conn *c);
+int pg_copy_queue(struct lb_db_conn *c, const char *data, size_t len);
+int pg_copy_start(struct lb_db_conn *c, const char *sql, const char *data, size_t len);
+int pg_copy_put(struct lb_db_conn *c, const char *sql, const char *data, size_t len);
+int pg_copy_end(struct lb_db_conn *c);
 bool pg_is_error(const PGresult *r);
 int pg_start_request(struct lb_db_conn *c, int request, struct lb_db_stmt *s);
 int pg_send_rollback(struct lb_db_conn *c);
