@@ -1,0 +1,90 @@
+/* luabench merge's state, shared by its two halves: merge_read.c reads the input documents into
+ * it, merge.c makes the merged run's result, report and document from it. */
+#ifndef LB_OUTPUT_MERGE_INT_H
+#define LB_OUTPUT_MERGE_INT_H
+
+#include <cjson/cJSON.h>
+#include <limits.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "engine/engine.h"
+#include "engine/latency_hist.h"
+#include "engine/worker.h"
+
+#define ERRLEN 1024
+
+struct merge {
+	struct lb_config cfg;    /* the merged run's */
+	struct lb_types types;
+	struct lb_stmt_names stmt_names;
+	struct lb_snap snap;
+	bool sql, rate_mode;
+	int64_t max_lag_ns;
+	uint64_t unserved_arrivals;
+	struct lb_interval *intervals;
+	int nintervals;
+	int64_t start_us, end_us; /* union of the measured windows */
+	double start_unix_s;
+	int64_t end_wall_ns;
+	struct lb_thread_figures *threads; /* all inputs' threads in input order */
+	int nthreads, capthreads;
+	uint64_t unfinished;
+	uint64_t cut_off;
+	int64_t cut_off_age_max_ns;
+	int status;              /* index into statuses[]: the worst input's */
+	const cJSON *first;      /* the first input: workload, options, percentiles */
+	const char *first_file;
+	cJSON *hosts, *from, *systems;
+	char err[ERRLEN];
+};
+
+/* The run statuses, worst last; struct merge.status indexes it. */
+extern const char *const lb_merge_statuses[4];
+
+/* Reads and parses one input (NULL and a message in err on failure). */
+cJSON *lb_merge_read_doc(const char *path, char *err);
+/* Checks input `path` against the first and adds it to the merged run (-1: m->err says why). */
+int lb_merge_add_doc(struct merge *m, const char *path, const cJSON *d);
+
+/* ---- JSON access ----------------------------------------------------------------------------- */
+
+static inline const cJSON *get(const cJSON *o, const char *key)
+{
+	return cJSON_GetObjectItemCaseSensitive(o, key);
+}
+
+static inline double num(const cJSON *o, const char *key)
+{
+	const cJSON *v = get(o, key);
+	return cJSON_IsNumber(v) ? v->valuedouble : 0;
+}
+
+static inline uint64_t u64(const cJSON *o, const char *key)
+{
+	double v = num(o, key);
+	return v > 0 ? (v < 1.8e19 ? (uint64_t)llround(v) : UINT64_MAX) : 0;
+}
+
+/* Numbers of a file that may be anything (a fuzzer's, a hand edit's): clamped, since converting
+ * a double out of the type's range is undefined; to half the range, so a sum of two stays in it
+ * (NaN becomes 0). */
+static inline int64_t i64_of(double v)
+{
+	return v > 4.6e18 ? (int64_t)4.6e18 : v < -4.6e18 ? (int64_t)-4.6e18 : v == v ? (int64_t)v : 0;
+}
+
+static inline int i32(const cJSON *o, const char *key)
+{
+	double v = num(o, key);
+	return v > INT_MAX ? INT_MAX : v < INT_MIN ? INT_MIN : v == v ? (int)v : 0;
+}
+
+static inline const char *str(const cJSON *o, const char *key)
+{
+	const cJSON *v = get(o, key);
+	return cJSON_IsString(v) ? v->valuestring : "";
+}
+
+#endif
