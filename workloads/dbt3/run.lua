@@ -162,6 +162,9 @@ function M.thread_init(thread_id, stat_types)
   steps = step_list(M.plan())
   pos = 1
   if s.query_timeout > 0 then
+    if not d.statement_timeout then
+      error(d.name .. " dialect: no session statement timeout (run without a query timeout)", 0)
+    end
     con:query(d.statement_timeout(s.query_timeout))
     timeout_set = true
   end

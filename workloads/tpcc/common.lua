@@ -133,23 +133,8 @@ M.table_exists = require("luabench.prepare").table_exists
 
 -- The configuration table: name/value pairs written by prepare (schema settings, the NURand C
 -- constants used at load, which load units and steps are done).
-function M.config_read(con)
-  local s = M.settings()
-  local cfg = {}
-  local rs = con:query("SELECT cfg_name, cfg_value FROM " .. s.t.config)
-  local row = rs:fetch_row()
-  while row do
-    cfg[row[1]] = row[2]
-    row = rs:fetch_row()
-  end
-  return cfg
-end
-
-function M.config_set(con, name, value)
-  local s = M.settings()
-  con:query(string.format("DELETE FROM %s WHERE cfg_name = '%s'", s.t.config, name))
-  con:query(string.format("INSERT INTO %s (cfg_name, cfg_value) VALUES ('%s', '%s')", s.t.config, name, tostring(value)))
-end
+function M.config_read(con) return workload.config_read(con, M.settings().t.config) end
+function M.config_set(con, name, value) workload.config_set(con, M.settings().t.config, name, value) end
 
 -- The configuration of a completely prepared schema, or a one-line error.
 function M.ready_config(con)
