@@ -53,7 +53,7 @@ LB_FFI struct lb_db_config *lb_sql_config(struct lb_worker *w, const char *name,
 {
 	struct lb_engine *e = w->eng;
 	if (!name || !*name)
-		name = lb_dbopts_default_driver(e->opts);
+		name = lb_dbopts_default_driver(e->session.opts);
 	struct config_cache *cache = lb_engine_ext(e, &cache_kind);
 	struct cached_config *configs = cache->configs;
 	struct lb_db_config *cfg = NULL;
@@ -67,13 +67,13 @@ LB_FFI struct lb_db_config *lb_sql_config(struct lb_worker *w, const char *name,
 		if (!drv) {
 			snprintf(err, errlen, "invalid database driver name: '%s'", name);
 			/* sysbench says this on a line of its own, then fails with the bare reason. */
-			if (!e->additions) {
+			if (!e->session.additions) {
 				lb_fatal("%s", err);
 				err[0] = '\0';
 			}
 		} else {
 			struct lb_db_options o;
-			lb_dbopts_build(e->opts, name, &o);
+			lb_dbopts_build(e->session.opts, name, &o);
 			if (lb_db_config_new(drv, &o, &cfg, err, errlen) == LB_DB_OK) {
 				snprintf(configs[i].name, sizeof(configs[i].name), "%s", name);
 				configs[i].cfg = cfg;
@@ -104,9 +104,9 @@ LB_FFI void lb_sql_connected(struct lb_worker *w, struct lb_db_conn *c)
 LB_FFI int lb_sql_driver_known(struct lb_worker *w, const char *name)
 {
 	if (!name || !*name)
-		name = lb_opts_str(w->eng->opts, "db-driver");
+		name = lb_opts_str(w->eng->session.opts, "db-driver");
 	if (!*name)
-		name = lb_dbopts_default_driver(w->eng->opts);
+		name = lb_dbopts_default_driver(w->eng->session.opts);
 	return lb_db_find_driver(name) != NULL;
 }
 
@@ -122,7 +122,7 @@ static int64_t hard_stop_ns(const struct lb_engine *e)
 		return 0;
 	if (!e->started || e->deadline_ns == INT64_MAX)
 		return INT64_MAX;
-	return e->epoch_ns + e->deadline_ns + e->cfg.end_grace_ns;
+	return e->epoch_ns + e->deadline_ns + e->session.cfg.end_grace_ns;
 }
 
 static int32_t wait_done(struct lb_worker *w, struct lb_db_conn *c, struct lb_db_result *out)
@@ -212,7 +212,7 @@ static int32_t finish(struct lb_worker *w, struct lb_sql_result *rs, int32_t rc,
 	rs->nrows = (uint32_t)(r->kind == LB_DB_KIND_READ ? r->nrows : r->affected_rows);
 	rs->nfields = r->kind == LB_DB_KIND_READ ? r->nfields : 0;
 	rs->freed = 0;
-	if (LB_UNLIKELY(w->eng->cfg.db_debug))
+	if (LB_UNLIKELY(w->eng->session.cfg.db_debug))
 		debug_log(w, rs, rc, what, len, t0);
 	return rc;
 }
@@ -234,7 +234,7 @@ LB_FFI int32_t lb_sql_connect(struct lb_worker *w, struct lb_db_conn *c)
 LB_FFI int32_t lb_sql_query(struct lb_worker *w, struct lb_sql_result *rs, const char *sql, uint64_t len)
 {
 	REFUSE_CLOSED(rs);
-	int64_t t0 = w->eng->cfg.db_debug ? lb_now_ns() : 0;
+	int64_t t0 = w->eng->session.cfg.db_debug ? lb_now_ns() : 0;
 	int32_t rc = lb_db_query_start(rs->conn, sql, len, &rs->r);
 	if (rc == LB_DB_PENDING)
 		rc = wait_done(w, rs->conn, &rs->r);
@@ -246,7 +246,7 @@ LB_FFI int32_t lb_sql_execute(struct lb_worker *w, struct lb_sql_result *rs, str
 	REFUSE_CLOSED(rs);
 	if (LB_UNLIKELY(!s))
 		return closed(rs);
-	int64_t t0 = w->eng->cfg.db_debug ? lb_now_ns() : 0;
+	int64_t t0 = w->eng->session.cfg.db_debug ? lb_now_ns() : 0;
 	int32_t rc = lb_db_execute_start(s, &rs->r);
 	if (rc == LB_DB_PENDING)
 		rc = wait_done(w, rs->conn, &rs->r);
@@ -279,7 +279,7 @@ LB_FFI int32_t lb_sql_step(struct lb_worker *w, struct lb_sql_result *rs, uint32
 LB_FFI int32_t lb_sql_bulk_next(struct lb_worker *w, struct lb_sql_result *rs, const char *row, uint64_t len)
 {
 	REFUSE_CLOSED(rs);
-	int64_t t0 = w->eng->cfg.db_debug ? lb_now_ns() : 0;
+	int64_t t0 = w->eng->session.cfg.db_debug ? lb_now_ns() : 0;
 	int32_t rc = lb_db_bulk_insert_next(rs->conn, row, len, &rs->r);
 	if (rc == LB_DB_OK && rs->r.kind == LB_DB_KIND_NONE)
 		return rc; /* only buffered */
@@ -289,7 +289,7 @@ LB_FFI int32_t lb_sql_bulk_next(struct lb_worker *w, struct lb_sql_result *rs, c
 LB_FFI int32_t lb_sql_bulk_done(struct lb_worker *w, struct lb_sql_result *rs)
 {
 	REFUSE_CLOSED(rs);
-	int64_t t0 = w->eng->cfg.db_debug ? lb_now_ns() : 0;
+	int64_t t0 = w->eng->session.cfg.db_debug ? lb_now_ns() : 0;
 	int32_t rc = lb_db_bulk_insert_done(rs->conn, &rs->r);
 	return finish(w, rs, rc, "(bulk insert flush)", 19, t0);
 }
@@ -309,7 +309,7 @@ static int32_t pipeline_finish(struct lb_worker *w, struct lb_sql_result *rs, in
 	rs->nrows = 0;
 	rs->nfields = 0;
 	rs->freed = 0;
-	if (LB_UNLIKELY(w->eng->cfg.db_debug)) {
+	if (LB_UNLIKELY(w->eng->session.cfg.db_debug)) {
 		char what[64];
 		int len = snprintf(what, sizeof(what), "(pipeline of %u statements)", n);
 		rs->r.kind = rc == LB_DB_OK ? LB_DB_KIND_OTHER : LB_DB_KIND_ERROR;
@@ -322,7 +322,7 @@ static int32_t pipeline_finish(struct lb_worker *w, struct lb_sql_result *rs, in
 LB_FFI int32_t lb_sql_pipeline_run(struct lb_worker *w, struct lb_sql_result *rs)
 {
 	REFUSE_CLOSED(rs);
-	int64_t t0 = w->eng->cfg.db_debug ? lb_now_ns() : 0;
+	int64_t t0 = w->eng->session.cfg.db_debug ? lb_now_ns() : 0;
 	int32_t rc = lb_db_pipeline_run_start(rs->conn, &rs->r);
 	if (rc == LB_DB_PENDING)
 		rc = wait_done(w, rs->conn, &rs->r);
@@ -354,7 +354,7 @@ LB_FFI int32_t lb_sql_reconnect(struct lb_worker *w, struct lb_db_conn *c, int a
 		lb_db_disconnect(c);
 		return LB_DB_ECONNECT;
 	}
-	int64_t deadline = lb_now_ns() + w->eng->cfg.db_reconnect_ns;
+	int64_t deadline = lb_now_ns() + w->eng->session.cfg.db_reconnect_ns;
 	int64_t stop = hard_stop_ns(w->eng);
 	if (stop < deadline)
 		deadline = stop;

@@ -207,9 +207,9 @@ static int c_json_decode(lua_State *L)
 
 static void push_argv(lua_State *L, const struct lb_engine *e)
 {
-	lua_createtable(L, e->argc, 1);
-	for (int i = 0; i < e->argc; i++) {
-		lua_pushstring(L, e->argv[i]);
+	lua_createtable(L, e->session.argc, 1);
+	for (int i = 0; i < e->session.argc; i++) {
+		lua_pushstring(L, e->session.argv[i]);
 		lua_rawseti(L, -2, i);
 	}
 }
@@ -244,39 +244,39 @@ void lb_capi_install(struct lb_vm *vm)
 	lua_setfield(L, -2, "tid");
 	lua_pushstring(L, role_name(vm->w));
 	lua_setfield(L, -2, "role");
-	lua_pushinteger(L, e->cfg.threads);
+	lua_pushinteger(L, e->session.cfg.threads);
 	lua_setfield(L, -2, "threads");
 	lua_pushstring(L, LB_VERSION);
 	lua_setfield(L, -2, "version");
 	lua_pushstring(L, LB_SYSBENCH_API);
 	lua_setfield(L, -2, "api_version");
-	lua_pushboolean(L, e->additions);
+	lua_pushboolean(L, e->session.additions);
 	lua_setfield(L, -2, "additions");
 	/* --debug: the event loop takes tracebacks where event() fails (runner.lua) */
-	lua_pushboolean(L, e->additions && lb_log_verbosity() >= LB_LOG_DEBUG);
+	lua_pushboolean(L, e->session.additions && lb_log_verbosity() >= LB_LOG_DEBUG);
 	lua_setfield(L, -2, "tracebacks");
-	if (e->version_string) {
-		lua_pushstring(L, e->version_string);
+	if (e->session.version_string) {
+		lua_pushstring(L, e->session.version_string);
 		lua_setfield(L, -2, "version_string");
 	}
 	lua_pushstring(L, LUAJIT_VERSION);
 	lua_setfield(L, -2, "luajit_version");
 	push_argv(L, e);
 	lua_setfield(L, -2, "argv");
-	if (e->command) {
-		lua_pushstring(L, e->command);
+	if (e->session.command) {
+		lua_pushstring(L, e->session.command);
 		lua_setfield(L, -2, "command");
 	}
-	if (e->script) {
-		lua_pushstring(L, e->script->name);
+	if (e->session.script) {
+		lua_pushstring(L, e->session.script->name);
 		lua_setfield(L, -2, "script_path");
 	}
-	if (e->opts && lb_opts_find(e->opts, "db-dialect-file")) {
-		lua_pushstring(L, lb_opts_str(e->opts, "db-dialect-file"));
+	if (e->session.opts && lb_opts_find(e->session.opts, "db-dialect-file")) {
+		lua_pushstring(L, lb_opts_str(e->session.opts, "db-dialect-file"));
 		lua_setfield(L, -2, "dialect_file");
 	}
-	if (e->opts && lb_opts_find(e->opts, "luajit-cmd")) {
-		lua_pushstring(L, lb_opts_str(e->opts, "luajit-cmd"));
+	if (e->session.opts && lb_opts_find(e->session.opts, "luajit-cmd")) {
+		lua_pushstring(L, lb_opts_str(e->session.opts, "luajit-cmd"));
 		lua_setfield(L, -2, "luajit_cmd");
 	}
 	lua_setglobal(L, "__luabench_c");

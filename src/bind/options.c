@@ -58,7 +58,7 @@ static char *underscored(const char *name)
 int lb_options_export(struct lb_vm *vm, char *err, size_t errlen)
 {
 	lua_State *L = vm->L;
-	const struct lb_opts *opts = vm->eng->opts;
+	const struct lb_opts *opts = vm->eng->session.opts;
 	if (!opts)
 		return 0;
 	lua_getglobal(L, "sysbench");
@@ -67,7 +67,7 @@ int lb_options_export(struct lb_vm *vm, char *err, size_t errlen)
 		char *key = underscored(opts->v[i]->name);
 		push_opt_value(L, opts->v[i]);
 		lua_setfield(L, -2, key);
-		if (vm->eng->legacy_options) {
+		if (vm->eng->session.legacy_options) {
 			/* Legacy scripts read options as globals; never overwrite a function. */
 			lua_getglobal(L, key);
 			bool fn = lua_isfunction(L, -1);
@@ -178,7 +178,10 @@ int lb_vm_register_options(struct lb_vm *vm, struct lb_opts *opts, bool *declare
 			   size_t errlen)
 {
 	lua_State *L = vm->L;
+	struct lb_session *s = &vm->eng->session;
 	*declared = false;
+	/* A script that declares no options takes unknown ones as globals (sysbench's 0.5 way). */
+	s->legacy_options = s->script && !s->script->builtin;
 	lb_lua_push_path(L, "sysbench.cmdline.options");
 	if (!lua_istable(L, -1)) {
 		lua_pop(L, 1);
@@ -197,7 +200,7 @@ int lb_vm_register_options(struct lb_vm *vm, struct lb_opts *opts, bool *declare
 	}
 	qsort(names, (size_t)n, sizeof(char *), cmp_str);
 	int rc = 0;
-	const char *group = vm->eng->script ? vm->eng->script->test_name : "script";
+	const char *group = s->script ? s->script->test_name : "script";
 	for (int i = 0; i < n && rc == 0; i++) {
 		lua_getfield(L, -1, names[i]);
 		rc = register_one(L, opts, names[i], group, err, errlen);
@@ -208,6 +211,7 @@ int lb_vm_register_options(struct lb_vm *vm, struct lb_opts *opts, bool *declare
 	free(names);
 	lua_pop(L, 1);
 	*declared = n > 0;
+	s->legacy_options = s->legacy_options && n == 0;
 	return rc;
 }
 
@@ -249,16 +253,16 @@ int lb_vm_help(struct lb_vm *vm, struct lb_opts *opts, char *err, size_t errlen)
 		lb_options_export(vm, NULL, 0);
 		return lb_vm_call(vm, "help", false, err, errlen) < 0 ? -1 : 0;
 	}
-	const char *group = vm->eng->script->test_name;
+	const char *group = vm->eng->session.script->test_name;
 	bool any = false;
 	for (int i = 0; i < opts->n; i++)
 		any |= !strcmp(opts->v[i]->group, group);
 	if (any) {
 		printf("%s options:\n", group);
-		lb_opts_print_help(opts, group, vm->eng->additions, stdout);
+		lb_opts_print_help(opts, group, vm->eng->session.additions, stdout);
 		printf("\n");
 	}
-	if (vm->eng->additions && print_commands(vm, group))
+	if (vm->eng->session.additions && print_commands(vm, group))
 		return 0;
 	if (!any) {
 		snprintf(err, errlen, "'%s' test does not implement the 'help' command.", group);

@@ -8,12 +8,11 @@
 
 #include <unistd.h>
 
+#include "bind/standalone.h"
 #include "bind/vm.h"
 #include "api/dbopts.h"
 #include "engine/engine.h"
-#include "engine/worker.h"
 #include "lb_config.h"
-#include "output/lua_tool.h"
 #include "output/merge.h"
 #include "output/personality.h"
 #include "output/result_json.h"
@@ -31,8 +30,9 @@
 struct cli {
 	const struct lb_personality *p;
 	struct lb_opts opts;
+	struct lb_session session; /* what runs, filled from the command line */
 	struct lb_engine eng;
-	bool have_engine;    /* eng is initialised */
+	bool have_engine;    /* eng is initialised (once the workload is loaded) */
 	struct lb_script *script;
 	const char *test;    /* positional 1 */
 	const char *command; /* positional 2 */
@@ -207,7 +207,7 @@ static int check_unknown(struct cli *c)
 {
 	struct lb_pending *p;
 	while ((p = lb_opts_first_unused(&c->opts))) {
-		if (c->eng.legacy_options) {
+		if (c->eng.session.legacy_options) {
 			/* Legacy scripts (no declared options) get unknown options as strings, or as
 			 * booleans when given without a value. */
 			enum lb_opt_type t = p->value ? LB_OPT_STRING : LB_OPT_BOOL;
@@ -257,18 +257,16 @@ static int load_workload(struct cli *c)
 			lb_script_explain(c->test, c->err, ERRLEN);
 		return -1;
 	}
-	e->script = c->script;
-	e->workload = c->script->name;
-	e->plain_init_errors = c_test(c->script);
-	e->control_w = lb_worker_new(e, 0, LB_ROLE_CONTROL);
-	lb_worker_set_self(e->control_w);
-	e->control = lb_vm_new(e, e->control_w, c->err, ERRLEN);
-	if (!e->control)
+	c->session.script = c->script;
+	c->session.workload = c->script->name;
+	c->session.plain_init_errors = c_test(c->script);
+	lb_engine_init(e, &c->session, &lb_lua_host);
+	c->have_engine = true;
+	if (lb_engine_open_control(e, c->err, ERRLEN) < 0)
 		return -1;
 	bool declared;
 	if (lb_vm_register_options(e->control, &c->opts, &declared, c->err, ERRLEN) < 0)
 		return -1;
-	e->legacy_options = !declared && !c->script->builtin;
 	if (check_unknown(c) < 0)
 		return -1;
 	return lb_vm_export_options(e->control, c->err, ERRLEN);
@@ -289,7 +287,7 @@ static int run_command(struct cli *c)
 	const char *cmd = c->command;
 	bool parallel = false;
 	if (lb_vm_has_command(e->control, cmd, &parallel)) {
-		if (parallel && e->cfg.threads > 1)
+		if (parallel && e->session.cfg.threads > 1)
 			return lb_engine_run_parallel(e, cmd);
 		int rc = lb_vm_call_command(e->control, cmd, c->err, ERRLEN);
 		if (rc < 0)
@@ -321,14 +319,14 @@ static int run_command(struct cli *c)
 			return 1;
 		}
 		struct lb_run_output out;
-		lb_run_output_init(&out, e, c->p);
+		lb_run_output_init(&out, c->p);
+		e->sink = &lb_run_output_sink;
+		e->sink_ctx = &out;
 		out.thresholds = &c->thresholds;
 		int rc = lb_engine_run(e);
 		/* Failed thresholds make a run that succeeded otherwise exit with 4. */
 		if (rc == 0 && out.thresholds_failed)
 			rc = LB_EXIT_THRESHOLDS;
-		if (!e->threads_stuck)
-			lb_run_output_fini(&out);
 		return rc;
 	}
 	const char *hint = suggest_command(c, cmd);
@@ -367,12 +365,10 @@ static int setup(struct cli *c, int argc, char **argv)
 	/* Before the banner and for any command, as sysbench checks it with the options. */
 	if (!cfg.time_ns && !cfg.events)
 		lb_warn("Both event and time limits are disabled, running an endless test");
-	lb_engine_init(&c->eng, &cfg);
-	c->have_engine = true;
-	c->eng.opts = &c->opts;
-	c->eng.argc = argc;
-	c->eng.argv = argv;
-	c->eng.host = &lb_lua_host;
+	c->session.cfg = cfg;
+	c->session.opts = &c->opts;
+	c->session.argc = argc;
+	c->session.argv = argv;
 	return 0;
 }
 
@@ -381,9 +377,6 @@ static void cleanup(struct cli *c)
 	struct lb_engine *e = &c->eng;
 	if (e->threads_stuck)
 		return; /* workers may still be running: the process exits without tearing down */
-	/* The Lua states first: their connections use per-run state the engine frees. */
-	lb_vm_free(e->control);
-	lb_worker_free(e->control_w);
 	if (c->have_engine)
 		lb_engine_fini(e);
 	lb_script_free(c->script);
@@ -430,7 +423,7 @@ static bool other_command(int argc, char **argv, int *rc)
 		return true;
 	}
 	if (!strcmp(argv[1], "compare") || !strcmp(argv[1], "report")) {
-		*rc = lb_lua_tool_main(!strcmp(argv[1], "compare") ? "luabench.compare" : "luabench.report_html",
+		*rc = lb_tool_main(!strcmp(argv[1], "compare") ? "luabench.compare" : "luabench.report_html",
 				       argc - 1, argv + 1);
 		return true;
 	}
@@ -480,11 +473,11 @@ int lb_cli_main(int argc, char **argv, bool *must_exit_now)
 		rc = 0;
 		goto out;
 	}
-	if (c->eng.cfg.format != LB_FORMAT_TEXT)
+	if (c->session.cfg.format != LB_FORMAT_TEXT)
 		lb_log_set_info_stream(stderr);
-	c->eng.command = c->command;
-	c->eng.version_string = lb_personality_version_string(c->p);
-	c->eng.additions = c->p->additions;
+	c->session.command = c->command;
+	c->session.version_string = lb_personality_version_string(c->p);
+	c->session.additions = c->p->additions;
 	print_version_header(c);
 	if (load_workload(c) < 0) {
 		if (c->usage)

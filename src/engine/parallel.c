@@ -93,7 +93,7 @@ static void report_failures(struct command_job *jobs, int n, const char *command
 
 int lb_engine_run_parallel(struct lb_engine *e, const char *command)
 {
-	int n = e->cfg.threads;
+	int n = e->session.cfg.threads;
 	struct command_job *jobs = lb_xcalloc((size_t)n, sizeof(*jobs));
 	pthread_t *threads = lb_xcalloc((size_t)n, sizeof(*threads));
 	atomic_int failures = 0;

@@ -184,7 +184,7 @@ static void *worker_thread(void *arg)
 
 static size_t thread_stack_size(const struct lb_engine *e)
 {
-	size_t stack = e->cfg.thread_stack_bytes;
+	size_t stack = e->session.cfg.thread_stack_bytes;
 	size_t floor = LB_MIN_THREAD_STACK > PTHREAD_STACK_MIN ? LB_MIN_THREAD_STACK : PTHREAD_STACK_MIN;
 	if (stack >= floor)
 		return stack;
@@ -202,7 +202,7 @@ static int start_threads(struct lb_engine *e)
 	pthread_attr_t attr;
 	pthread_attr_init(&attr);
 	pthread_attr_setstacksize(&attr, thread_stack_size(e));
-	e->looping = e->cfg.threads;
+	e->looping = e->session.cfg.threads;
 	for (int i = 0; i < e->nworkers; i++) {
 		int rc = pthread_create(&e->workers[i]->thread, &attr, worker_thread, e->workers[i]);
 		if (rc) {
@@ -225,7 +225,7 @@ static int wait_initialized(struct lb_engine *e)
 {
 	struct timespec until;
 	clock_gettime(CLOCK_REALTIME, &until);
-	until.tv_sec += e->cfg.thread_init_timeout_ns / LB_NS_PER_S;
+	until.tv_sec += e->session.cfg.thread_init_timeout_ns / LB_NS_PER_S;
 	int rc = 0;
 	pthread_mutex_lock(&e->lock);
 	while (e->initialized < e->nworkers && !e->fatal && rc != ETIMEDOUT)
@@ -242,11 +242,11 @@ static void release_barrier(struct lb_engine *e)
 	pthread_mutex_lock(&e->lock);
 	e->epoch_ns = lb_now_ns();
 	e->epoch_wall_ns = lb_wall_ns();
-	int64_t limit = e->cfg.time_ns ? e->cfg.time_ns + e->cfg.warmup_ns : INT64_MAX;
+	int64_t limit = e->session.cfg.time_ns ? e->session.cfg.time_ns + e->session.cfg.warmup_ns : INT64_MAX;
 	e->deadline_ns = limit;
 	e->window_start_ns = 0;
 	if (e->rate_mode)
-		lb_sched_init(&e->sched, e->cfg.rate, e->cfg.rate_constant, &e->cfg.rand, 0);
+		lb_sched_init(&e->sched, e->session.cfg.rate, e->session.cfg.rate_constant, &e->session.cfg.rand, 0);
 	e->started = true;
 	pthread_cond_broadcast(&e->cond);
 	pthread_mutex_unlock(&e->lock);
@@ -256,13 +256,13 @@ static void release_barrier(struct lb_engine *e)
  * Processes launched together by an orchestrator then measure the same window. */
 static int wait_start_at(struct lb_engine *e)
 {
-	if (!e->cfg.start_at)
+	if (!e->session.cfg.start_at)
 		return 0;
-	int64_t at = (int64_t)(e->cfg.start_at * 1e9);
+	int64_t at = (int64_t)(e->session.cfg.start_at * 1e9);
 	double wait_s = (double)(at - lb_wall_ns()) / 1e9;
 	if (wait_s < -LB_START_AT_TOLERANCE_S) {
 		char *msg = lb_xasprintf("the threads were ready %.1f seconds after --start-at=%.3f: give a later start time",
-					 -wait_s, e->cfg.start_at);
+					 -wait_s, e->session.cfg.start_at);
 		lb_engine_fail(e, msg);
 		free(msg);
 		return -1;
@@ -347,16 +347,16 @@ static void push_interval(struct lb_engine *e, const struct lb_report_stat *st, 
 	iv->lag_ms = st->lag_s * 1e3;
 	for (int i = 0; i < LB_MAX_TYPES; i++)
 		iv->type_done[i] = st->snap->types[i] ? st->snap->types[i]->cnt[LB_TCNT_DONE] : 0;
-	lb_interval_fill_types(iv, &e->cfg, st->snap);
+	lb_interval_fill_types(iv, &e->session.cfg, st->snap);
 }
 
 /* What ran and how it ended: the part of a result that exists even when the run failed. */
 static void result_head(struct lb_engine *e, struct lb_result *r, const char *status)
 {
 	memset(r, 0, sizeof(*r));
-	r->cfg = &e->cfg;
-	r->workload = e->workload ? e->workload : "";
-	r->opts = e->opts;
+	r->cfg = &e->session.cfg;
+	r->workload = e->session.workload ? e->session.workload : "";
+	r->opts = e->session.opts;
 	r->types = &e->types;
 	r->stmt_names = &e->stmt_names;
 	r->sql = e->sql_used;
@@ -396,7 +396,7 @@ static void interval_report(struct lb_engine *e, struct monitor *m, int64_t now)
 	memcpy(st.cnt, m->delta.cnt, sizeof(st.cnt));
 	/* The interval's maximum comes from its histogram: exact extremes are per window. */
 	uint64_t max_ns = lb_hist_max(&m->delta.lat);
-	lb_report_fill_pct(&st, &e->cfg, &m->delta.lat, 0, max_ns);
+	lb_report_fill_pct(&st, &e->session.cfg, &m->delta.lat, 0, max_ns);
 	st.concurrency = m->cur.concurrency;
 	st.oldest_s = (double)oldest_in_flight_ns(e, now) / 1e9;
 	st.snap = &m->delta;
@@ -472,6 +472,12 @@ static int report_window(struct lb_engine *e, int64_t end_ns, bool final, const 
 	struct lb_result r;
 	window_result(e, end_ns, status, &b, &r);
 	r.st.final = final;
+	if (final && e->reporter) {
+		/* Closing the reporter's state first lets what it prints as it closes (a JSON
+		 * array's closing bracket) precede the summary. */
+		lb_engine_close_reporter(e);
+		e->sink->attach(e->sink_ctx, e->control, NULL);
+	}
 	int rc = e->sink->window(e->sink_ctx, &r);
 	if (b.have_sys)
 		lb_sys_sample_fini(&b.sys);
@@ -492,19 +498,19 @@ static void report_failure(struct lb_engine *e, const char *msg)
 
 static int64_t signal_grace_ns(const struct lb_engine *e)
 {
-	return e->cfg.forced_shutdown_ns >= 0 ? e->cfg.forced_shutdown_ns : LB_SIGNAL_GRACE_NS;
+	return e->session.cfg.forced_shutdown_ns >= 0 ? e->session.cfg.forced_shutdown_ns : LB_SIGNAL_GRACE_NS;
 }
 
 static int64_t next_wake(struct lb_engine *e, struct monitor *m)
 {
 	int64_t w = m->next_report_ns;
-	if (m->next_checkpoint < e->cfg.ncheckpoints && e->cfg.checkpoints_ns[m->next_checkpoint] < w)
-		w = e->cfg.checkpoints_ns[m->next_checkpoint];
-	if (!m->warm && e->cfg.warmup_ns < w)
-		w = e->cfg.warmup_ns;
-	if (e->cfg.forced_shutdown_ns >= 0 && e->deadline_ns != INT64_MAX &&
-	    e->deadline_ns + e->cfg.forced_shutdown_ns < w)
-		w = e->deadline_ns + e->cfg.forced_shutdown_ns;
+	if (m->next_checkpoint < e->session.cfg.ncheckpoints && e->session.cfg.checkpoints_ns[m->next_checkpoint] < w)
+		w = e->session.cfg.checkpoints_ns[m->next_checkpoint];
+	if (!m->warm && e->session.cfg.warmup_ns < w)
+		w = e->session.cfg.warmup_ns;
+	if (e->session.cfg.forced_shutdown_ns >= 0 && e->deadline_ns != INT64_MAX &&
+	    e->deadline_ns + e->session.cfg.forced_shutdown_ns < w)
+		w = e->deadline_ns + e->session.cfg.forced_shutdown_ns;
 	if (m->interrupted_ns >= 0 && m->interrupted_ns + signal_grace_ns(e) < w)
 		w = m->interrupted_ns + signal_grace_ns(e);
 	return w;
@@ -546,21 +552,21 @@ static bool monitor_loop(struct lb_engine *e, struct monitor *m)
 			told = true;
 			m->interrupted_ns = now;
 		}
-		if (!m->warm && now >= e->cfg.warmup_ns) {
+		if (!m->warm && now >= e->session.cfg.warmup_ns) {
 			new_window(e, now);
 			m->warm = true;
 		}
 		if (now >= m->next_report_ns) {
 			interval_report(e, m, now);
-			int64_t step = e->cfg.report_interval_ns ? e->cfg.report_interval_ns : LB_NS_PER_S;
+			int64_t step = e->session.cfg.report_interval_ns ? e->session.cfg.report_interval_ns : LB_NS_PER_S;
 			while (m->next_report_ns <= now)
 				m->next_report_ns += step;
 		}
-		if (m->next_checkpoint < e->cfg.ncheckpoints &&
-		    now >= e->cfg.checkpoints_ns[m->next_checkpoint])
+		if (m->next_checkpoint < e->session.cfg.ncheckpoints &&
+		    now >= e->session.cfg.checkpoints_ns[m->next_checkpoint])
 			checkpoint(e, m, now);
-		bool forced_due = e->cfg.forced_shutdown_ns >= 0 && e->deadline_ns != INT64_MAX &&
-				  now >= e->deadline_ns + e->cfg.forced_shutdown_ns;
+		bool forced_due = e->session.cfg.forced_shutdown_ns >= 0 && e->deadline_ns != INT64_MAX &&
+				  now >= e->deadline_ns + e->session.cfg.forced_shutdown_ns;
 		bool grace_over = m->interrupted_ns >= 0 && now >= m->interrupted_ns + signal_grace_ns(e);
 		if (forced_due || grace_over || interrupts >= 2)
 			return false;
@@ -572,7 +578,7 @@ static bool monitor_loop(struct lb_engine *e, struct monitor *m)
 
 static void create_workers(struct lb_engine *e)
 {
-	e->nworkers = e->cfg.threads;
+	e->nworkers = e->session.cfg.threads;
 	e->workers = lb_xcalloc((size_t)e->nworkers, sizeof(*e->workers));
 	for (int i = 0; i < e->nworkers; i++)
 		e->workers[i] = lb_worker_new(e, i, LB_ROLE_WORKER);
@@ -587,10 +593,10 @@ static void monitor_init(struct lb_engine *e, struct monitor *m)
 	lb_snap_init(&m->prev);
 	lb_snap_init(&m->delta);
 	/* Without --report-interval the series is still sampled every second for the result file. */
-	bool series = e->cfg.report_interval_ns || e->cfg.output_path || e->cfg.format != LB_FORMAT_TEXT;
-	m->next_report_ns = e->cfg.report_interval_ns ? e->cfg.report_interval_ns
+	bool series = e->session.cfg.report_interval_ns || e->session.cfg.output_path || e->session.cfg.format != LB_FORMAT_TEXT;
+	m->next_report_ns = e->session.cfg.report_interval_ns ? e->session.cfg.report_interval_ns
 				: series ? LB_NS_PER_S : INT64_MAX;
-	m->warm = e->cfg.warmup_ns == 0;
+	m->warm = e->session.cfg.warmup_ns == 0;
 	m->interrupted_ns = -1;
 }
 
@@ -608,7 +614,7 @@ static void print_done(struct lb_engine *e)
 {
 	int timed_out = 0;
 	for (int i = 0; i < e->nworkers; i++)
-		timed_out += e->cfg.time_ns && !e->workers[i]->failed && e->workers[i]->end_ns >= e->deadline_ns;
+		timed_out += e->session.cfg.time_ns && !e->workers[i]->failed && e->workers[i]->end_ns >= e->deadline_ns;
 	if (timed_out)
 		lb_info("Time limit exceeded, exiting...");
 	if (timed_out > 1)
@@ -623,7 +629,7 @@ static void print_done(struct lb_engine *e)
 static void check_failed_events(struct lb_engine *e)
 {
 	uint64_t failed = 0, done = 0;
-	if (!e->cfg.users || e->fatal)
+	if (!e->session.cfg.users || e->fatal)
 		return;
 	for (int i = 0; i < e->nworkers; i++) {
 		const struct lb_stats *s = &e->workers[i]->stats;
@@ -692,7 +698,7 @@ static int init_hook(struct lb_engine *e)
 	char err[ERRLEN];
 	if (e->host->call(e->control, "init", false, err, sizeof(err)) >= 0)
 		return 0;
-	char *msg = e->plain_init_errors ? lb_xstrdup(err) : lb_xasprintf("`init' function failed: %s", err);
+	char *msg = e->session.plain_init_errors ? lb_xstrdup(err) : lb_xasprintf("`init' function failed: %s", err);
 	fail_early(e, msg, 1);
 	free(msg);
 	return -1;
@@ -702,7 +708,7 @@ static int init_hook(struct lb_engine *e)
  * the exit code. */
 static int start_run(struct lb_engine *e)
 {
-	e->sysmon = lb_sysmon_new(&e->cfg.sys);
+	e->sysmon = lb_sysmon_new(&e->session.cfg.sys);
 	if (start_threads(e) < 0) {
 		join_threads(e);
 		return 1;
@@ -710,7 +716,7 @@ static int start_run(struct lb_engine *e)
 	int init = wait_initialized(e);
 	if (init == -2) {
 		char *msg = lb_xasprintf("Worker threads failed to initialize within %lld seconds!",
-					 (long long)(e->cfg.thread_init_timeout_ns / LB_NS_PER_S));
+					 (long long)(e->session.cfg.thread_init_timeout_ns / LB_NS_PER_S));
 		fail_early(e, msg, 2);
 		free(msg);
 		e->threads_stuck = true;
@@ -726,7 +732,7 @@ static int start_run(struct lb_engine *e)
 		return 1;
 	}
 	/* "Threads started!" comes before any line a worker prints, as in sysbench. */
-	e->sink->started(e->sink_ctx, &e->cfg);
+	e->sink->started(e->sink_ctx, &e->session.cfg, &e->types);
 	release_barrier(e);
 	return 0;
 }
@@ -739,7 +745,10 @@ int lb_engine_run(struct lb_engine *e)
 	install_signals(e);
 	if (init_hook(e) < 0)
 		return 1;
-	if (e->sink->header(e->sink_ctx, &e->cfg) < 0)
+	if (lb_engine_open_reporter(e) < 0)
+		return 1;
+	e->sink->attach(e->sink_ctx, e->control, e->reporter);
+	if (e->sink->header(e->sink_ctx, &e->session.cfg) < 0)
 		return 1;
 	if (e->host->call(e->control, "sysbench.hooks.before_threads", false, err, sizeof(err)) < 0)
 		return fail_early(e, err, 1);
@@ -748,7 +757,7 @@ int lb_engine_run(struct lb_engine *e)
 	/* A workload that ends by itself (memory: --memory-total-size) ignores --events, as in
 	 * sysbench; the header above still shows what was given. */
 	if (e->host->has_hook(e->control, "_ignore_events"))
-		e->cfg.events = 0;
+		e->session.cfg.events = 0;
 	create_workers(e);
 	int rc = start_run(e);
 	if (rc)

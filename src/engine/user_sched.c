@@ -308,7 +308,7 @@ LB_FFI int lb_usched_next(struct lb_usched *s, uint32_t *bits)
 		int64_t now = lb_now_ns() - e->epoch_ns;
 		bool draining = now >= e->deadline_ns;
 		if (__atomic_load_n(&e->stop, __ATOMIC_RELAXED) ||
-		    (draining && now >= e->deadline_ns + e->cfg.end_grace_ns)) {
+		    (draining && now >= e->deadline_ns + e->session.cfg.end_grace_ns)) {
 			/* users still waiting for the server, or for a connection, are cut off */
 			lb_worker_cut_off(s->w, (uint32_t)(s->nkind[WAIT_DB] + s->nkind[WAIT_PARK]));
 			return -1;
@@ -319,6 +319,6 @@ LB_FFI int lb_usched_next(struct lb_usched *s, uint32_t *bits)
 			return pop_ready(s, now, bits);
 		if (draining && !s->nkind[WAIT_DB] && !s->nkind[WAIT_PARK])
 			return -1;
-		wait_events(s, now, draining ? e->deadline_ns + e->cfg.end_grace_ns : e->deadline_ns);
+		wait_events(s, now, draining ? e->deadline_ns + e->session.cfg.end_grace_ns : e->deadline_ns);
 	}
 }

@@ -5,7 +5,6 @@
 #include <string.h>
 
 #include "bind/vm.h"
-#include "engine/worker.h"
 #include "output/personality.h"
 #include "output/result_json.h"
 #include "output/sys_report.h"
@@ -17,27 +16,17 @@
 
 #define ERRLEN 4096
 
-void lb_run_output_init(struct lb_run_output *o, struct lb_engine *e, const struct lb_personality *p)
+void lb_run_output_init(struct lb_run_output *o, const struct lb_personality *p)
 {
 	memset(o, 0, sizeof(*o));
 	o->p = p;
-	o->eng = e;
-	o->control = e->control;
-	e->sink = &lb_run_output_sink;
-	e->sink_ctx = o;
 }
 
-static void free_reporter(struct lb_run_output *o)
+static void on_attach(void *ctx, struct lb_vm *control, struct lb_vm *reporter)
 {
-	lb_vm_free(o->reporter);
-	o->reporter = NULL;
-	lb_worker_free(o->reporter_w);
-	o->reporter_w = NULL;
-}
-
-void lb_run_output_fini(struct lb_run_output *o)
-{
-	free_reporter(o);
+	struct lb_run_output *o = ctx;
+	o->control = control;
+	o->reporter = reporter;
 }
 
 /* The text or JSON document goes to stdout; everything else to the info stream, so JSON and
@@ -82,22 +71,6 @@ static void print_options(const struct lb_config *c)
 	fflush(out);
 }
 
-/* Intermediate hooks print text: only in text mode (JSON/CSV keep stdout machine-readable). */
-static int create_reporter(struct lb_run_output *o, const struct lb_config *c)
-{
-	if (!c->report_interval_ns || c->format != LB_FORMAT_TEXT ||
-	    !lb_vm_has_hook(o->control, "report_intermediate"))
-		return 0;
-	char err[ERRLEN];
-	o->reporter_w = lb_worker_new(o->eng, c->threads, LB_ROLE_REPORTER);
-	o->reporter = lb_lua_host.state_new(o->eng, o->reporter_w, err, sizeof(err));
-	if (!o->reporter) {
-		lb_fatal("cannot create the reporter's Lua state: %s", err);
-		return -1;
-	}
-	return 0;
-}
-
 static void print_hook_text(struct lb_run_output *o, const char *hook, FILE *out)
 {
 	char *text = lb_vm_report_text(o->control, hook, NULL);
@@ -110,8 +83,6 @@ static int on_header(void *ctx, const struct lb_config *c)
 {
 	struct lb_run_output *o = ctx;
 	print_options(c);
-	if (create_reporter(o, c) < 0)
-		return -1;
 	FILE *out = lb_log_info_stream();
 	/* The workload's own header lines (e.g. "Prime numbers limit"). */
 	if (lb_log_verbosity() >= LB_LOG_NOTICE)
@@ -133,7 +104,7 @@ static void on_ready(void *ctx)
 	fflush(out);
 }
 
-static void on_started(void *ctx, const struct lb_config *c)
+static void on_started(void *ctx, const struct lb_config *c, const struct lb_types *types)
 {
 	struct lb_run_output *o = ctx;
 	FILE *info = lb_log_info_stream();
@@ -142,7 +113,7 @@ static void on_started(void *ctx, const struct lb_config *c)
 	if (c->warmup_ns && lb_log_verbosity() >= LB_LOG_NOTICE)
 		fprintf(info, "Warming up for %lld seconds...\n\n", (long long)(c->warmup_ns / LB_NS_PER_S));
 	if (c->format == LB_FORMAT_CSV)
-		o->csv_types = lb_report_csv_header(stdout, c, &o->eng->types);
+		o->csv_types = lb_report_csv_header(stdout, c, types);
 	fflush(NULL);
 }
 
@@ -226,10 +197,6 @@ static int on_window(void *ctx, const struct lb_result *window)
 	if (!final) {
 		if (lb_log_verbosity() >= LB_LOG_NOTICE)
 			fprintf(out, "[ %.0fs ] Checkpoint report:\n", r->end_s);
-	} else {
-		/* Closing the reporter's state first lets report_json's closing bracket precede the
-		 * summary. */
-		free_reporter(o);
 	}
 	char *workload_json = final ? lb_vm_report_json(o->control, &r->st) : NULL;
 	if (c->format == LB_FORMAT_TEXT || !final) {
@@ -256,6 +223,7 @@ static void on_failed(void *ctx, const struct lb_result *r)
 }
 
 const struct lb_run_sink lb_run_output_sink = {
+	.attach = on_attach,
 	.header = on_header,
 	.ready = on_ready,
 	.started = on_started,
