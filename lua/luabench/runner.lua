@@ -142,7 +142,7 @@ local function user_main(U, i, tid, event)
       -- Back off: a user failing at once, every time (no wait inside the event, no think time
       -- reached), would otherwise keep the worker to itself in a hot loop of errors.
       backoff_ns = backoff_ns == 0 and BACKOFF_MIN_NS or math.min(backoff_ns * 2, BACKOFF_MAX_NS)
-      C.lb_usched_sleep(U.sched, i, C.lb_clock_ns(w) + backoff_ns)
+      C.lb_user_sched_sleep(U.sched, i, C.lb_clock_ns(w) + backoff_ns)
       coroutine.yield()
       t = C.lb_user_event_next(w, -1, 0)
     end
@@ -153,21 +153,21 @@ end
 local function users_loop(tid, n)
   local w = sb.worker
   local event = get_event()
-  local sched = C.lb_usched_new(w, n)
+  local sched = C.lb_user_sched_new(w, n)
   if sched == nil then error("cannot create the user scheduler (epoll)", 0) end
-  sched = ffi.gc(sched, C.lb_usched_free)
+  sched = ffi.gc(sched, C.lb_user_sched_free)
   local U = sb._users
   U.sched = sched
   local cos = {}
   for i = 0, n - 1 do
     cos[i] = coroutine.create(user_main)
     U.data[i] = {}
-    C.lb_usched_sleep(sched, i, C.lb_users_start_ns(w, C.lb_users_global_id(w, i)))
+    C.lb_user_sched_sleep(sched, i, C.lb_users_start_ns(w, C.lb_users_global_id(w, i)))
   end
   local bits = ffi.new("uint32_t[1]")
   local alive, first = n, {}
   while alive > 0 do
-    local i = C.lb_usched_next(sched, bits)
+    local i = C.lb_user_sched_next(sched, bits)
     if i < 0 then break end
     local co = cos[i]
     U.current = i
@@ -183,12 +183,12 @@ local function users_loop(tid, n)
     if not ok then error(err, 0) end
     if coroutine.status(co) == "dead" then
       alive = alive - 1
-    elseif C.lb_usched_waiting(sched, i) == 0 then
+    elseif C.lb_user_sched_waiting(sched, i) == 0 then
       error("a user yielded without waiting for anything (coroutine.yield() inside event()?)", 0)
     end
   end
   U.current = -1
-  -- Users the end of the run left waiting for a statement (cut off: lb_usched_next): named.
+  -- Users the end of the run left waiting for a statement (cut off: lb_user_sched_next): named.
   for i = 0, n - 1 do
     if U.waiting[i] then warn_cut_off("user " .. C.lb_users_global_id(w, i), { query = U.waiting[i] }, U.start[i]) end
   end
@@ -223,7 +223,7 @@ function sb.think(seconds)
     -- Thinking ends an interaction: pooled connections go back before the user parks.
     for _, release in ipairs(U.release) do release(i, "think") end
     local t0 = C.lb_clock_ns(w)
-    C.lb_usched_sleep(U.sched, i, t0 + seconds * 1e9)
+    C.lb_user_sched_sleep(U.sched, i, t0 + seconds * 1e9)
     coroutine.yield()
     U.excluded[i] = U.excluded[i] + (C.lb_clock_ns(w) - t0)
   else

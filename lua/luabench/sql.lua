@@ -65,7 +65,7 @@ local function await(U, rs, rc, sql, step)
   local i = U.current
   U.waiting[i] = sql
   while rc == PENDING do
-    if C.lb_usched_wait_db(U.sched, U.current, rs.conn) ~= 0 then
+    if C.lb_user_sched_wait_db(U.sched, U.current, rs.conn) ~= 0 then
       rc = step(worker, rs, 0)
     else
       rc = step(worker, rs, coroutine.yield())
@@ -503,7 +503,7 @@ function Driver:connect_physical()
     C.lb_db_conn_set_offload(c, 1)
     rc = C.lb_db_connect_start(c)
     while rc == PENDING do
-      if C.lb_usched_wait_db(U.sched, U.current, c) ~= 0 then
+      if C.lb_user_sched_wait_db(U.sched, U.current, c) ~= 0 then
         rc = C.lb_db_step(c, 0, nil)
       else
         rc = C.lb_db_step(c, coroutine.yield(), nil)
@@ -543,7 +543,7 @@ local function rollback_open(c)
   end
   local rc = C.lb_db_query_start(conn, "ROLLBACK", 8, nil)
   while rc == PENDING do
-    if C.lb_usched_wait_db(U.sched, U.current, conn) ~= 0 then
+    if C.lb_user_sched_wait_db(U.sched, U.current, conn) ~= 0 then
       rc = C.lb_db_step(conn, 0, nil)
     else
       rc = C.lb_db_step(conn, coroutine.yield(), nil)
@@ -638,7 +638,7 @@ local function pool_for(drv)
       pool.waiters[pool.whead] = nil
       pool.whead = pool.whead + 1
       pool.held[nexti] = c
-      C.lb_usched_ready(U.sched, nexti)
+      C.lb_user_sched_ready(U.sched, nexti)
     else
       pool.free[#pool.free + 1] = c
     end
@@ -677,7 +677,7 @@ local function acquire(pool)
   if not c then
     pool.wtail = pool.wtail + 1
     pool.waiters[pool.wtail] = i
-    C.lb_usched_park(U.sched, i)
+    C.lb_user_sched_park(U.sched, i)
     coroutine.yield()
     c = pool.held[i]
   end

@@ -16,15 +16,15 @@
 
 #include "engine/ffi_engine.h"
 
-struct lb_uhist;
+struct lb_script_hist;
 struct lb_mutexes;
 
 /* ---- user histograms: sysbench.histogram (script_hist.c); updates are thread-safe --------------- */
-LB_FFI struct lb_uhist *lb_uhist_new(uint32_t size, double range_min, double range_max);
-LB_FFI void lb_uhist_free(struct lb_uhist *h);
-LB_FFI void lb_uhist_update(struct lb_uhist *h, double value);
-LB_FFI void lb_uhist_print(struct lb_uhist *h);
-LB_FFI double lb_uhist_percentile(struct lb_uhist *h, double pct);
+LB_FFI struct lb_script_hist *lb_script_hist_new(uint32_t size, double range_min, double range_max);
+LB_FFI void lb_script_hist_free(struct lb_script_hist *h);
+LB_FFI void lb_script_hist_update(struct lb_script_hist *h, double value);
+LB_FFI void lb_script_hist_print(struct lb_script_hist *h);
+LB_FFI double lb_script_hist_percentile(struct lb_script_hist *h, double pct);
 
 /* ---- named objects shared by all Lua states of a run (shared.c) --------------------------- */
 /* Zeroed memory of `size` bytes named `name`, created on first use and kept until the run ends. Later
@@ -80,7 +80,7 @@ LB_FFI uint32_t sb_rand_default(uint32_t a, uint32_t b);
 LB_FFI uint64_t sb_rand_uniform_uint64(void);
 LB_FFI double sb_rand_uniform_double(void);
 
-typedef struct lb_uhist sb_histogram_t;
+typedef struct lb_script_hist sb_histogram_t;
 LB_FFI sb_histogram_t *sb_histogram_new(size_t size, double range_min, double range_max);
 LB_FFI void sb_histogram_delete(sb_histogram_t *h);
 LB_FFI void sb_histogram_update(sb_histogram_t *h, double value);

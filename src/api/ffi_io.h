@@ -1,6 +1,6 @@
 /* Part of the FFI surface (see ffi.h): file I/O. Parsed only by the Lua states that load luabench.io. */
-#ifndef LB_BIND_FFI_IO_H
-#define LB_BIND_FFI_IO_H
+#ifndef LB_API_FFI_IO_H
+#define LB_API_FFI_IO_H
 
 #ifndef LB_CDEF
 #include "api/ffi.h"

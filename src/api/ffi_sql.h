@@ -1,6 +1,6 @@
 /* Part of the FFI surface (see ffi.h): the SQL layer. Parsed only by the Lua states that load sysbench.sql. */
-#ifndef LB_BIND_FFI_SQL_H
-#define LB_BIND_FFI_SQL_H
+#ifndef LB_API_FFI_SQL_H
+#define LB_API_FFI_SQL_H
 
 #ifndef LB_CDEF
 #include "api/ffi.h"
@@ -46,7 +46,7 @@ LB_FFI int32_t lb_sql_execute(struct lb_worker *w, struct lb_sql_result *rs, str
 LB_FFI int32_t lb_sql_bulk_next(struct lb_worker *w, struct lb_sql_result *rs, const char *row, uint64_t len);
 LB_FFI int32_t lb_sql_bulk_done(struct lb_worker *w, struct lb_sql_result *rs);
 /* Non-blocking twins for emulated users: start returns LB_DB_PENDING or the final code (then
- * counted like the blocking calls); after PENDING, park on the connection (lb_usched_wait_db)
+ * counted like the blocking calls); after PENDING, park on the connection (lb_user_sched_wait_db)
  * and call lb_sql_step with the readiness bits until it returns something else. */
 LB_FFI int32_t lb_sql_query_start(struct lb_worker *w, struct lb_sql_result *rs, const char *sql, uint64_t len);
 LB_FFI int32_t lb_sql_execute_start(struct lb_worker *w, struct lb_sql_result *rs, struct lb_db_stmt *s);

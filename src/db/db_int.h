@@ -1,7 +1,7 @@
 /* Internals shared by the core of the database layer and its drivers. Not part of the public
  * API (the Lua binding only sees driver.h). */
-#ifndef LB_DB_INT_H
-#define LB_DB_INT_H
+#ifndef LB_DB_DB_INT_H
+#define LB_DB_DB_INT_H
 
 #include <stdatomic.h>
 #include <stdbool.h>

@@ -87,7 +87,7 @@ void lb_engine_fini(struct lb_engine *e)
 	free(e->fatal);
 	lb_snap_fini(&e->window_base);
 	if (e->rate_mode && e->started)
-		lb_sched_fini(&e->sched);
+		lb_arrivals_fini(&e->sched);
 	for (int i = LB_MAX_EXT - 1; i >= 0; i--)
 		if (e->ext[i].kind)
 			e->ext[i].kind->destroy(e->ext[i].state);

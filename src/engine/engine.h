@@ -7,8 +7,8 @@
  *     cli ── sets up ──► engine ── host: states, hooks, event loops ──► bind
  *                          └────── sink: header, intervals, results ──► output
  */
-#ifndef LB_ENGINE_H
-#define LB_ENGINE_H
+#ifndef LB_ENGINE_ENGINE_H
+#define LB_ENGINE_ENGINE_H
 
 #include <pthread.h>
 #include <semaphore.h>
@@ -83,7 +83,7 @@ struct lb_engine {
 	uint32_t window;             /* statistics window id (moves at warm-up end, checkpoints) */
 	uint64_t events_claimed;     /* --events tickets handed out */
 	bool rate_mode;
-	struct lb_sched sched;
+	struct lb_arrivals sched;
 	bool sql_used;               /* a DB driver was created: use the SQL report layout */
 	struct lb_types types;       /* transaction type names (luabench.stats) */
 	struct lb_stmt_names stmt_names; /* --report-statements: statement texts */

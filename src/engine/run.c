@@ -246,7 +246,7 @@ static void release_barrier(struct lb_engine *e)
 	e->deadline_ns = limit;
 	e->window_start_ns = 0;
 	if (e->rate_mode)
-		lb_sched_init(&e->sched, e->session.cfg.rate, e->session.cfg.rate_constant, &e->session.cfg.rand, 0);
+		lb_arrivals_init(&e->sched, e->session.cfg.rate, e->session.cfg.rate_constant, &e->session.cfg.rand, 0);
 	e->started = true;
 	pthread_cond_broadcast(&e->cond);
 	pthread_mutex_unlock(&e->lock);
@@ -401,8 +401,8 @@ static void interval_report(struct lb_engine *e, struct monitor *m, int64_t now)
 	st.oldest_s = (double)oldest_in_flight_ns(e, now) / 1e9;
 	st.snap = &m->delta;
 	if (e->rate_mode) {
-		st.queue_length = lb_sched_backlog(&e->sched, now, 100000000);
-		st.lag_s = (double)lb_sched_lag(&e->sched, now) / 1e9;
+		st.queue_length = lb_arrivals_backlog(&e->sched, now, 100000000);
+		st.lag_s = (double)lb_arrivals_lag(&e->sched, now) / 1e9;
 	}
 	push_interval(e, &st, max_ns);
 	int sys = lb_sysmon_sample(e->sysmon, lb_now_ns());
@@ -667,7 +667,7 @@ static int finish_run(struct lb_engine *e, bool completed, bool hook_failed)
 			lb_fatal("The --max-time limit has expired, forcing shutdown...");
 	}
 	if (e->rate_mode)
-		e->unserved_arrivals = lb_sched_backlog(&e->sched, end, 100000000);
+		e->unserved_arrivals = lb_arrivals_backlog(&e->sched, end, 100000000);
 	e->end_wall_ns = lb_wall_ns();
 	bool cut_off = __atomic_load_n(&e->cut_off, __ATOMIC_RELAXED) > 0;
 	const char *status = e->fatal ? "error" : !completed ? "forced_shutdown"

@@ -104,7 +104,7 @@ static inline void record_at(struct lb_worker *w, int64_t start_ns, int64_t now_
 static int64_t rate_start(struct lb_worker *w, int64_t now_ns)
 {
 	struct lb_engine *e = w->eng;
-	int64_t t = lb_sched_take(&e->sched);
+	int64_t t = lb_arrivals_take(&e->sched);
 	if (t >= e->deadline_ns)
 		return -1;
 	if (t > now_ns) {
@@ -114,7 +114,7 @@ static int64_t rate_start(struct lb_worker *w, int64_t now_ns)
 			return -1;
 	}
 	w->actual_ns = now_ns;
-	lb_sched_note_lag(&e->sched, now_ns - t);
+	lb_arrivals_note_lag(&e->sched, now_ns - t);
 	return t;
 }
 

@@ -1,8 +1,8 @@
 /* A worker: one thread, one Lua state, one RNG and one statistics block.
  * The control state (init/done/prepare/...) and the reporter's state also get a struct lb_worker
  * so Lua code sees the same API everywhere; only run workers count in the statistics. */
-#ifndef LB_WORKER_H
-#define LB_WORKER_H
+#ifndef LB_ENGINE_WORKER_H
+#define LB_ENGINE_WORKER_H
 
 #include <pthread.h>
 #include <stdint.h>

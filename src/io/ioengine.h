@@ -21,8 +21,8 @@
  *   completion = complete_ns - issue_ns   (async engines; includes time spent waiting to be reaped)
  * Sync engines (psync, mmap) set issue_ns = start_ns: all of the latency is "completion".
  */
-#ifndef LB_IO_ENGINE_H
-#define LB_IO_ENGINE_H
+#ifndef LB_IO_IOENGINE_H
+#define LB_IO_IOENGINE_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -9,8 +9,8 @@
  * workers' hot path never sees any of this. All functions take the time of the reading from the
  * caller, and the /proc and /sys roots are configurable, so the arithmetic can be tested on
  * fabricated files. */
-#ifndef LB_SYSMETRICS_H
-#define LB_SYSMETRICS_H
+#ifndef LB_SYS_SYSMETRICS_H
+#define LB_SYS_SYSMETRICS_H
 
 #include <stdbool.h>
 #include <stdint.h>

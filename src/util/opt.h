@@ -5,8 +5,8 @@
  * options first, the script's own after it is loaded) and each registration consumes the pending
  * values that match it ('-' and '_' are the same character). Whatever is still pending at the end
  * is an invalid option, reported with a "did you mean" suggestion. */
-#ifndef LB_OPT_H
-#define LB_OPT_H
+#ifndef LB_UTIL_OPT_H
+#define LB_UTIL_OPT_H
 
 #include <stdbool.h>
 #include <stddef.h>
