@@ -356,7 +356,7 @@ static int setup(struct cli *c, int argc, char **argv)
 	if (rc < 0 || lb_dbopts_configure(&c->opts, &cfg, c->err, ERRLEN) < 0 ||
 	    lb_sysmon_configure(&c->opts, &cfg.sys, c->err, ERRLEN) < 0)
 		return -1;
-	if (cfg.output_path && lb_result_check_path(cfg.output_path, c->err, ERRLEN) < 0)
+	if (cfg.output_path && lb_result_json_check_path(cfg.output_path, c->err, ERRLEN) < 0)
 		return -1;
 	if (lb_thresholds_read(&c->thresholds, &c->opts, c->err, ERRLEN) < 0)
 		return -1;

@@ -30,7 +30,7 @@ int lb_type_pct_list(const struct lb_config *cfg, double *out)
 	return n;
 }
 
-void lb_report_fill_pct(struct lb_report_stat *st, const struct lb_config *cfg,
+void lb_result_fill_pct(struct lb_report_stat *st, const struct lb_config *cfg,
 			const struct lb_hist *h, uint64_t min_ns, uint64_t max_ns)
 {
 	st->npct = cfg->npercentiles;
@@ -53,7 +53,7 @@ void lb_result_fill_stat(struct lb_result *r, double time_s, uint64_t min_ns, ui
 	st->lat_max_s = (double)max_ns / 1e9;
 	st->lat_sum_s = (double)s->lat_sum_ns / 1e9;
 	st->lat_avg_s = n ? st->lat_sum_s / (double)n : 0;
-	lb_report_fill_pct(st, r->cfg, &s->lat, min_ns, max_ns);
+	lb_result_fill_pct(st, r->cfg, &s->lat, min_ns, max_ns);
 	st->snap = s;
 	st->types = r->types;
 	r->overflow = s->lat.overflow;

@@ -131,7 +131,7 @@ struct lb_result {
 };
 
 /* Fills st's percentiles (those of cfg) from histogram h; min/max bound the extremes. */
-void lb_report_fill_pct(struct lb_report_stat *st, const struct lb_config *cfg,
+void lb_result_fill_pct(struct lb_report_stat *st, const struct lb_config *cfg,
 			const struct lb_hist *h, uint64_t min_ns, uint64_t max_ns);
 /* Fills r->st from r->snap: the window's totals, min/max/avg/sum and percentiles, over
  * time_s seconds. */

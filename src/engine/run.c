@@ -396,7 +396,7 @@ static void interval_report(struct lb_engine *e, struct monitor *m, int64_t now)
 	memcpy(st.cnt, m->delta.cnt, sizeof(st.cnt));
 	/* The interval's maximum comes from its histogram: exact extremes are per window. */
 	uint64_t max_ns = lb_hist_max(&m->delta.lat);
-	lb_report_fill_pct(&st, &e->session.cfg, &m->delta.lat, 0, max_ns);
+	lb_result_fill_pct(&st, &e->session.cfg, &m->delta.lat, 0, max_ns);
 	st.concurrency = m->cur.concurrency;
 	st.oldest_s = (double)oldest_in_flight_ns(e, now) / 1e9;
 	st.snap = &m->delta;

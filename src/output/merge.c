@@ -142,7 +142,7 @@ static void workload_merge(struct merge *m, const struct lb_result *r, char **js
 
 static cJSON *merged_doc(struct merge *m, const struct lb_result *r, const char *workload_json)
 {
-	cJSON *doc = lb_result_doc(r, NULL);
+	cJSON *doc = lb_result_json_doc(r, NULL);
 	char *hosts = NULL;
 	const cJSON *h;
 	cJSON_ArrayForEach(h, m->hosts) {

@@ -396,7 +396,7 @@ static cJSON *window_json(const struct lb_result *r)
 	return o;
 }
 
-cJSON *lb_result_doc(const struct lb_result *r, const char *workload_json)
+cJSON *lb_result_json_doc(const struct lb_result *r, const char *workload_json)
 {
 	cJSON *root = header_json(r);
 	const struct lb_report_stat *st = &r->st;
@@ -440,7 +440,7 @@ cJSON *lb_result_doc(const struct lb_result *r, const char *workload_json)
 
 char *lb_result_json(const struct lb_result *r, const char *workload_json)
 {
-	cJSON *root = lb_result_doc(r, workload_json);
+	cJSON *root = lb_result_json_doc(r, workload_json);
 	char *s = cJSON_Print(root);
 	cJSON_Delete(root);
 	return s;
@@ -459,12 +459,12 @@ static int write_doc(const char *path, char *doc)
 	return rc < 0 ? -1 : 0;
 }
 
-int lb_result_write(const struct lb_result *r, const char *workload_json)
+int lb_result_json_write(const struct lb_result *r, const char *workload_json)
 {
 	return write_doc(r->cfg->output_path, lb_result_json(r, workload_json));
 }
 
-void lb_result_error(const struct lb_result *r)
+void lb_result_json_error(const struct lb_result *r)
 {
 	cJSON *root = header_json(r);
 	char *s = cJSON_Print(root);
@@ -480,7 +480,7 @@ void lb_result_error(const struct lb_result *r)
 		free(s);
 }
 
-int lb_result_check_path(const char *path, char *err, int errlen)
+int lb_result_json_check_path(const char *path, char *err, int errlen)
 {
 	/* The file is replaced by a rename, which would fail only at the end of the run. */
 	struct stat st;

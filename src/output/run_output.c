@@ -210,7 +210,7 @@ static int on_window(void *ctx, const struct lb_result *window)
 	if (thresholds && o->p->additions && lb_log_verbosity() >= LB_LOG_NOTICE)
 		lb_thresholds_print(report_stream(c), r->thresholds, r->nthresholds);
 	fflush(NULL);
-	if (final && c->output_path && lb_result_write(r, workload_json) < 0)
+	if (final && c->output_path && lb_result_json_write(r, workload_json) < 0)
 		rc = -1;
 	free(workload_json);
 	free(thresholds);
@@ -219,7 +219,7 @@ static int on_window(void *ctx, const struct lb_result *window)
 
 static void on_failed(void *ctx, const struct lb_result *r)
 {
-	lb_result_error(r);
+	lb_result_json_error(r);
 }
 
 const struct lb_run_sink lb_run_output_sink = {
