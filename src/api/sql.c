@@ -10,7 +10,7 @@
 
 #include "api/ffi_sql.h"
 #include "util/clock.h"
-#include "api/dbopts.h"
+#include "engine/dbopts.h"
 #include "engine/engine.h"
 #include "util/log.h"
 #include "util/util.h"

@@ -10,7 +10,7 @@
 
 #include "bind/standalone.h"
 #include "bind/vm.h"
-#include "api/dbopts.h"
+#include "engine/dbopts.h"
 #include "engine/engine.h"
 #include "lb_config.h"
 #include "output/merge.h"

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "api/dbopts.h"
+#include "engine/dbopts.h"
 #include "bind/vm.h"
 #include "engine/config.h"
 #include "engine/engine.h"

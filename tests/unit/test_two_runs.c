@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "../tap.h"
-#include "api/dbopts.h"
+#include "engine/dbopts.h"
 #include "bind/vm.h"
 #include "engine/engine.h"
 #include "util/log.h"
