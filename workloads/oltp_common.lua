@@ -70,7 +70,7 @@ local function check_pipeline()
     error(string.format("invalid --pipeline value '%s' (expected off, on or all)", tostring(opt.pipeline)), 0)
   end
   drv = drv or sysbench.sql.driver()
-  if opt.pipeline ~= "off" and drv:name() ~= "pgsql" then
+  if opt.pipeline ~= "off" and not drv:supports("pipeline") then
     error(string.format("--pipeline=%s needs PostgreSQL (--db-driver=pgsql); the %s driver cannot pipeline statements",
       opt.pipeline, drv:name()), 0)
   end

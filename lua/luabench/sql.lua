@@ -466,6 +466,18 @@ function Driver:name()
   return self.driver_name
 end
 
+-- Whether the driver can do `feature` ("prepare", "copy", "copy_stream", "pipeline"): ask this
+-- rather than the driver's name. An unknown feature name is an error, so a typo cannot read as
+-- "not supported".
+function Driver:supports(feature)
+  local v = C.lb_sql_driver_supports(self.cfg, tostring(feature))
+  if v < 0 then
+    error(string.format("driver:supports(): unknown feature '%s' (known: prepare, copy, copy_stream, pipeline)",
+      tostring(feature)), 2)
+  end
+  return v == 1
+end
+
 -- What the server calls itself when a driver reaches many kinds (odbc): --odbc-dialect when
 -- given, else SQL_DBMS_NAME and version ("PostgreSQL 15.10") from a connection made to ask,
 -- once per thread. The native drivers answer their own name. luabench.dialect maps it.

@@ -32,6 +32,8 @@ struct lb_sql_result {
 LB_FFI struct lb_db_config *lb_sql_config(struct lb_worker *w, const char *name, char *err,
 					  uint32_t errlen);
 LB_FFI const char *lb_sql_driver_name(struct lb_db_config *cfg);
+/* lb_db_driver_supports() of the configuration's driver: 1, 0, or -1 for an unknown feature. */
+LB_FFI int32_t lb_sql_driver_supports(struct lb_db_config *cfg, const char *feature);
 /* Notes the server's product and version from connection c for the run's result (the first
  * connection of the run that tells it). */
 LB_FFI void lb_sql_connected(struct lb_worker *w, struct lb_db_conn *c);

@@ -115,6 +115,11 @@ LB_FFI const char *lb_sql_driver_name(struct lb_db_config *cfg)
 	return cfg ? lb_db_driver_name(lb_db_config_driver(cfg)) : "";
 }
 
+LB_FFI int32_t lb_sql_driver_supports(struct lb_db_config *cfg, const char *feature)
+{
+	return cfg ? lb_db_driver_supports(lb_db_config_driver(cfg), feature) : 0;
+}
+
 /* Absolute CLOCK_MONOTONIC time after which nothing may keep waiting for the server. */
 static int64_t hard_stop_ns(const struct lb_engine *e)
 {

@@ -99,6 +99,19 @@ const char *lb_db_driver_description(const struct lb_db_ops *drv)
 	return drv && drv->description ? drv->description : "";
 }
 
+int32_t lb_db_driver_supports(const struct lb_db_ops *drv, const char *feature)
+{
+	static const char *const names[] = { "prepare", "copy", "copy_stream", "pipeline" };
+	const bool has[] = {
+		drv && drv->prepare_start, drv && drv->copy_start, drv && drv->copy_put,
+		drv && drv->pipeline_begin,
+	};
+	for (size_t i = 0; feature && i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strcmp(feature, names[i]))
+			return has[i];
+	return -1;
+}
+
 const char *lb_db_strerror(int32_t rc)
 {
 	switch (rc) {

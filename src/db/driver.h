@@ -220,6 +220,11 @@ const struct lb_db_ops *lb_db_driver_at(uint32_t idx);
 /* Static strings. */
 const char *lb_db_driver_name(const struct lb_db_ops *drv);
 const char *lb_db_driver_description(const struct lb_db_ops *drv);
+/* Whether the driver can do `feature`: "prepare" (server-side prepared statements), "copy"
+ * (bulk load from memory), "copy_stream" (one streaming COPY over many pieces), "pipeline"
+ * (several statements per round trip). 1 or 0; -1 for a feature name this list lacks.
+ * Workloads ask this instead of testing a driver's name. */
+int32_t lb_db_driver_supports(const struct lb_db_ops *drv, const char *feature);
 /* A static, human-readable name for an lb_db_rc value. */
 const char *lb_db_strerror(int32_t rc);
 
