@@ -54,7 +54,7 @@ static bool ops_valid(const struct lb_db_ops *o)
 	return o->version == LB_DB_OPS_VERSION && o->name && o->name[0] && o->connect_start &&
 	       o->close && o->query_start && o->step && o->fetch_row && o->result_free &&
 	       (ps || no_ps) && (pipe == 0 || pipe == 6) &&
-	       (!o->copy_put == !o->copy_end) && (!o->copy_put || o->copy_start) && (o->dialect == LB_DB_DIALECT_PGSQL || o->dialect == LB_DB_DIALECT_MYSQL);
+	       (!o->copy_put == !o->copy_end) && (!o->copy_put || o->copy_start) && (o->quoting == LB_DB_QUOTING_PGSQL || o->quoting == LB_DB_QUOTING_MYSQL);
 }
 
 static void registry_check(void)

@@ -443,16 +443,16 @@ void lb_db_pipeline_abort(struct lb_db_conn *c);
 #define LB_DB_OPS_VERSION 7 /* 2: options, read_options; 3: in_transaction; 4: server_version;
 			     * 5: pipeline_*; 6: thread_stack_bytes; 7: copy_put, copy_end */
 
-enum lb_db_dialect {
-	LB_DB_DIALECT_PGSQL = 1,  /* '' strings, E'' escapes, "ids", $tag$ quotes, nested comments */
-	LB_DB_DIALECT_MYSQL = 2,  /* backslash escapes, "strings", `ids`, # comments */
+enum lb_db_quoting {
+	LB_DB_QUOTING_PGSQL = 1,  /* '' strings, E'' escapes, "ids", $tag$ quotes, nested comments */
+	LB_DB_QUOTING_MYSQL = 2,  /* backslash escapes, "strings", `ids`, # comments */
 };
 
 struct lb_db_ops {
 	uint32_t version;                 /* LB_DB_OPS_VERSION */
 	const char *name;
 	const char *description;
-	uint32_t dialect;                 /* enum lb_db_dialect: how `?` placeholders are found */
+	uint32_t quoting;                 /* enum lb_db_quoting: how `?` placeholders are found */
 	uint32_t conn_priv_size;
 	uint32_t stmt_priv_size;
 	const char *default_ignore_errors; /* when driver_ignore_errors is NULL */

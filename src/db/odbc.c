@@ -548,7 +548,7 @@ const struct lb_db_ops lb_db_odbc_ops = {
 	.version = LB_DB_OPS_VERSION,
 	.name = "odbc",
 	.description = "ODBC driver (unixODBC; blocking calls)",
-	.dialect = LB_DB_DIALECT_PGSQL, /* standard quoting for finding `?` */
+	.quoting = LB_DB_QUOTING_PGSQL, /* standard quoting for finding `?` */
 	.conn_priv_size = sizeof(struct odbc_conn),
 	.stmt_priv_size = sizeof(struct odbc_stmt),
 	/* deadlocks, serialization failures, lock wait timeouts, unique violations (pgsql's

@@ -111,7 +111,7 @@ static uint32_t count_ph(const char *sql, uint32_t dialect)
 
 static void test_placeholders(void)
 {
-	const uint32_t pg = LB_DB_DIALECT_PGSQL, my = LB_DB_DIALECT_MYSQL;
+	const uint32_t pg = LB_DB_QUOTING_PGSQL, my = LB_DB_QUOTING_MYSQL;
 	uint32_t off[4];
 
 	is_int(count_ph("SELECT ?, ?", pg), 2, "plain placeholders");
