@@ -33,7 +33,7 @@
 #include "util/clock.h"
 #include "engine/engine.h"
 #include "engine/latency_hist.h"
-#include "io/devstats.h"
+#include "sys/diskstats.h"
 #include "engine/stats.h"
 #include "sys/sysmetrics.h"
 #include "util/util.h"
@@ -85,7 +85,7 @@ struct moment {
 	int64_t t_ns;                /* CLOCK_MONOTONIC */
 	double user_s, sys_s;
 	bool have_dev;
-	uint64_t dev[LB_IO_DEV_NFIELDS];
+	uint64_t dev[LB_DISKSTAT_NFIELDS];
 };
 
 /* A run's file I/O state: every worker's statistics and the CPU and device readings. */
@@ -94,7 +94,7 @@ struct fio_run {
 	struct lb_fio_stat *stats;   /* kept to the end of the run: reports read them after the
 				      * workers are gone */
 	bool have_watch;
-	struct lb_io_dev watch;
+	struct lb_disk_dev watch;
 	uint32_t start_window;       /* window of `start_m` */
 	struct moment start_m, end_m;
 	int nfinished;
@@ -146,14 +146,14 @@ static void take_moment(const struct fio_run *run, struct moment *m)
 	getrusage(RUSAGE_SELF, &ru);
 	m->user_s = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6;
 	m->sys_s = (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
-	m->have_dev = run->have_watch && lb_io_dev_read(&run->watch, NULL, m->dev) == 0;
+	m->have_dev = run->have_watch && lb_diskstats_read(&run->watch, NULL, m->dev) == 0;
 }
 
 LB_FFI int lb_fio_watch(struct lb_worker *w, const char *path, char *err, uint32_t errlen)
 {
 	struct fio_run *run = fio_run_of(w->eng);
-	struct lb_io_dev d;
-	int r = lb_io_dev_of_path(path, NULL, &d, err, errlen);
+	struct lb_disk_dev d;
+	int r = lb_diskstats_dev_of_path(path, NULL, &d, err, errlen);
 
 	pthread_mutex_lock(&run->lock);
 	run->have_watch = r == 0;
@@ -549,15 +549,15 @@ static void window_figures(struct lb_fio_report *r)
 				continue;
 			wf->have_dev = 1;
 			wf->dev_source = 1;
-			wf->dev[LB_IO_DEV_READS] = d->reads;
-			wf->dev[LB_IO_DEV_WRITES] = d->writes;
-			wf->dev[LB_IO_DEV_FLUSHES] = d->flushes;
-			wf->dev[LB_IO_DEV_READ_SECTORS] = (uint64_t)llround(d->read_mib_per_s * ss.interval_s * 2048);
-			wf->dev[LB_IO_DEV_WRITE_SECTORS] = (uint64_t)llround(d->write_mib_per_s * ss.interval_s * 2048);
-			wf->dev[LB_IO_DEV_READ_MS] = (uint64_t)llround(d->read_await_ms * (double)d->reads);
-			wf->dev[LB_IO_DEV_WRITE_MS] = (uint64_t)llround(d->write_await_ms * (double)d->writes);
-			wf->dev[LB_IO_DEV_BUSY_MS] = (uint64_t)llround(d->util_pct / 100 * ms);
-			wf->dev[LB_IO_DEV_QUEUE_MS] = (uint64_t)llround(d->avg_queue * ms);
+			wf->dev[LB_DISKSTAT_READS] = d->reads;
+			wf->dev[LB_DISKSTAT_WRITES] = d->writes;
+			wf->dev[LB_DISKSTAT_FLUSHES] = d->flushes;
+			wf->dev[LB_DISKSTAT_READ_SECTORS] = (uint64_t)llround(d->read_mib_per_s * ss.interval_s * 2048);
+			wf->dev[LB_DISKSTAT_WRITE_SECTORS] = (uint64_t)llround(d->write_mib_per_s * ss.interval_s * 2048);
+			wf->dev[LB_DISKSTAT_READ_MS] = (uint64_t)llround(d->read_await_ms * (double)d->reads);
+			wf->dev[LB_DISKSTAT_WRITE_MS] = (uint64_t)llround(d->write_await_ms * (double)d->writes);
+			wf->dev[LB_DISKSTAT_BUSY_MS] = (uint64_t)llround(d->util_pct / 100 * ms);
+			wf->dev[LB_DISKSTAT_QUEUE_MS] = (uint64_t)llround(d->avg_queue * ms);
 		}
 		lb_sys_sample_fini(&ss);
 	} else if (run->start_window == r->window) {
@@ -575,8 +575,8 @@ static void window_figures(struct lb_fio_report *r)
 		if (a->have_dev && b->have_dev) {
 			wf->have_dev = 1;
 			wf->dev_source = 2;
-			for (int i = 0; i < LB_IO_DEV_NFIELDS && i < 17; i++)
-				wf->dev[i] = i == LB_IO_DEV_IN_FLIGHT ? b->dev[i]
+			for (int i = 0; i < LB_DISKSTAT_NFIELDS && i < 17; i++)
+				wf->dev[i] = i == LB_DISKSTAT_IN_FLIGHT ? b->dev[i]
 					: b->dev[i] >= a->dev[i] ? b->dev[i] - a->dev[i] : 0;
 		}
 	}
