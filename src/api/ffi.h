@@ -45,6 +45,13 @@ LB_FFI uint32_t lb_kernel_cpu(uint32_t max_prime);
 LB_FFI uint64_t lb_kernel_memory(void *buf, uint64_t size_bytes, int oper, int rnd, struct lb_rng *r);
 /* Allocates an aligned block for the memory test (huge pages when hugetlb != 0). */
 LB_FFI void *lb_kernel_memory_alloc(uint64_t size_bytes, int hugetlb);
+/* Frees a block of lb_kernel_memory_alloc(size, 0) (not one of huge pages). */
+LB_FFI void lb_kernel_memory_free(void *p);
+/* memory --memory-method: mbw's three ways of copying an array (man mbw): one memcpy() of the
+ * whole array, a loop of long-sized element copies (its size a multiple of sizeof(long)), or
+ * memcpy() in block_bytes pieces. Returns the bytes copied (0 for an unknown method). */
+enum lb_mbw_method { LB_MBW_MEMCPY = 0, LB_MBW_DUMB = 1, LB_MBW_MCBLOCK = 2 };
+LB_FFI uint64_t lb_kernel_mbw_copy(void *dst, const void *src, uint64_t bytes, int method, uint64_t block_bytes);
 /* threads: `yields` times lock mutex `idx`, sched_yield(), unlock. */
 LB_FFI void lb_kernel_threads(struct lb_mutexes *m, uint32_t idx, uint32_t yields);
 /* A ticket counter of the run (threads test: which lock the next event uses). */
