@@ -11,9 +11,11 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -68,8 +70,21 @@ LB_FFI const char *lb_sock_strerror(int err)
 	return strerror(err < 0 ? -err : err);
 }
 
+/* Thousands of emulated users hold as many sockets: the soft limit on open files (often 1024)
+ * goes up to the hard one, once per process. */
+static void raise_nofile(void)
+{
+	struct rlimit rl;
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+}
+
 LB_FFI struct lb_sock *lb_sock_open(struct lb_worker *w, const char *host, int port, int udp, char *err, int errlen)
 {
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+	pthread_once(&once, raise_nofile);
 	struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = udp ? SOCK_DGRAM : SOCK_STREAM };
 	struct addrinfo *ai = NULL;
 	char service[16];

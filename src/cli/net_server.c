@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -84,7 +85,9 @@ static void add(uint64_t *p, uint64_t n)
 	__atomic_add_fetch(p, n, __ATOMIC_RELAXED);
 }
 
-static int bind_socket(const struct server *s, int type, char *err, size_t errlen)
+/* A TCP listener (or UDP socket) on the port; with `share` other sockets of this server may bind
+ * it too (SO_REUSEPORT). */
+static int bind_socket(const struct server *s, int type, bool share, char *err, size_t errlen)
 {
 	struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = type, .ai_flags = AI_PASSIVE };
 	struct addrinfo *ai = NULL;
@@ -99,7 +102,8 @@ static int bind_socket(const struct server *s, int type, char *err, size_t errle
 	int one = 1;
 	if (fd >= 0) {
 		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-		setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof(one));
+		if (share)
+			setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof(one));
 	}
 	if (fd < 0 || bind(fd, ai->ai_addr, ai->ai_addrlen) < 0 ||
 	    (type == SOCK_STREAM && listen(fd, 4096) < 0)) {
@@ -339,19 +343,35 @@ int lb_net_server_main(int argc, char **argv)
 		return rc < 0 ? 1 : 0;
 	if (time_s)
 		s.deadline_ns = lb_now_ns() + time_s * LB_NS_PER_S;
+	struct rlimit rl; /* --max-connections sockets: the soft limit up to the hard one */
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
 	struct sigaction sa = { .sa_handler = on_signal };
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
+	/* First without SO_REUSEPORT: a port another server (another net-server too) listens on is
+	 * refused, instead of the kernel sharing the clients between the two. */
+	char err[256];
+	for (int type = SOCK_STREAM; type <= SOCK_DGRAM; type++) {
+		int probe = bind_socket(&s, type, false, err, sizeof(err));
+		if (probe < 0) {
+			fprintf(stderr, "FATAL: net-server: %s\n", err);
+			return 1;
+		}
+		close(probe);
+	}
 	struct srv_thread *ts = lb_xcalloc((size_t)s.threads, sizeof(*ts));
 	int started = 0;
 	for (int i = 0; i < s.threads; i++) {
 		struct srv_thread *t = &ts[i];
 		t->srv = &s;
 		t->epfd = epoll_create1(EPOLL_CLOEXEC);
-		t->lfd = bind_socket(&s, SOCK_STREAM, t->err, sizeof(t->err));
-		t->ufd = t->lfd < 0 ? -1 : bind_socket(&s, SOCK_DGRAM, t->err, sizeof(t->err));
+		t->lfd = bind_socket(&s, SOCK_STREAM, true, t->err, sizeof(t->err));
+		t->ufd = t->lfd < 0 ? -1 : bind_socket(&s, SOCK_DGRAM, true, t->err, sizeof(t->err));
 		if (t->ufd < 0 || pthread_create(&t->th, NULL, server_thread, t)) {
 			fprintf(stderr, "FATAL: net-server: %s\n", *t->err ? t->err : "cannot start a thread");
 			stop_flag = 1;
