@@ -79,13 +79,13 @@ local function check_open(self)
   if not self.s then fail(self, "use of", "the socket is closed") end
 end
 
--- Sends all of data (a string); returns its length.
-function Socket:send(data)
+-- Sends len bytes through send_from(offset) (the C call for the bytes from there), waiting
+-- whenever the socket's buffer is full; returns len.
+local function send_all(self, len, send_from)
   check_open(self)
-  local p, len, sent = ffi.cast("const char *", data), #data, 0
-  local until_ns
+  local sent, until_ns = 0, nil
   while sent < len do
-    local n = C.lb_sock_send(self.s, p + sent, len - sent)
+    local n = send_from(sent)
     if n >= 0 then
       sent = sent + n
     elseif n == -EAGAIN or n == -EINTR then
@@ -98,22 +98,15 @@ function Socket:send(data)
   return len
 end
 
+-- Sends all of data (a string); returns its length.
+function Socket:send(data)
+  local p, len = ffi.cast("const char *", data), #data
+  return send_all(self, len, function(sent) return C.lb_sock_send(self.s, p + sent, len - sent) end)
+end
+
 -- Sends n zero bytes (a request whose content does not matter); returns n.
 function Socket:send_zeros(n)
-  check_open(self)
-  local sent, until_ns = 0, nil
-  while sent < n do
-    local k = C.lb_sock_send_zeros(self.s, n - sent)
-    if k >= 0 then
-      sent = sent + k
-    elseif k == -EAGAIN or k == -EINTR then
-      until_ns = until_ns or deadline(self)
-      if not wait(self, WRITE, until_ns) then timed_out(self, "send to") end
-    else
-      fail(self, "send to", ffi.string(C.lb_sock_strerror(k)))
-    end
-  end
-  return n
+  return send_all(self, n, function(sent) return C.lb_sock_send_zeros(self.s, n - sent) end)
 end
 
 -- Reads more into the buffer, waiting for it; false at the end of the stream.

@@ -4,12 +4,7 @@
 -- two threads hold their connections; luabench.socket's errors name the OS reason.
 local h = require("helpers")
 
-local function sh(cmd)
-  local p = io.popen(cmd .. " 2>&1; echo \"::rc=$?\"")
-  local out = p:read("*a")
-  p:close()
-  return out:gsub("::rc=%d+%s*$", ""), tonumber(out:match("::rc=(%d+)%s*$"))
-end
+local sh = h.sh
 
 -- A port nobody listens on (TCP and UDP), picked at random: net-server refuses a busy one.
 math.randomseed(os.time() + tonumber(tostring({}):match("0x(%x+)") or "0", 16) % 100000)

@@ -3,12 +3,7 @@
 -- frames and bytes each way, TCP segments and retransmits.
 local h = require("helpers")
 
-local function sh(cmd)
-  local p = io.popen(cmd .. " 2>&1; echo \"::rc=$?\"")
-  local out = p:read("*a")
-  p:close()
-  return out:gsub("::rc=%d+%s*$", ""), tonumber(out:match("::rc=(%d+)%s*$"))
-end
+local sh = h.sh
 
 local function can_make_namespaces()
   local name = "lbprobe" .. math.random(1e6)
