@@ -4,10 +4,7 @@
 local h = require("helpers")
 
 local function sh(cmd)
-  local p = io.popen(cmd .. " 2>&1")
-  local out = p:read("*a")
-  p:close()
-  return out
+  return (h.sh(cmd))
 end
 
 local EX = h.q(h.root .. "/examples/redis_kv.lua")
