@@ -54,6 +54,14 @@ function M.run(args, opts)
   return out, err, rc, os.time() - t0
 end
 
+-- Runs a shell command; returns its output (stderr included) and exit status.
+function M.sh(cmd)
+  local p = io.popen(cmd .. " 2>&1; echo \"::rc=$?\"")
+  local out = p:read("*a")
+  p:close()
+  return out:gsub("::rc=%d+%s*$", ""), tonumber(out:match("::rc=(%d+)%s*$"))
+end
+
 -- Wall-clock seconds with sub-second resolution.
 function M.now()
   local p = io.popen("date +%s.%N")

@@ -128,6 +128,7 @@ lazy.sql = "luabench.sql"
 lazy.stats = "luabench.stats"
 lazy.io = "luabench.io"
 lazy.prepare = "luabench.prepare"
+lazy.socket = "luabench.socket"
 
 -- print() as Lua's, but each line goes out in one write: Lua's writes every argument, tab and
 -- the newline separately, so lines printed by several threads at once came out mixed.

@@ -16,6 +16,16 @@ local function sum_disks(sys, field)
   return any and total or nil
 end
 
+-- Network interfaces added up, lo left out (a local database's traffic is not the NIC's).
+local function sum_nics(sys, field)
+  if not sys or not sys.net then return nil end
+  local total = 0
+  for name, n in pairs(sys.net) do
+    if name ~= "lo" and n[field] then total = total + n[field] end
+  end
+  return total
+end
+
 local function cpu(sys, ...)
   local c = sys and sys.cpu_pct
   if not c then return nil end
@@ -117,6 +127,9 @@ function M.rows(docs)
     { "disk IOPS", function(s) return s and s.disk_iops end },
     { "disk read MiB/s", function(s) return sum_disks(s, "read_mib_per_s") end },
     { "disk write MiB/s", function(s) return sum_disks(s, "write_mib_per_s") end },
+    { "net rx MiB/s", function(s) return sum_nics(s, "rx_mib_per_s") end },
+    { "net tx MiB/s", function(s) return sum_nics(s, "tx_mib_per_s") end },
+    { "TCP retransmits/s", function(s) return s and s.tcp and s.tcp.retrans_per_s end },
   }
   for _, r in ipairs(sysrows) do
     local f = r[2]

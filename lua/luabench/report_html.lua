@@ -83,6 +83,18 @@ local function server_text(d)
   return table.concat(parts, ", ")
 end
 
+-- --cpu-affinity/--numa-node: where each worker ran ("thread 0: CPUs 1, memory bind 0; ...").
+local function placement_text(d)
+  local p = d.placement
+  if type(p) ~= "table" or type(p.threads) ~= "table" then return nil end
+  local parts = {}
+  for _, t in ipairs(p.threads) do
+    parts[#parts + 1] = string.format("thread %s: CPUs %s, memory %s%s", fmt(t.thread), t.cpus or "?",
+      t.mem_policy or "?", (t.mem_nodes or "") ~= "" and " " .. t.mem_nodes or "")
+  end
+  return table.concat(parts, "; ")
+end
+
 local function options_html(d)
   local o = d.options or {}
   local rows = {}
@@ -110,6 +122,7 @@ local function input_section(input)
     { "host", d.hostname },
     { "machine", machine_text(d.machine) },
     { "database server", server_text(d) },
+    { "placement", placement_text(d) },
     { "started", results.date(d) },
     { "measured", d.time_s and string.format("%.1f s per run%s", d.time_s,
         (d.warmup_s or 0) > 0 and string.format(" after %.0f s warm-up", d.warmup_s) or "") },

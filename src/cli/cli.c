@@ -1,5 +1,6 @@
 /* Command line: two-pass option parsing, workload resolution and command dispatch. */
 #include "cli/cli.h"
+#include "cli/net_server.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -180,7 +181,8 @@ static void print_usage(struct cli *c)
 	       "  luabench merge a.json b.json ...   combine results of processes that ran together (luabench merge --help)\n"
 	       "  luabench plot sweep.csv|run.json   charts of a sweep (tools/sweep) or of one run's time series (SVG, PNG)\n"
 	       "  luabench compare A B ...           results, merged results or sweeps side by side, with ratios (luabench compare --help)\n"
-	       "  luabench report INPUT... -o F.html one self-contained HTML report of runs, sweeps or a comparison\n\n");
+	       "  luabench report INPUT... -o F.html one self-contained HTML report of runs, sweeps or a comparison\n"
+	       "  luabench net-server [--port=N]     the peer of the net workload (doc/workloads/net.md)\n\n");
 	const char *groups[64];
 	int ng = 0;
 	for (int i = 0; i < c->opts.n; i++) {
@@ -429,6 +431,10 @@ static bool other_command(int argc, char **argv, int *rc)
 	}
 	if (!strcmp(argv[1], "plot")) {
 		*rc = run_plot(argc - 1, argv + 1);
+		return true;
+	}
+	if (!strcmp(argv[1], "net-server")) {
+		*rc = lb_net_server_main(argc - 1, argv + 1);
 		return true;
 	}
 	return false;

@@ -87,7 +87,8 @@ int lb_config_register_options(struct lb_opts *opts, char *err, int errlen)
 		      errlen) < 0 ||
 	    lb_opts_add_defs(opts, rand_opts, LB_ARRAY_LENGTH(rand_opts),
 		      "Pseudo-Random Numbers Generator options", err, errlen) < 0 ||
-	    lb_opts_add_defs(opts, log_opts, LB_ARRAY_LENGTH(log_opts), "Log options", err, errlen) < 0)
+	    lb_opts_add_defs(opts, log_opts, LB_ARRAY_LENGTH(log_opts), "Log options", err, errlen) < 0 ||
+	    lb_place_register_options(opts, err, errlen) < 0)
 		return -1;
 	return 0;
 }
@@ -389,7 +390,7 @@ int lb_config_read(struct lb_config *c, const struct lb_opts *o, char *err, int 
 	if (parse_forced_shutdown(c, lb_opts_str(o, "forced-shutdown"), err, errlen) < 0 ||
 	    parse_checkpoints(c, lb_opts_find(o, "report-checkpoints"), err, errlen) < 0 ||
 	    parse_rand(c, o, err, errlen) < 0 || parse_format(c, lb_opts_str(o, "format"), err, errlen) < 0 ||
-	    parse_distributed(c, o, err, errlen) < 0)
+	    parse_distributed(c, o, err, errlen) < 0 || lb_place_configure(o, &c->place, err, errlen) < 0)
 		return -1;
 	if (c->histogram && !c->npercentiles) {
 		snprintf(err, (size_t)errlen, "--histogram cannot be used with --percentile=0");

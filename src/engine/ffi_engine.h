@@ -52,6 +52,9 @@ LB_FFI void lb_user_sched_sleep(struct lb_user_sched *s, int user, double wake_n
 /* Wakes `user` when connection c's operation in flight can progress, or at its deadline
  * (then with LB_DB_WAIT_TIMEOUT). Returns 0, or -1 if the connection has nothing in flight. */
 LB_FFI int lb_user_sched_wait_db(struct lb_user_sched *s, int user, struct lb_db_conn *c);
+/* Wakes `user` when socket fd is ready for `events` (1 read, 2 write; LB_DB_WAIT_* bits), or at
+ * deadline_ns (ns since the run started; <= 0: none), then with LB_DB_WAIT_TIMEOUT. */
+LB_FFI int lb_user_sched_wait_fd(struct lb_user_sched *s, int user, int fd, uint32_t events, double deadline_ns);
 /* Parks `user` without a wake-up of its own (lb_user_sched_ready will wake it). */
 LB_FFI void lb_user_sched_park(struct lb_user_sched *s, int user);
 LB_FFI void lb_user_sched_ready(struct lb_user_sched *s, int user);

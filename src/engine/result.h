@@ -77,6 +77,7 @@ struct lb_thread_figures {
 	uint64_t events;
 	double time_s;              /* sum of its events' latencies */
 	uint64_t lat_min_ns, lat_max_ns; /* exact over the window (0 when not known, as in a merge) */
+	const struct lb_placement *place; /* --cpu-affinity/--numa-node: where it ran; NULL = not asked */
 };
 
 /* A --threshold evaluated on the final window (output/thresholds.c). */

@@ -55,6 +55,15 @@ static int worker_init(struct lb_worker *w, char *err)
 {
 	const struct lb_host *host = w->eng->host;
 	char msg[ERRLEN - 64];
+	/* Before the Lua state exists, so that its memory comes from the node asked for. */
+	const struct lb_place_conf *place = &w->eng->session.cfg.place;
+	if (lb_place_wanted(place)) {
+		if (lb_place_apply(place, w->tid, err, ERRLEN) < 0)
+			return -1;
+		lb_place_read(&w->place);
+		lb_info("Worker thread (#%d) placed on CPUs %s, memory policy %s%s%s", w->tid, w->place.cpus,
+			w->place.mem_policy, *w->place.mem_nodes ? " " : "", w->place.mem_nodes);
+	}
 	w->vm = host->state_new(w->eng, w, msg, sizeof(msg));
 	if (!w->vm) {
 		snprintf(err, ERRLEN, "%s", msg);
@@ -449,6 +458,7 @@ static void window_result(struct lb_engine *e, int64_t end_ns, const char *statu
 				     e->window_base_sum_ns[i]) / 1e9;
 		t->lat_min_ns = t->events ? __atomic_load_n(&s->lat_min_ns, __ATOMIC_RELAXED) : 0;
 		t->lat_max_ns = __atomic_load_n(&s->lat_max_ns, __ATOMIC_RELAXED);
+		t->place = e->workers[i]->place.set ? &e->workers[i]->place : NULL;
 	}
 	r->threads = b->threads;
 	if (e->forced)

@@ -224,6 +224,22 @@ LB_FFI int lb_user_sched_wait_db(struct lb_user_sched *s, int user, struct lb_db
 	return 0;
 }
 
+LB_FFI int lb_user_sched_wait_fd(struct lb_user_sched *s, int user, int fd, uint32_t events, double deadline_ns)
+{
+	if (fd < 0)
+		return -1;
+	struct user_slot *u = begin_wait(s, user, WAIT_DB);
+	uint32_t ev = ((events & LB_DB_WAIT_READ) ? EPOLLIN : 0u) | ((events & LB_DB_WAIT_WRITE) ? EPOLLOUT : 0u);
+	if (arm_fd(s, fd, ev, user) < 0) {
+		make_ready(s, user, LB_DB_WAIT_READ | LB_DB_WAIT_WRITE, 0);
+		return 0;
+	}
+	u->fd = fd;
+	if (deadline_ns > 0)
+		heap_push(s, (int64_t)deadline_ns, user);
+	return 0;
+}
+
 /* ---- choosing the next user ---------------------------------------------------------------- */
 
 static uint32_t readiness(uint32_t ev)

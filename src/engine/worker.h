@@ -9,6 +9,7 @@
 
 #include "engine/rand.h"
 #include "engine/stats.h"
+#include "sys/placement.h"
 
 struct lb_engine;
 struct lb_vm;
@@ -39,6 +40,7 @@ struct lb_worker {
 	int ready;             /* thread_init done, waiting at the start barrier */
 	int64_t end_ns;        /* when the event loop ended (ns since the run started) */
 	char *errmsg;          /* owned; set when failed */
+	struct lb_placement place; /* --cpu-affinity/--numa-node: what the thread got */
 };
 
 struct lb_worker *lb_worker_new(struct lb_engine *eng, int tid, enum lb_worker_role role);

@@ -244,6 +244,38 @@ static cJSON *fairness_json(const struct lb_result *r)
 	return o;
 }
 
+/* --cpu-affinity/--numa-node: what was asked and where each worker really ran; NULL when no
+ * placement was asked. */
+static cJSON *placement_json(const struct lb_result *r)
+{
+	const struct lb_place_conf *c = &r->cfg->place;
+	if (!lb_place_wanted(c) || !r->nthreads)
+		return NULL;
+	cJSON *o = cJSON_CreateObject();
+	cJSON *asked = cJSON_AddArrayToObject(o, "cpu_affinity");
+	for (int i = 0; i < c->ncpus; i++)
+		cJSON_AddItemToArray(asked, cJSON_CreateNumber(c->cpus[i]));
+	if (c->numa_node >= 0)
+		cJSON_AddNumberToObject(o, "numa_node", c->numa_node);
+	else
+		cJSON_AddNullToObject(o, "numa_node");
+	cJSON *per = cJSON_AddArrayToObject(o, "threads");
+	for (int i = 0; i < r->nthreads; i++) {
+		const struct lb_placement *p = r->threads[i].place;
+		cJSON *t = cJSON_CreateObject();
+		cJSON_AddNumberToObject(t, "thread", i);
+		if (c->ncpus)
+			cJSON_AddNumberToObject(t, "cpu_asked", c->cpus[i % c->ncpus]);
+		if (p) {
+			cJSON_AddStringToObject(t, "cpus", p->cpus);
+			cJSON_AddStringToObject(t, "mem_policy", p->mem_policy);
+			cJSON_AddStringToObject(t, "mem_nodes", p->mem_nodes);
+		}
+		cJSON_AddItemToArray(per, t);
+	}
+	return o;
+}
+
 /* Each type's latency over the interval, keyed as the interval's own latency_ms. */
 static cJSON *interval_types_json(const struct lb_result *r, const struct lb_interval *iv)
 {
@@ -412,6 +444,9 @@ cJSON *lb_result_json_doc(const struct lb_result *r, const char *workload_json)
 			      histogram_json(&r->snap->lat, true, n ? (uint64_t)llround(st->lat_min_s * 1e9) : 0,
 					     (uint64_t)llround(st->lat_max_s * 1e9), r->snap->lat_sum_ns));
 	cJSON_AddItemToObject(root, "fairness", fairness_json(r));
+	cJSON *placement = placement_json(r);
+	if (placement)
+		cJSON_AddItemToObject(root, "placement", placement);
 	cJSON_AddItemToObject(root, "types", types_json(r));
 	if (any_statement(r->snap))
 		cJSON_AddItemToObject(root, "statements", statements_json(r));

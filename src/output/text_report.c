@@ -7,6 +7,7 @@
 
 #include "engine/latency_hist.h"
 #include "output/sys_report.h"
+#include "util/log.h"
 
 void lb_report_pct_label(char *buf, size_t len, double p)
 {
@@ -346,6 +347,27 @@ static void users_block(FILE *out, const struct lb_result *r)
 	fprintf(out, "\n");
 }
 
+/* --cpu-affinity/--numa-node at --verbosity >= 4: where each worker ran, as the kernel says. */
+static void placement_block(FILE *out, const struct lb_result *r)
+{
+	const struct lb_place_conf *c = &r->cfg->place;
+	if (!lb_place_wanted(c) || lb_log_verbosity() < LB_LOG_INFO)
+		return;
+	fprintf(out, "Placement (CPU asked: CPUs allowed, memory policy):\n");
+	for (int i = 0; i < r->nthreads; i++) {
+		const struct lb_placement *p = r->threads[i].place;
+		fprintf(out, "    thread %-4d ", i);
+		if (c->ncpus)
+			fprintf(out, "CPU %d: ", c->cpus[i % c->ncpus]);
+		if (p)
+			fprintf(out, "CPUs %s, memory %s%s%s\n", p->cpus, p->mem_policy, *p->mem_nodes ? " " : "",
+				p->mem_nodes);
+		else
+			fprintf(out, "not started\n");
+	}
+	fprintf(out, "\n");
+}
+
 void lb_report_final_text(FILE *out, const struct lb_result *r, const char *extra, const char *footer,
 			  bool additions)
 {
@@ -381,6 +403,7 @@ void lb_report_final_text(FILE *out, const struct lb_result *r, const char *extr
 	statements_block(out, r);
 	if (r->cfg->users)
 		users_block(out, r);
+	placement_block(out, r);
 	if (r->rate_mode)
 		rate_block(out, r);
 	if (r->cut_off)

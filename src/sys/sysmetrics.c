@@ -35,6 +35,7 @@ struct raw {
 	uint64_t db_user, db_sys; /* cumulative ticks of the watched processes */
 	int db_n;
 	uint64_t (*disk)[LB_DISKSTAT_NFIELDS]; /* per known device */
+	struct lb_net_raw net;
 };
 
 /* A watched process as seen by the last scan, to turn its CPU time into increments. */
@@ -378,6 +379,13 @@ static void account_procs(struct lb_sysmon *m, struct raw *r)
 	}
 }
 
+static void read_net(struct lb_sysmon *m, struct raw *r)
+{
+	/* Both files go through the one buffer: the first is parsed before the second is read. */
+	lb_net_parse_dev(&r->net, slurpf(m, m->conf.proc_root, "net/dev"));
+	lb_net_parse_snmp(&r->net, slurpf(m, m->conf.proc_root, "net/snmp"));
+}
+
 static void take_reading(struct lb_sysmon *m, struct raw *r, int64_t now_ns)
 {
 	r->t_ns = now_ns;
@@ -386,6 +394,7 @@ static void take_reading(struct lb_sysmon *m, struct raw *r, int64_t now_ns)
 	read_loadavg(m, r);
 	read_self(m, r);
 	read_diskstats(m, r);
+	read_net(m, r);
 	account_procs(m, r);
 }
 
@@ -489,6 +498,7 @@ void lb_sys_sample_fini(struct lb_sys_sample *s)
 	free(s->disks);
 	s->disks = NULL;
 	s->ndisks = 0;
+	lb_sys_net_fini(&s->net);
 }
 
 void lb_sysmon_free(struct lb_sysmon *m)
@@ -621,6 +631,7 @@ static void diff(const struct lb_sysmon *m, const struct raw *a, const struct ra
 		s->db_system_pct = 100.0 * (double)delta(b->db_sys, a->db_sys) / (double)m->hz / t;
 	}
 	diff_disks(m, a, b, s);
+	lb_net_diff(&a->net, &b->net, s->interval_s, &s->net);
 }
 
 int lb_sysmon_sample(struct lb_sysmon *m, int64_t now_ns)

@@ -16,6 +16,8 @@
 --    histogram and shared memory sizes) are cut to about 1 MiB;
 --  - the pgsql and mysql drivers (they would connect to whatever listens on localhost): the
 --    null driver stands in;
+--  - luabench.socket (loaded on first use, which the harness never makes): it would connect to
+--    whatever listens on the machine, and resolve names through DNS;
 --  - sb_rand_uniq(a, b), which draws until a value falls in [a, b] (as sysbench's): a narrow or
 --    empty range takes billions of draws, or forever;
 --  - raw pointers: a buffer is only passed with a length it holds (the io.* and rand.fill
