@@ -40,7 +40,8 @@ table { border-collapse: collapse; margin: 8px 0 16px; font-size: 13px; }
 th, td { border: 1px solid #ddd; padding: 3px 8px; text-align: right; }
 th { background: #f3f3f3; } td.k, th.k { text-align: left; }
 tr.group td { background: #fafafa; font-weight: bold; text-align: left; }
-td.sig { color: #0a6b0a; font-weight: bold; } td.worse { color: #b00000; font-weight: bold; }
+td.sig { font-weight: bold; } td.better { color: #0a6b0a; font-weight: bold; }
+td.worse { color: #b00000; font-weight: bold; }
 td.noise { color: #888; }
 code, pre { font-size: 12px; background: #f6f6f6; } pre { padding: 8px; white-space: pre-wrap; word-break: break-all; }
 .chart { display: block; margin: 12px 0; border: 1px solid #eee; }
@@ -143,8 +144,13 @@ local function ratio_cell(row, i)
   if sig == nil then cls, mark = "", "?" end
   if sig == true then
     mark = "*"
-    local better = row.better == "higher" and r > 1 or row.better == "lower" and r < 1
-    cls = (row.better and not better) and "worse" or "sig"
+    -- only a figure with a direction is better or worse; a neutral one is just significant
+    if row.better == "higher" or row.better == "lower" then
+      local better = row.better == "higher" and r > 1 or row.better == "lower" and r < 1
+      cls = better and "better" or "worse"
+    else
+      cls = "sig"
+    end
   end
   return string.format('<td class="%s">%.3f %s</td>', cls, r, mark)
 end

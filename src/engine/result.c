@@ -64,6 +64,8 @@ void lb_interval_fill_types(struct lb_interval *iv, const struct lb_config *cfg,
 	int n = 0;
 	for (int i = 0; i < LB_MAX_TYPES; i++)
 		n += s->types[i] && s->types[i]->cnt[LB_TCNT_DONE];
+	double pcts[LB_TYPE_MAX_PCTS];
+	int npct = lb_type_pct_list(cfg, pcts);
 	iv->ntypes = 0;
 	iv->types = n ? lb_xcalloc((size_t)n, sizeof(*iv->types)) : NULL;
 	for (int i = 0; i < LB_MAX_TYPES; i++) {
@@ -76,8 +78,8 @@ void lb_interval_fill_types(struct lb_interval *iv, const struct lb_config *cfg,
 		it->done = t->cnt[LB_TCNT_DONE];
 		it->avg_ms = (double)t->sum_ns / (double)it->done / 1e6;
 		it->max_ms = (double)max / 1e6;
-		for (int k = 0; k < cfg->npercentiles; k++)
-			it->pct_ms[k] = (double)lb_hist_percentile(&t->lat, cfg->percentiles[k], 0, max) / 1e6;
+		for (int k = 0; k < npct; k++)
+			it->pct_ms[k] = (double)lb_hist_percentile(&t->lat, pcts[k], 0, max) / 1e6;
 	}
 }
 

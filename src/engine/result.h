@@ -52,7 +52,9 @@ struct lb_interval_type {
 	int id;                     /* its name: lb_types_name(result->types, id) */
 	uint64_t done;
 	double avg_ms, max_ms;      /* NAN when not known (a merge of avg without counts) */
-	double pct_ms[LB_MAX_PERCENTILES]; /* the run's --percentile list; NAN when not known */
+	/* the per-type table's percentiles (lb_type_pct_list), so that every per-type row of a
+	 * comparison has a series; NAN when not known */
+	double pct_ms[LB_TYPE_MAX_PCTS];
 };
 
 /* One intermediate sample kept for the JSON/CSV time series. */
@@ -66,7 +68,7 @@ struct lb_interval {
 	uint32_t concurrency;
 	double oldest_ms;           /* the oldest event in flight at the sample (a stall shows) */
 	double lag_ms;
-	uint64_t type_done[LB_MAX_TYPES];
+	uint64_t type_cnt[LB_MAX_TYPES][LB_TCNT_MAX]; /* per type: done, errors, rollbacks, retries */
 	struct lb_interval_type *types; /* the types seen in it (owned by the result's owner) */
 	int ntypes;
 	int sys;                    /* its system metrics: lb_sysmon_at(sysmon, sys); -1 = none */

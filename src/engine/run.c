@@ -346,7 +346,8 @@ static void push_interval(struct lb_engine *e, const struct lb_report_stat *st, 
 	iv->oldest_ms = st->oldest_s * 1e3;
 	iv->lag_ms = st->lag_s * 1e3;
 	for (int i = 0; i < LB_MAX_TYPES; i++)
-		iv->type_done[i] = st->snap->types[i] ? st->snap->types[i]->cnt[LB_TCNT_DONE] : 0;
+		if (st->snap->types[i])
+			memcpy(iv->type_cnt[i], st->snap->types[i]->cnt, sizeof(iv->type_cnt[i]));
 	lb_interval_fill_types(iv, &e->cfg, st->snap);
 }
 
