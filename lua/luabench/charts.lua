@@ -25,7 +25,7 @@ end
 
 -- Title suffix and subtitle: what every input shares, else what tells them apart.
 local function context(inputs)
-  local what = all_same(inputs, function(x) return results.what(x.doc) end)
+  local what = all_same(inputs, function(x) return results.what(x.doc, results.swept(x)) end)
   local host = all_same(inputs, function(x) return x.doc.hostname end)
   local parts = {}
   if #inputs == 1 then
@@ -37,7 +37,7 @@ local function context(inputs)
     local labels = {}
     for i, x in ipairs(inputs) do
       labels[i] = x.label
-      if not what then labels[i] = labels[i] .. " (" .. results.what(x.doc) .. ")" end
+      if not what then labels[i] = labels[i] .. " (" .. results.what(x.doc, results.swept(x)) .. ")" end
     end
     parts[#parts + 1] = table.concat(labels, " vs ")
   end
