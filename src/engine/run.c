@@ -295,6 +295,9 @@ static void join_threads(struct lb_engine *e)
 
 static void new_window(struct lb_engine *e, int64_t now)
 {
+	/* The start first: a worker that sees the new window number reads its start (fileio counts
+	 * its per-second series from it). */
+	__atomic_store_n(&e->window_start_ns, now, __ATOMIC_RELAXED);
 	__atomic_add_fetch(&e->window, 1, __ATOMIC_RELEASE);
 	lb_engine_collect(e, &e->window_base);
 	for (int i = 0; i < e->nworkers; i++) {
@@ -302,7 +305,6 @@ static void new_window(struct lb_engine *e, int64_t now)
 		e->window_base_events[i] = __atomic_load_n(&s->cnt[LB_CNT_EVENT], __ATOMIC_RELAXED);
 		e->window_base_sum_ns[i] = __atomic_load_n(&s->lat_sum_ns, __ATOMIC_RELAXED);
 	}
-	e->window_start_ns = now;
 	lb_sysmon_new_window(e->sysmon, e->epoch_ns + now);
 	/* Lets a workload snapshot its own counters (e.g. NOPM) where the measurement starts. */
 	char err[ERRLEN];
