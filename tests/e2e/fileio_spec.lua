@@ -428,6 +428,45 @@ describe("fileio", function()
     ok_run(SMALL .. " cleanup")
   end)
 
+  it("bounds --iodepth by each engine's own limit, before anything runs", function()
+    ok_run(SMALL .. " prepare")
+    local out, err, rc = fileio(SMALL .. " --file-test-mode=rndrd --file-io-mode=io_uring --iodepth=40000 --time=1 run")
+    assert.are.equal(1, rc)
+    assert.is_truthy(err:find("FATAL: --iodepth=40000: the io_uring engine holds at most 32768 I/Os in flight " ..
+      "per thread (the kernel's IORING_MAX_ENTRIES)", 1, true), err)
+    assert.is_falsy(out:find("Threads started", 1, true), out)
+    assert.is_falsy(err:find("fall back", 1, true), err)
+    local most, why = lio.max_depth("libaio")
+    assert.is_true(most >= 1 and most <= 65536 and why:find("aio-max-nr", 1, true) ~= nil, why)
+    ok_run(SMALL .. " cleanup")
+  end)
+
+  it("counts every second and every I/O at a depth of 65536", function()
+    local files = "--file-num=1 --file-total-size=8M --file-block-size=4K"
+    ok_run(files .. " prepare")
+    local depth = math.min(65536, (lio.max_depth("libaio")))
+    local j = json_run(files .. " --file-test-mode=rndrd --file-io-mode=async --file-extra-flags=direct --iodepth=" ..
+      depth .. " --time=2")
+    local w = j.workload_stats
+    assert.are.equal(2, w.iops_samples)
+    for _, v in ipairs(w.iops_per_second.total) do assert.is_true(v > 0, table.concat(w.iops_per_second.total, ",")) end
+    assert.is_true(j.counters.reads > 0 and w.read.total_ios == j.counters.reads)
+    local out = ok_run(files .. " --file-test-mode=rndrd --file-io-mode=async --file-extra-flags=direct --iodepth=" ..
+      depth .. " --time=1 run")
+    assert.is_truthy(out:match("\n    read +[%d.]+ +[%d.]+ +[%d.]+ +[1-9]%d*"), out)
+    ok_run(files .. " cleanup")
+  end)
+
+  it("fails a run that completes no I/O in its measured window", function()
+    ok_run(SMALL .. " prepare")
+    -- one arrival at the start (in the warm-up), the next some 10,000 s later
+    local out, err, rc = fileio(SMALL .. " --file-test-mode=rndrd --rate=0.0001 --warmup-time=1 --time=1 --format=json run")
+    assert.are.equal(1, rc, err)
+    assert.is_truthy(err:find("no I/O completed in the measured window", 1, true), err)
+    assert.are.equal("error", h.json(out).status)
+    ok_run(SMALL .. " cleanup")
+  end)
+
   it("--rate: requests arrive at the rate, one I/O in flight per thread while waiting", function()
     ok_run(SMALL .. " prepare")
     local j = json_run(SMALL .. " --file-test-mode=rndrd --file-io-mode=io_uring --iodepth=8 --rate=500 --time=2")
