@@ -166,5 +166,23 @@ describe("compare's inputs and points", function()
     assert.are.equal(4, #headings, table.concat(headings, " | "))
     assert.truthy(seen["iodepth=2, file-block-size=16 KiB"])
     assert.falsy(page:find("16384", 1, true) and page:find("<h3>[^<]*16384"), "raw bytes in a heading")
+    -- a block-size sweep is read in MiB/s: the client's own column in sweep.csv, a chart in the
+    -- report and in tools/plot, whose throughput chart counts events (I/Os), not transactions
+    assert.truthy(page:find('id="mib"', 1, true), "no MiB/s chart in the report")
+    local csv = h.read(fdir .. "/a/sweep/sweep.csv")
+    local head, first = csv:match("^([^\n]+)\n([^\n]+)")
+    local col
+    for i, name in ipairs((function() local t = {} for c in head:gmatch("[^,]+") do t[#t + 1] = c end return t end)()) do
+      if name == "read_mib_per_s" then col = i end
+    end
+    assert.truthy(col, head)
+    local cells = {}
+    for c in (first .. ","):gmatch("([^,]*),") do cells[#cells + 1] = c end
+    assert.is_true(tonumber(cells[col]) > 0, first)
+    out, rc = sh(string.format("cd %s && %s/tools/plot a/sweep/sweep.csv", h.q(fdir), h.q(h.root)))
+    assert.are.equal(0, rc, out)
+    assert.truthy(h.read(fdir .. "/a/sweep/sweep-mib.svg"), out)
+    local tput = h.read(fdir .. "/a/sweep/sweep-throughput.svg")
+    assert.truthy(tput:find("Events per second", 1, true) and not tput:find("Transactions", 1, true))
   end)
 end)
