@@ -63,7 +63,18 @@ local function union(docs, list_of)
   return out
 end
 
--- Row definitions: { group, name, unit, value(doc), series(interval) or nil,
+-- The percentiles of what pick(doc) returns (a type's, a statement's figures) in any result, in
+-- numeric order.
+local function percentile_keys(docs, pick)
+  return union(docs, function(d)
+    local x = pick(d)
+    local keys = sorted_keys(x and x.latency_ms.percentiles)
+    table.sort(keys, function(a, b) return tonumber(a) < tonumber(b) end)
+    return keys
+  end)
+end
+
+-- Row definitions: { group, name, unit, value(doc), series(interval, doc) or nil,
 -- better = "higher" | "lower" | "neutral", count = true for totals over the run (errors): their
 -- series is the per-interval count }. Every row declares its direction: only "higher" and
 -- "lower" rows are coloured better or worse. Rows that no result has a value for are left out
@@ -159,13 +170,7 @@ function M.rows(docs)
     add { group = "per type", name = t .. " avg ms", unit = "ms", better = "lower",
           value = function(d) return ty(d) and ty(d).latency_ms.avg end,
           series = function(iv) return ilat(iv, "avg") end }
-    local pkeys = union(docs, function(d)
-      local x = ty(d)
-      local keys = sorted_keys(x and x.latency_ms.percentiles)
-      table.sort(keys, function(a, b) return tonumber(a) < tonumber(b) end)
-      return keys
-    end)
-    for _, p in ipairs(pkeys) do
+    for _, p in ipairs(percentile_keys(docs, ty)) do
       add { group = "per type", name = t .. " p" .. p .. " ms", unit = "ms", better = "lower",
             value = function(d) return ty(d) and ty(d).latency_ms.percentiles[p] end,
             series = function(iv) return ilat(iv, p) end }
@@ -178,6 +183,60 @@ function M.rows(docs)
             value = function(d) return ty(d) and ty(d)[outcome] end,
             series = function(iv) return icount(iv, outcome) end }
     end
+  end
+
+  -- --report-statements: each statement (matched by its text), its series from the intervals'
+  -- "statements" (each names its statement by position in the result's own list).
+  local function stmt_of(d, sql)
+    for i, x in ipairs(d.statements or {}) do
+      if x.sql == sql then return x, i - 1 end
+    end
+  end
+  for _, sql in ipairs(union(docs, function(d)
+    local list = {}
+    for _, x in ipairs(d.statements or {}) do list[#list + 1] = x.sql end
+    return list
+  end)) do
+    local label = #sql > 48 and (sql:sub(1, 47) .. "…") or sql
+    local cache = setmetatable({}, { __mode = "k" })
+    local function st(d)
+      if cache[d] == nil then cache[d] = { stmt_of(d, sql) } end
+      return cache[d][1], cache[d][2]
+    end
+    local function ivs(iv, pos)
+      for _, x in ipairs(iv.statements or {}) do
+        if x.statement == pos then return x end
+      end
+    end
+    local function per_doc(f)
+      return function(d) local x = st(d); return x and f(x, d) end
+    end
+    -- a statement's series needs its position in that result's list: series(iv, doc)
+    local function series_of(f)
+      return function(iv, d)
+        if not iv.statements then return nil end
+        local _, pos = st(d)
+        if not pos then return nil end
+        return f(ivs(iv, pos) or false, iv)
+      end
+    end
+    local function lat(key)
+      return series_of(function(x) return x and x[key] or nil end)
+    end
+    add { group = "per statement", name = label .. " /s", unit = "/s", better = "higher",
+          value = per_doc(function(x, d) return d.time_s and d.time_s > 0 and x.count / d.time_s or nil end),
+          series = series_of(function(x, iv) return iv.interval_s > 0 and (x and x.count or 0) / iv.interval_s or nil end) }
+    add { group = "per statement", name = label .. " avg ms", unit = "ms", better = "lower",
+          value = per_doc(function(x) return x.latency_ms.avg end), series = lat("avg") }
+    for _, p in ipairs(percentile_keys(docs, st)) do
+      add { group = "per statement", name = label .. " p" .. p .. " ms", unit = "ms", better = "lower",
+            value = per_doc(function(x) return x.latency_ms.percentiles[p] end), series = lat(p) }
+    end
+    add { group = "per statement", name = label .. " max ms", unit = "ms", better = "lower",
+          value = per_doc(function(x) return x.latency_ms.max end), series = lat("max") }
+    add { group = "per statement", name = label .. " errors", unit = "", better = "lower", count = true,
+          value = per_doc(function(x) return x.errors end),
+          series = series_of(function(x) return x and x.errors or 0 end) }
   end
 
   -- The workload's own headline figures (tpmC, BT/s, ...): its top-level numbers.
@@ -201,7 +260,7 @@ function M.spread(doc, row)
   if not row.series then return nil end
   local xs = {}
   for _, iv in ipairs(doc.intervals or {}) do
-    local v = row.series(iv)
+    local v = row.series(iv, doc)
     if type(v) == "number" and v == v then xs[#xs + 1] = v end
   end
   local n = #xs

@@ -280,6 +280,30 @@ static cJSON *interval_outcomes_json(const struct lb_result *r, const struct lb_
 	return o;
 }
 
+/* --report-statements: each statement's figures over the interval, named by its position in the
+ * final "statements" array (texts are long; an interval names them once that way). */
+static cJSON *interval_statements_json(const struct lb_result *r, const struct lb_interval *iv)
+{
+	cJSON *a = cJSON_CreateArray();
+	char k[32];
+	for (int i = 0; i < iv->nstmts; i++) {
+		const struct lb_interval_type *it = &iv->stmts[i];
+		int pos = 0;
+		for (int j = 0; j < it->id && j < LB_MAX_STMTS; j++)
+			pos += r->snap->stmts[j] != NULL;
+		cJSON *o = cJSON_CreateObject();
+		cJSON_AddNumberToObject(o, "statement", pos);
+		cJSON_AddNumberToObject(o, "count", (double)it->done);
+		cJSON_AddNumberToObject(o, "errors", (double)iv->stmt_errors[i]);
+		cJSON_AddNumberToObject(o, "avg", it->avg_ms);
+		for (int j = 0; j < r->cfg->npercentiles; j++)
+			cJSON_AddNumberToObject(o, pct_key(k, sizeof(k), r->cfg->percentiles[j]), it->pct_ms[j]);
+		cJSON_AddNumberToObject(o, "max", it->max_ms);
+		cJSON_AddItemToArray(a, o);
+	}
+	return a;
+}
+
 static cJSON *intervals_json(const struct lb_result *r)
 {
 	cJSON *a = cJSON_CreateArray();
@@ -312,6 +336,8 @@ static cJSON *intervals_json(const struct lb_result *r)
 		}
 		if (r->types && r->types->n > 0)
 			cJSON_AddItemToObject(o, "type_outcomes", interval_outcomes_json(r, iv));
+		if (any_statement(r->snap))
+			cJSON_AddItemToObject(o, "statements", interval_statements_json(r, iv));
 		if (iv->ntypes)
 			cJSON_AddItemToObject(o, "type_latency_ms", interval_types_json(r, iv));
 		const struct lb_sys_sample *sys = lb_sysmon_at(r->sysmon, iv->sys);

@@ -98,6 +98,37 @@ describe("compare's verdicts", function()
   end)
 end)
 
+describe("compare's per-statement rows", function()
+  it("give a 4x statement latency change a verdict from the intervals (--report-statements)", function()
+    local db = h.db("pgsql")
+    if not db then pending("no PostgreSQL sandbox") return end
+    local script = h.write("stmt_sleep.lua", [[
+sysbench.cmdline.options = { sleep_ms = { "the statement's time (ms)", 5 } }
+local con
+function thread_init() con = sysbench.sql.driver():connect() end
+function event() con:query("SELECT pg_sleep(" .. sysbench.opt.sleep_ms / 1000 .. ")") end
+]])
+    local a, b = dir .. "/st-a.json", dir .. "/st-b.json"
+    local common = " " .. db .. " --time=3 --report-interval=1 --report-statements run"
+    run_ok(h.q(script) .. " --sleep-ms=5 --output=" .. h.q(a) .. common)
+    run_ok(h.q(script) .. " --sleep-ms=20 --output=" .. h.q(b) .. common)
+    local m = h.json(run_ok(string.format("compare --format=json %s %s", h.q(a), h.q(b))))
+    local n = 0
+    for _, r in ipairs(m.sections[1].rows) do
+      if r.group == "per statement" and r.metric:find("pg_sleep", 1, true) and r.metric:match(" avg ms$") then
+        n = n + 1
+        assert.is_true(r.ratios[2] > 2.5 and r.ratios[2] < 5, r.metric .. " " .. r.ratios[2])
+        assert.are.equal(true, r.significant[2], r.metric)
+      end
+    end
+    assert.are.equal(1, n, "one pg_sleep statement")
+    local same = h.json(run_ok(string.format("compare --format=json --label=p %s --label=q %s", h.q(a), h.q(a))))
+    for _, r in ipairs(same.sections[1].rows) do
+      if r.group == "per statement" then assert.are.equal(false, r.significant[2], r.metric) end
+    end
+  end)
+end)
+
 describe("compare's inputs and points", function()
   -- A sweep directory written by hand as tools/sweep writes it: sweep.csv naming the results.
   local function sweep_dir(path, axis, results)
