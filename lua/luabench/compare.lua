@@ -308,7 +308,12 @@ local function csv_num(v)
 end
 
 function M.csv(m)
+  -- sweeps over several axes: a point column names every axis's value (the first column has
+  -- only the first axis's)
+  local points = false
+  for _, s in ipairs(m.sections) do points = points or s.point ~= nil end
   local head = { m.concurrency_unit, "group", "metric", "unit" }
+  if points then table.insert(head, 2, "point") end
   for i, input in ipairs(m.inputs) do
     head[#head + 1] = csv_cell(input.label)
     if i > 1 then
@@ -320,6 +325,7 @@ function M.csv(m)
   for _, s in ipairs(m.sections) do
     for _, r in ipairs(s.rows) do
       local cells = { s.conc and tostring(s.conc) or "", csv_cell(r.group), csv_cell(r.name), csv_cell(r.unit) }
+      if points then table.insert(cells, 2, csv_cell(s.point or "")) end
       for i = 1, #m.inputs do
         cells[#cells + 1] = csv_num(r.values[i])
         if i > 1 then

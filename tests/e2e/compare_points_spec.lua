@@ -186,6 +186,11 @@ describe("compare's inputs and points", function()
                              "iodepth=1, file-block-size=16 KiB", "iodepth=2, file-block-size=16 KiB" }) do
       assert.truthy(out:find("== " .. point .. " ==\n", 1, true), point .. "\n" .. out)
     end
+    -- CSV: the point column tells apart the sections the first axis alone would not
+    out, rc = sh(string.format("cd %s && %s compare --format=csv a/sweep b/sweep", h.q(fdir), B))
+    assert.are.equal(0, rc, out)
+    assert.truthy(out:find("^%-%-iodepth,point,group,metric,unit,a,b,ratio_b,significant_b\n"), out)
+    assert.truthy(out:find('\n2,"iodepth=2, file-block-size=16 KiB",throughput,events/s,', 1, true), out)
     out, rc = sh(string.format("cd %s && %s report a/sweep b/sweep -o grid.html", h.q(fdir), B))
     assert.are.equal(0, rc, out)
     local page = h.read(fdir .. "/grid.html")
