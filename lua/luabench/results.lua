@@ -154,7 +154,7 @@ local function read_sweep(dir)
         -- charted and compared by the first axis; a grid's other axes tell its lines apart.
         -- Each axis is named with the value the run really had (its result's option), sizes
         -- in KiB/MiB, so that "4K" and "4096" are the same point.
-        p.conc = M.parse_size(cells[1]) or (i - 1)
+        p.conc = tonumber(cells[1]) or M.parse_size(cells[1]) or (i - 1)
         local kv, others = {}, {}
         p.values = {}
         for k, name in ipairs(axes) do
@@ -204,7 +204,6 @@ function M.load(path, label)
 end
 
 -- ---- what ran, in words ------------------------------------------------------------------------
-
 
 local function grouped(n)
   local s = tostring(math.floor(n))
