@@ -202,6 +202,12 @@ local function settings()
     error(string.format("Invalid value for iodepth: %d (1..65536)", c.iodepth_opt), 0)
   end
   c.depth = c.async and (c.iodepth_opt > 0 and c.iodepth_opt or c.backlog) or 1
+  -- each engine's own limit, said before anything runs (the kernel would refuse the queue)
+  local most, why = lio.max_depth(c.engine)
+  if c.async and most > 0 and c.depth > most then
+    error(string.format("--iodepth=%d: the %s engine holds at most %d I/Os in flight per thread (%s)",
+      c.depth, c.engine, most, why), 0)
+  end
   c.reap_batch = o.iodepth_batch_complete
   if c.reap_batch < 1 then error(string.format("Invalid value for iodepth-batch-complete: %d", c.reap_batch), 0) end
   c.dir = o.file_dir ~= "" and o.file_dir or "."
@@ -632,19 +638,32 @@ local function verify_read(ptr, io, vb, path, errbuf)
   end
 end
 
+-- The queue and its buffers, made before the clock starts: at a depth of thousands, allocating and
+-- filling the buffers (a GiB at 65536 x 16 KiB) took the whole of a short run.
+local ready
+
+function thread_init(tid)
+  local c = settings()
+  local depth = sb.shared("fileio.depth", "uint32_t")[0]
+  local engine = ffi.string(sb.shared("fileio.engine", "char", 32))
+  local files = sb.shared("fileio.files", "struct lb_io_file *", c.nfiles)
+  local q = lio.queue { engine = engine, depth = depth, fallback = false, check = false, event = true,
+    quiet = true }
+  local bufs, free = io_buffers(depth, c.max_req, files[0], tid)
+  ready = { q = q, bufs = bufs, free = free }
+end
+
 function thread_run(tid)
   local c = settings()
   local w = sb.worker
   local nfiles = c.nfiles
   local depth = sb.shared("fileio.depth", "uint32_t")[0]
-  local engine = ffi.string(sb.shared("fileio.engine", "char", 32))
   local files = sb.shared("fileio.files", "struct lb_io_file *", nfiles)
   local READ, WRITE, SYNC = lio.READ, lio.WRITE, c.sync_op
   local T_SYNC = luabench.stats.type(c.fsync_mode)
   local t_read, t_write, t_sync = T_READ.id, T_WRITE.id, T_SYNC.id
 
-  local q = lio.queue { engine = engine, depth = depth, fallback = false, check = false, event = true,
-    quiet = true }
+  local q = ready.q
   local ctx, st, done = q.ctx, q.st, q.done
   local ev_flags = q.flags
   local plain_flags = q.flags - C.LB_FIO_EVENT
@@ -652,7 +671,7 @@ function thread_run(tid)
   local next_event = C.lb_event_next
 
   local max_req = c.max_req
-  local bufs, free = io_buffers(depth, max_req, files[0], tid)
+  local bufs, free = ready.bufs, ready.free
   local nfree = depth
   local file_of, slot_of, op_of = {}, {}, {}
   local gen, redraw = request_generator(c, tid)
@@ -711,6 +730,12 @@ function thread_run(tid)
     return true
   end
 
+  -- At a large depth, filling the queue takes long (io_submit blocks once the device's queue is
+  -- full): completions are collected every 64 submissions meanwhile, so that they are counted
+  -- in the second they happen and the buffers come back, not all after the end of the run.
+  local poll
+  local poll_every, nsub = depth > 64 and 64 or math.huge, 0
+
   -- Keeps the queue full: the next request (or the one held back), unless an fsync must wait
   -- for writes in flight or the run is over.
   local function fill()
@@ -747,10 +772,18 @@ function thread_run(tid)
           C.lb_sleep_ns(20000)
         else
           held_op = nil
+          nsub = nsub + 1
+          if nsub >= poll_every then
+            nsub = 0
+            poll()
+          end
         end
       end
     end
   end
+
+  -- I/Os completed in the measured window (after the warm-up)
+  local ncompleted, warmup_ns = 0, (tonumber(sb.opt.warmup_time) or 0) * 1e9
 
   -- One reaped I/O: failures raise, writes may queue their fsync, reads are verified, the
   -- buffer goes back to the free stack.
@@ -778,12 +811,19 @@ function thread_run(tid)
     end
     nfree = nfree + 1
     free[nfree] = b
+    if warmup_ns == 0 or clock_ns(w) >= warmup_ns then ncompleted = ncompleted + 1 end
   end
 
   local function reap_some(max)
     local n = reap(st, ctx, 1, max, done, -1)
     if n < 0 then error("reaping I/O: " .. ffi.string(C.lb_io_ctx_errmsg(ctx)), 0) end
     return n
+  end
+
+  poll = function()
+    local n = reap(st, ctx, 0, math.min(depth, 256), done, 0)
+    if n < 0 then error("reaping I/O: " .. ffi.string(C.lb_io_ctx_errmsg(ctx)), 0) end
+    for i = 0, n - 1 do complete(done[i]) end
   end
 
   while true do
@@ -811,6 +851,14 @@ function thread_run(tid)
   C.lb_fio_flush(st, 1)
   q:close()
   C.lb_event_abandon(w)
+  -- A run in which no thread completed an I/O after the warm-up measured nothing: the last thread to finish
+  -- fails it (status error, exit 1) instead of a report of zeros with status ok.
+  local tally = sb.shared("fileio.completed", "uint64_t", 2) -- I/Os, threads finished
+  sb.atomic_add(tally, ncompleted)
+  if tonumber(sb.atomic_add(tally + 1, 1)) + 1 == c.threads and tonumber(sb.atomic_load(tally)) == 0 then
+    error(string.format("no I/O completed in the measured window: nothing was measured (%s, %d I/O%s in flight per thread: " ..
+      "is --time long enough for this device, --rate high enough?)", c.engine, depth, depth == 1 and "" or "s"), 0)
+  end
 end
 
 -- Reports ----------------------------------------------------------------------------------------

@@ -172,6 +172,14 @@ function M.capabilities(name)
   }
 end
 
+-- The most I/Os one queue of engine `name` holds here, and where that limit comes from
+-- (io_uring: 32768, the kernel's; libaio: what /proc/sys/fs/aio-max-nr leaves).
+function M.max_depth(name)
+  local why = ffi.new("char[160]")
+  local n = tonumber(C.lb_io_engine_max_depth(name, why, 160))
+  return n, ffi.string(why)
+end
+
 -- A context of engine `name`, or, when fallback is not false and it is not available here, of
 -- the engine the I/O layer names to stand in for it (io_uring -> libaio -> psync). Returns the
 -- context, the engine used, and the fallback message (nil when there was none).

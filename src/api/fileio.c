@@ -68,6 +68,7 @@ struct lb_fio_stat {
 	struct part part[DIR_N][PART_N];
 	struct sec_chunk *sec[SEC_CHUNKS];
 	uint32_t sec_cur;            /* second of the last completion (publishing cadence) */
+	int64_t win_start_ns;        /* its window's start (since the epoch): seconds count from it */
 	struct lb_io_ctx *ctx[MAX_CTX];
 	uint32_t nctx;
 	/* published by the owner, read by the report (under pub_lock) */
@@ -249,6 +250,13 @@ static void new_window(struct lb_fio_stat *s, uint32_t win)
 		}
 	for (uint32_t i = 0; i < s->nctx; i++)
 		lb_io_depth_reset(s->ctx[i]);
+	/* Per-second counts start again at the window's own second 0, so that the series covers the
+	 * measured window exactly whatever the warm-up (counted from the epoch, a window starting
+	 * at 2.0003 s lost its first second). The engine sets the start before the window number. */
+	s->win_start_ns = __atomic_load_n(&s->w->eng->window_start_ns, __ATOMIC_ACQUIRE);
+	for (uint32_t c = 0; c < SEC_CHUNKS && s->sec[c]; c++)
+		memset(s->sec[c], 0, sizeof(*s->sec[c]));
+	s->sec_cur = UINT32_MAX;
 	s->closed_depth = 0;
 	memset(s->closed_depth_ns, 0, sizeof(s->closed_depth_ns));
 	__atomic_store_n(&s->window, win, __ATOMIC_RELEASE);
@@ -350,7 +358,7 @@ static void record(struct lb_fio_stat *s, struct lb_io *io)
 		__atomic_store_n(&pc->n, pc->n + 1, __ATOMIC_RELAXED);
 		__atomic_store_n(&pc->sum_ns, pc->sum_ns + (lat - sub), __ATOMIC_RELAXED);
 	}
-	int64_t rel = (int64_t)io->complete_ns - w->eng->epoch_ns;
+	int64_t rel = (int64_t)io->complete_ns - w->eng->epoch_ns - s->win_start_ns;
 	uint32_t sec = rel > 0 ? (uint32_t)(rel / LB_NS_PER_S) : 0;
 	if (sec < SEC_CHUNK * SEC_CHUNKS) {
 		struct sec_chunk *k = sec_chunk(s, sec / SEC_CHUNK);
@@ -490,21 +498,20 @@ static void window_figures(struct lb_fio_report *r)
 	wf->end_s = (double)end / 1e9;
 	wf->elapsed_s = wf->end_s - wf->start_s;
 
-	/* Whole seconds inside the window. */
-	uint32_t first = (uint32_t)ceil(wf->start_s), last = end > 0 ? (uint32_t)(end / LB_NS_PER_S) : 0;
-	r->first_sec = first;
-	r->nsec = last > first ? last - first : 0;
-	if (r->nsec > SEC_CHUNK * SEC_CHUNKS - first)
-		r->nsec = 0;
+	/* The window's whole seconds, counted from its start (a run stopped by --time ends a few
+	 * microseconds either side of a whole second: the last one counts when it is 95% there). */
+	double whole = wf->elapsed_s > 0 ? floor(wf->elapsed_s + 0.05) : 0;
+	r->first_sec = 0;
+	r->nsec = whole < (double)SEC_CHUNK * SEC_CHUNKS ? (uint32_t)whole : 0;
 	for (int d = 0; d <= DIR_N; d++)
 		r->series[d] = lb_xcalloc(r->nsec ? r->nsec : 1, sizeof(double));
 
 	pthread_mutex_lock(&run->lock);
 	for (struct lb_fio_stat *s = run->stats; s; s = s->next) {
-		if (!s->worker)
+		if (!s->worker || __atomic_load_n(&s->window, __ATOMIC_ACQUIRE) != r->window)
 			continue;
 		for (uint32_t k = 0; k < r->nsec; k++) {
-			uint32_t sec = first + k;
+			uint32_t sec = k;
 			struct sec_chunk *c = __atomic_load_n(&s->sec[sec / SEC_CHUNK], __ATOMIC_ACQUIRE);
 
 			if (!c)

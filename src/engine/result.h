@@ -52,7 +52,9 @@ struct lb_interval_type {
 	int id;                     /* its name: lb_types_name(result->types, id) */
 	uint64_t done;
 	double avg_ms, max_ms;      /* NAN when not known (a merge of avg without counts) */
-	double pct_ms[LB_MAX_PERCENTILES]; /* the run's --percentile list; NAN when not known */
+	/* the per-type table's percentiles (lb_type_pct_list), so that every per-type row of a
+	 * comparison has a series; NAN when not known */
+	double pct_ms[LB_TYPE_MAX_PCTS];
 };
 
 /* One intermediate sample kept for the JSON/CSV time series. */
@@ -66,9 +68,14 @@ struct lb_interval {
 	uint32_t concurrency;
 	double oldest_ms;           /* the oldest event in flight at the sample (a stall shows) */
 	double lag_ms;
-	uint64_t type_done[LB_MAX_TYPES];
+	uint64_t type_cnt[LB_MAX_TYPES][LB_TCNT_MAX]; /* per type: done, errors, rollbacks, retries */
 	struct lb_interval_type *types; /* the types seen in it (owned by the result's owner) */
 	int ntypes;
+	/* --report-statements: the statements run in it, id = the statement's index (owned as
+	 * types); errors in type_cnt's sense are in stmt_errors */
+	struct lb_interval_type *stmts;
+	uint64_t *stmt_errors;
+	int nstmts;
 	int sys;                    /* its system metrics: lb_sysmon_at(sysmon, sys); -1 = none */
 };
 
@@ -137,7 +144,8 @@ void lb_result_fill_pct(struct lb_report_stat *st, const struct lb_config *cfg,
 /* Fills r->st from r->snap: the window's totals, min/max/avg/sum and percentiles, over
  * time_s seconds. */
 void lb_result_fill_stat(struct lb_result *r, double time_s, uint64_t min_ns, uint64_t max_ns);
-/* Fills iv's per-type figures from the interval's snapshot s (allocates iv->types). */
+/* Fills iv's per-type and per-statement figures from the interval's snapshot s (allocates iv->types,
+ * iv->stmts and iv->stmt_errors). */
 void lb_interval_fill_types(struct lb_interval *iv, const struct lb_config *cfg, const struct lb_snap *s);
 /* Frees the per-type figures of n intervals (not the array). */
 void lb_intervals_free_types(struct lb_interval *iv, int n);

@@ -304,6 +304,9 @@ static void join_threads(struct lb_engine *e)
 
 static void new_window(struct lb_engine *e, int64_t now)
 {
+	/* The start first: a worker that sees the new window number reads its start (fileio counts
+	 * its per-second series from it). */
+	__atomic_store_n(&e->window_start_ns, now, __ATOMIC_RELAXED);
 	__atomic_add_fetch(&e->window, 1, __ATOMIC_RELEASE);
 	lb_engine_collect(e, &e->window_base);
 	for (int i = 0; i < e->nworkers; i++) {
@@ -311,7 +314,6 @@ static void new_window(struct lb_engine *e, int64_t now)
 		e->window_base_events[i] = __atomic_load_n(&s->cnt[LB_CNT_EVENT], __ATOMIC_RELAXED);
 		e->window_base_sum_ns[i] = __atomic_load_n(&s->lat_sum_ns, __ATOMIC_RELAXED);
 	}
-	e->window_start_ns = now;
 	lb_sysmon_new_window(e->sysmon, e->epoch_ns + now);
 	/* Lets a workload snapshot its own counters (e.g. NOPM) where the measurement starts. */
 	char err[ERRLEN];
@@ -355,7 +357,8 @@ static void push_interval(struct lb_engine *e, const struct lb_report_stat *st, 
 	iv->oldest_ms = st->oldest_s * 1e3;
 	iv->lag_ms = st->lag_s * 1e3;
 	for (int i = 0; i < LB_MAX_TYPES; i++)
-		iv->type_done[i] = st->snap->types[i] ? st->snap->types[i]->cnt[LB_TCNT_DONE] : 0;
+		if (st->snap->types[i])
+			memcpy(iv->type_cnt[i], st->snap->types[i]->cnt, sizeof(iv->type_cnt[i]));
 	lb_interval_fill_types(iv, &e->session.cfg, st->snap);
 }
 

@@ -276,20 +276,64 @@ static cJSON *placement_json(const struct lb_result *r)
 	return o;
 }
 
-/* Each type's latency over the interval, keyed as the interval's own latency_ms. */
+/* Each type's latency over the interval: the average, the per-type table's percentiles (the fixed
+ * ones and the --percentile list, as in the final "types") and the maximum. */
 static cJSON *interval_types_json(const struct lb_result *r, const struct lb_interval *iv)
 {
 	cJSON *o = cJSON_CreateObject();
 	char k[32];
+	double pcts[LB_TYPE_MAX_PCTS];
+	int npct = lb_type_pct_list(r->cfg, pcts);
 	for (int i = 0; i < iv->ntypes; i++) {
 		const struct lb_interval_type *it = &iv->types[i];
 		cJSON *t = cJSON_AddObjectToObject(o, lb_types_name(r->types, it->id));
 		cJSON_AddNumberToObject(t, "avg", it->avg_ms);
-		for (int j = 0; j < r->cfg->npercentiles; j++)
-			cJSON_AddNumberToObject(t, pct_key(k, sizeof(k), r->cfg->percentiles[j]), it->pct_ms[j]);
+		for (int j = 0; j < npct; j++)
+			cJSON_AddNumberToObject(t, pct_key(k, sizeof(k), pcts[j]), it->pct_ms[j]);
 		cJSON_AddNumberToObject(t, "max", it->max_ms);
 	}
 	return o;
+}
+
+/* Each type's errors, rollbacks and retries in the interval (types with none left out), in every
+ * interval of a run with types, so that a comparison has a series for them. */
+static cJSON *interval_outcomes_json(const struct lb_result *r, const struct lb_interval *iv)
+{
+	cJSON *o = cJSON_CreateObject();
+	for (int ty = 0; ty < LB_MAX_TYPES; ty++) {
+		const uint64_t *c = iv->type_cnt[ty];
+		if (!c[LB_TCNT_ERROR] && !c[LB_TCNT_ROLLBACK] && !c[LB_TCNT_RETRY])
+			continue;
+		cJSON *t = cJSON_AddObjectToObject(o, lb_types_name(r->types, ty));
+		cJSON_AddNumberToObject(t, "errors", (double)c[LB_TCNT_ERROR]);
+		cJSON_AddNumberToObject(t, "rollbacks", (double)c[LB_TCNT_ROLLBACK]);
+		cJSON_AddNumberToObject(t, "retries", (double)c[LB_TCNT_RETRY]);
+	}
+	return o;
+}
+
+/* --report-statements: each statement's figures over the interval, named by its position in the
+ * final "statements" array (texts are long; an interval names them once that way). */
+static cJSON *interval_statements_json(const struct lb_result *r, const struct lb_interval *iv)
+{
+	cJSON *a = cJSON_CreateArray();
+	char k[32];
+	for (int i = 0; i < iv->nstmts; i++) {
+		const struct lb_interval_type *it = &iv->stmts[i];
+		int pos = 0;
+		for (int j = 0; j < it->id && j < LB_MAX_STMTS; j++)
+			pos += r->snap->stmts[j] != NULL;
+		cJSON *o = cJSON_CreateObject();
+		cJSON_AddNumberToObject(o, "statement", pos);
+		cJSON_AddNumberToObject(o, "count", (double)it->done);
+		cJSON_AddNumberToObject(o, "errors", (double)iv->stmt_errors[i]);
+		cJSON_AddNumberToObject(o, "avg", it->avg_ms);
+		for (int j = 0; j < r->cfg->npercentiles; j++)
+			cJSON_AddNumberToObject(o, pct_key(k, sizeof(k), r->cfg->percentiles[j]), it->pct_ms[j]);
+		cJSON_AddNumberToObject(o, "max", it->max_ms);
+		cJSON_AddItemToArray(a, o);
+	}
+	return a;
 }
 
 static cJSON *intervals_json(const struct lb_result *r)
@@ -316,12 +360,16 @@ static cJSON *intervals_json(const struct lb_result *r)
 		cJSON_AddNumberToObject(o, "oldest_in_flight_ms", iv->oldest_ms);
 		cJSON *t = NULL;
 		for (int ty = 0; ty < LB_MAX_TYPES; ty++) {
-			if (!iv->type_done[ty])
+			if (!iv->type_cnt[ty][LB_TCNT_DONE])
 				continue;
 			if (!t)
 				t = cJSON_AddObjectToObject(o, "types");
-			cJSON_AddNumberToObject(t, lb_types_name(r->types, ty), (double)iv->type_done[ty]);
+			cJSON_AddNumberToObject(t, lb_types_name(r->types, ty), (double)iv->type_cnt[ty][LB_TCNT_DONE]);
 		}
+		if (r->types && r->types->n > 0)
+			cJSON_AddItemToObject(o, "type_outcomes", interval_outcomes_json(r, iv));
+		if (any_statement(r->snap))
+			cJSON_AddItemToObject(o, "statements", interval_statements_json(r, iv));
 		if (iv->ntypes)
 			cJSON_AddItemToObject(o, "type_latency_ms", interval_types_json(r, iv));
 		const struct lb_sys_sample *sys = lb_sysmon_at(r->sysmon, iv->sys);

@@ -38,7 +38,7 @@ static void net_rows(FILE *out, const struct lb_sys_net *n)
 	for (int i = 0; i < n->nnics; i++) {
 		const struct lb_sys_nic *c = &n->nics[i];
 		char label[64];
-		snprintf(label, sizeof(label), "net %s rx/tx MiB/s:", c->name);
+		snprintf(label, sizeof(label), "net %s rx/tx (MiB/s):", c->name);
 		row(out, label, "%.2f/%.2f, pkt/s %.2f/%.2f, drops %llu/%llu, errors %llu/%llu", c->rx_mib_per_s,
 		    c->tx_mib_per_s, c->rx_packets_per_s, c->tx_packets_per_s,
 		    (unsigned long long)c->n[LB_NET_RX_DROPS], (unsigned long long)c->n[LB_NET_TX_DROPS],
@@ -65,7 +65,7 @@ void lb_sys_report_block(FILE *out, const struct lb_sys_sample *s)
 	    c[LB_SYS_SYSTEM] + c[LB_SYS_IRQ] + c[LB_SYS_SOFTIRQ], c[LB_SYS_IOWAIT], c[LB_SYS_STEAL], c[LB_SYS_IDLE]);
 	row(out, "context switches:", "%.2f per sec.", s->ctxt_per_s);
 	row(out, "run queue avg/max, blocked:", "%.2f/%u, %u", s->run_queue_avg, s->run_queue_max, s->blocked);
-	row(out, "load average 1/5/15 min:", "%.2f/%.2f/%.2f", s->load[0], s->load[1], s->load[2]);
+	row(out, "load average 1/5/15 minutes:", "%.2f/%.2f/%.2f", s->load[0], s->load[1], s->load[2]);
 	row(out, "memory used/available/dirty (MiB):", "%.0f/%.0f/%.0f", s->mem_used_mib, s->mem_available_mib,
 	    s->mem_dirty_mib);
 	row(out, "luabench cpu usr/sys (%):", "%.2f/%.2f", s->proc_user_pct, s->proc_system_pct);

@@ -69,7 +69,7 @@ void lb_report_stall_line(FILE *out, const struct lb_result *r)
 {
 	const struct lb_report_stat *st = &r->st;
 	if (st->oldest_s > st->time_interval_s && st->concurrency)
-		fprintf(out, "[ %.0fs ] stalled: %u events in flight, the oldest for %.1f s\n", st->time_total_s,
+		fprintf(out, "[ %.0fs ] stalled: %u in flight, the oldest for %.1f s\n", st->time_total_s,
 			st->concurrency, st->oldest_s);
 }
 
@@ -338,10 +338,10 @@ static void users_block(FILE *out, const struct lb_result *r)
 	fprintf(out, "    users / threads / connections:       %d / %d / %d\n", c->users, c->threads, c->connections);
 	if (c->ramp_up_ns)
 		fprintf(out, "    ramp-up (s):                         %.1f\n", (double)c->ramp_up_ns / 1e9);
-	fprintf(out, "    failed events:                       %llu\n",
+	fprintf(out, "    event failures:                      %llu\n",
 		(unsigned long long)r->st.cnt[LB_CNT_FAILED]);
 	fprintf(out, "    timer wake-ups:                      %llu\n", (unsigned long long)n);
-	fprintf(out, "    wake-up lateness (ms) p50/p99/max:   %.3f/%.3f/%.3f\n",
+	fprintf(out, "    wake-up lateness p50/p99/max (ms):   %.3f/%.3f/%.3f\n",
 		(double)lb_hist_percentile(h, 50, 0, max) / 1e6, (double)lb_hist_percentile(h, 99, 0, max) / 1e6,
 		(double)max / 1e6);
 	fprintf(out, "\n");
@@ -407,12 +407,12 @@ void lb_report_final_text(FILE *out, const struct lb_result *r, const char *extr
 	if (r->rate_mode)
 		rate_block(out, r);
 	if (r->cut_off)
-		fprintf(out, "Cut off at the end: %llu events whose statements were still running when the "
+		fprintf(out, "Cut off at the end: %llu in flight whose statements were still running when the "
 			"run ended (after --time and its grace, or at a signal), the oldest for %.3f s: "
 			"the server stalled or a statement hung; they are not in the figures above.\n\n",
 			(unsigned long long)r->cut_off, (double)r->cut_off_age_max_ns / 1e9);
 	if (r->overflow)
-		fprintf(out, "Note: %llu events took longer than %.0f s, beyond the histogram's range; "
+		fprintf(out, "Note: %llu latencies longer than %.0f s, beyond the histogram's range; "
 			"they are in min/avg/max/sum, and percentiles that fall on them show the maximum.\n\n",
 			(unsigned long long)r->overflow, (double)LB_HIST_MAX_NS / 1e9);
 	if (r->sys)

@@ -184,7 +184,7 @@ end
     assert.is_true(doc.counters.failed_events >= 5, "failed events: " .. tostring(doc.counters.failed_events))
     out, err, rc = h.run(h.q(some) .. " --users=4 --threads=2 --time=1 run")
     assert.are.equal(0, rc, err)
-    local n = tonumber(out:match("\n    failed events:%s+(%d+)\n"))
+    local n = tonumber(out:match("\n    event failures:%s+(%d+)\n"))
     assert.is_true(n ~= nil and n >= 2, out)
   end)
 end)

@@ -7,7 +7,7 @@ describe("emulated users", function()
     local out, err, rc = h.run(h.q(p) .. " --users=10 --threads=2 --time=1 --ramp-up=0.5 run")
     assert.are.equal(0, rc, err)
     assert.is_truthy(out:find("Emulated users:\n    users / threads / connections:       10 / 2 / 10\n", 1, true), out)
-    assert.is_truthy(out:match("wake%-up lateness %(ms%) p50/p99/max:%s+[%d.]+/[%d.]+/[%d.]+"))
+    assert.is_truthy(out:match("wake%-up lateness p50/p99/max %(ms%):%s+[%d.]+/[%d.]+/[%d.]+"))
   end)
 
   it("rejects inconsistent options with one clear line", function()
