@@ -165,6 +165,8 @@ struct lb_db_options {
 	int64_t sqlite_cache_size;         /* PRAGMA cache_size: pages, or KiB when negative */
 	int32_t sqlite_busy_timeout_ms;    /* how long a statement waits for a lock; 0 = not */
 	int32_t sqlite_pad;
+	const char *sqlite_begin;          /* what a bare BEGIN starts: deferred, immediate,
+					    * exclusive (NULL = deferred, SQLite's) */
 };
 
 /* One statement parameter. lb_db_stmt_bind() borrows an array of these; execute reads the

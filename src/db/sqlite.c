@@ -126,9 +126,11 @@ static int set_pragmas(struct lb_db_conn *c)
 		return connect_error(c, "reading the pragmas");
 	syncn = strtol(sync, NULL, 10);
 	snprintf(p->version, sizeof(p->version),
-		 "SQLite %s (journal_mode=%s, synchronous=%s, cache_size=%s, busy_timeout=%d ms)",
-		 sqlite3_libversion(), journal, syncn >= 0 && syncn <= 3 ? SYNCHRONOUS[syncn] : sync,
-		 cache, (int)o->sqlite_busy_timeout_ms);
+		 "SQLite %s (journal_mode=%s, synchronous=%s, cache_size=%s, busy_timeout=%d ms, "
+		 "begin=%s)", sqlite3_libversion(), journal,
+		 syncn >= 0 && syncn <= 3 ? SYNCHRONOUS[syncn] : sync, cache,
+		 (int)o->sqlite_busy_timeout_ms,
+		 o->sqlite_begin && *o->sqlite_begin ? o->sqlite_begin : "deferred");
 	return LB_DB_OK;
 }
 

@@ -18,6 +18,8 @@ const struct lb_opt_def lb_sqlite_options[] = {
 	  "PRAGMA cache_size on every connection: pages, or KiB when negative (SQLite's default: -2000, 2 MiB)" },
 	{ "sqlite-busy-timeout", LB_OPT_INT, "5000",
 	  "milliseconds a statement waits for a lock another connection holds before failing with SQLITE_BUSY (0 = fail at once)" },
+	{ "sqlite-begin", LB_OPT_STRING, "deferred",
+	  "transaction a bare BEGIN starts {deferred (SQLite's: the write lock at the first write), immediate (at BEGIN: writers queue instead of failing on a stale snapshot), exclusive}" },
 	{ "sqlite-ignore-errors", LB_OPT_LIST, "5,6",
 	  "SQLite result codes to ignore (the event is retried; 5 = SQLITE_BUSY, 6 = SQLITE_LOCKED), SQLSTATEs, or \"all\"" },
 	{ NULL, 0, NULL, NULL },
@@ -30,6 +32,7 @@ void lb_sqlite_read_options(const struct lb_opts *o, struct lb_db_options *out)
 	out->sqlite_synchronous = lb_opts_value(o, "sqlite-synchronous", NULL);
 	out->sqlite_cache_size = lb_opts_int(o, "sqlite-cache-size");
 	out->sqlite_busy_timeout_ms = (int32_t)lb_opts_int(o, "sqlite-busy-timeout");
+	out->sqlite_begin = lb_opts_value(o, "sqlite-begin", NULL);
 	const struct lb_opt *ign = lb_opts_find(o, "sqlite-ignore-errors");
 	out->driver_ignore_errors = ign && ign->value ? ign->value : NULL;
 }
@@ -59,6 +62,12 @@ int lb_sqlite_check_options(const struct lb_db_options *o, char *err, size_t err
 	if (o->sqlite_synchronous && *o->sqlite_synchronous && !one_of(o->sqlite_synchronous, sync)) {
 		snprintf(err, errlen, "invalid --sqlite-synchronous '%.32s' (expected off, normal, "
 			 "full or extra)", o->sqlite_synchronous);
+		return LB_DB_EINVAL;
+	}
+	static const char *const begin[] = { "deferred", "immediate", "exclusive", NULL };
+	if (o->sqlite_begin && *o->sqlite_begin && !one_of(o->sqlite_begin, begin)) {
+		snprintf(err, errlen, "invalid --sqlite-begin '%.32s' (expected deferred, immediate "
+			 "or exclusive)", o->sqlite_begin);
 		return LB_DB_EINVAL;
 	}
 	if (o->sqlite_busy_timeout_ms < 0) {
