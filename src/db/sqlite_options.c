@@ -16,7 +16,7 @@ const struct lb_opt_def lb_sqlite_options[] = {
 	  "PRAGMA synchronous on every connection {off, normal, full, extra}" },
 	{ "sqlite-cache-size", LB_OPT_INT, "-2000",
 	  "PRAGMA cache_size on every connection: pages, or KiB when negative (SQLite's default: -2000, 2 MiB)" },
-	{ "sqlite-busy-timeout", LB_OPT_INT, "5000",
+	{ "sqlite-busy-timeout", LB_OPT_INT, "60000",
 	  "milliseconds a statement waits for a lock another connection holds before failing with SQLITE_BUSY (0 = fail at once)" },
 	{ "sqlite-begin", LB_OPT_STRING, "deferred",
 	  "transaction a bare BEGIN starts {deferred (SQLite's: the write lock at the first write), immediate (at BEGIN: writers queue instead of failing on a stale snapshot), exclusive}" },
