@@ -141,12 +141,16 @@ end
 
 local function update_batch(o)
   if o.updates == 0 then return end
+  -- In key order: two events locking rows in opposite orders would deadlock on a server
+  local ids = {}
+  for i = 1, o.updates do ids[i] = uniform(1, o.rows) end
+  table.sort(ids)
   local t0 = UPDATES:start()
   if o.update_trx then con:query(d.begin) end
-  for _ = 1, o.updates do
-    b.delta:set(uniform(-100, 100))
+  for i = 1, o.updates do
+    b.delta:set(uniform(0, 200) - 100)
     b.status:set(uniform(0, 9))
-    b.id:set(uniform(1, o.rows))
+    b.id:set(ids[i])
     st.update:execute()
   end
   if o.update_trx then con:query(d.commit) end
