@@ -176,8 +176,7 @@ static void sqlite_conn_fini(struct lb_db_conn *c)
 
 	if (p->timer_fd > 0)
 		close(p->timer_fd);
-	lb_db_buf_free(&p->rows.data);
-	free(p->rows.cells);
+	lb_db_rows_free(&p->rows);
 }
 
 /* ---- what the session knows ---------------------------------------------------------------- */

@@ -85,64 +85,25 @@ void lb_sqlite_op_end(struct lb_db_conn *c)
 
 /* ---- result sets --------------------------------------------------------------------------- */
 
-static void rows_reset(struct sqlite_rows *r)
-{
-	r->data.len = 0;
-	r->next_row = 0;
-}
-
-static int64_t *cell_at(struct sqlite_rows *r, uint64_t idx)
-{
-	if (2 * idx + 2 > r->cells_cap) {
-		r->cells_cap = r->cells_cap ? 2 * r->cells_cap : 64;
-		while (r->cells_cap < 2 * idx + 2)
-			r->cells_cap *= 2;
-		r->cells = lb_xrealloc(r->cells, r->cells_cap * sizeof(*r->cells));
-	}
-	return &r->cells[2 * idx];
-}
-
 /* Values as SQLite converts them to text (integers in decimal, reals with 15 significant
  * digits, blobs as their bytes). */
-static void store_row(struct sqlite_rows *r, sqlite3_stmt *st, int ncols, uint64_t row)
+static void store_row(struct lb_db_rows *r, sqlite3_stmt *st, int ncols, uint64_t row)
 {
 	for (int i = 0; i < ncols; i++) {
-		int64_t *cell = cell_at(r, row * (uint64_t)ncols + (uint64_t)i);
 		const unsigned char *v = sqlite3_column_text(st, i);
-		if (!v) {
-			cell[0] = -1;
-			cell[1] = 0;
-			continue;
-		}
-		size_t len = (size_t)sqlite3_column_bytes(st, i);
-		lb_db_buf_reserve(&r->data, len + 1);
-		cell[0] = (int64_t)r->data.len;
-		cell[1] = (int64_t)len;
-		memcpy(r->data.data + r->data.len, v, len);
-		r->data.len += len;
-		r->data.data[r->data.len++] = '\0';
+		lb_db_rows_append(r, (const char *)v, v ? (size_t)sqlite3_column_bytes(st, i) : 0,
+				  lb_db_rows_cell(r, row * (uint64_t)ncols + (uint64_t)i));
 	}
 }
 
 int lb_sqlite_fetch_row(struct lb_db_conn *c, const char **values, uint64_t *lengths)
 {
-	struct sqlite_rows *r = &SQ(c)->rows;
-	uint32_t nf = c->res.nfields;
-
-	if (r->next_row >= c->res.nrows)
-		return 0;
-	const int64_t *cell = &r->cells[2 * r->next_row * nf];
-	for (uint32_t i = 0; i < nf; i++, cell += 2) {
-		values[i] = cell[0] < 0 ? NULL : r->data.data + cell[0];
-		lengths[i] = cell[0] < 0 ? 0 : (uint64_t)cell[1];
-	}
-	r->next_row++;
-	return 1;
+	return lb_db_rows_fetch(&SQ(c)->rows, c->res.nrows, c->res.nfields, values, lengths);
 }
 
 void lb_sqlite_result_free(struct lb_db_conn *c)
 {
-	rows_reset(&SQ(c)->rows);
+	lb_db_rows_reset(&SQ(c)->rows);
 }
 
 /* ---- waiting for a lock -------------------------------------------------------------------- */
@@ -195,7 +156,7 @@ static int run_stmt(struct lb_db_conn *c, sqlite3_stmt *st, bool store)
 	int rc;
 
 	if (store)
-		rows_reset(&p->rows);
+		lb_db_rows_reset(&p->rows);
 	p->busy_seen = false;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		if (store && ncols > 0)

@@ -10,16 +10,6 @@
 
 #include "db_int.h"
 
-/* A fully read result set: every value NUL-terminated, one after another in `data`;
- * cells[2 * (row * nfields + col)] is the offset of a value (-1 for NULL), the next its length.
- * Reading it all at once gives the row count up front, as the server drivers' results do. */
-struct sqlite_rows {
-	struct lb_db_buf data;
-	int64_t *cells;
-	size_t cells_cap;
-	uint64_t next_row;
-};
-
 /* The statement in flight, kept between a start call and the steps while it waits for a lock. */
 struct sqlite_op {
 	sqlite3_stmt *st;           /* being stepped; NULL between the statements of a text */
@@ -38,7 +28,7 @@ struct sqlite_conn {
 	bool nonblocking;           /* lock waits return to the caller (emulated users) */
 	int64_t read_deadline_ns;   /* --db-read-timeout of the statement in flight; 0 = none */
 	struct sqlite_op op;
-	struct sqlite_rows rows;
+	struct lb_db_rows rows;         /* read whole (db/rows.c) */
 	char version[128];          /* "SQLite 3.40.1 (journal_mode=wal, ...)" */
 };
 
