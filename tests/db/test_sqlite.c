@@ -36,21 +36,6 @@ static struct lb_db_config *config(int32_t busy_ms)
 	return cfg;
 }
 
-static void check_row(struct lb_db_conn *c, const char *const *want, uint32_t n, const char *what)
-{
-	struct lb_db_row row;
-	bool same = lb_db_fetch_row(c, &row) == 1 && row.nfields == n;
-
-	for (uint32_t i = 0; same && i < n; i++) {
-		same = want[i] ? row.values[i] && !strcmp(row.values[i], want[i]) &&
-				 row.lengths[i] == strlen(want[i])
-			       : !row.values[i] && row.lengths[i] == 0;
-		if (!same)
-			diag("column %u: got '%s'", i, row.values[i] ? row.values[i] : "(NULL)");
-	}
-	ok(same, "%s", what);
-}
-
 static void test_text(struct lb_db_conn *c)
 {
 	const char *r1[] = { "1", "x", NULL }, *r2[] = { "2", "hello world", "z" };
@@ -63,8 +48,8 @@ static void test_text(struct lb_db_conn *c)
 	is_int(r.kind, LB_DB_KIND_READ, "select is READ");
 	is_int(r.nrows, 2, "2 rows");
 	is_int(r.nfields, 3, "3 columns");
-	check_row(c, r1, 3, "row 1 with a NULL");
-	check_row(c, r2, 3, "row 2");
+	dbt_check_row(c, r1, 3, "row 1 with a NULL");
+	dbt_check_row(c, r2, 3, "row 2");
 	is_int(lb_db_fetch_row(c, &row), 0, "end of rows");
 
 	is_int(dbt_exec(c, "CREATE TABLE t (id INTEGER PRIMARY KEY, k BIGINT, c TEXT, d DOUBLE, n VARCHAR(10))"),
@@ -86,7 +71,7 @@ static void test_text(struct lb_db_conn *c)
 	sql = "SELECT 7; INSERT INTO t (id) VALUES (200); SELECT 8";
 	is_int(lb_db_query(c, sql, strlen(sql), &r), LB_DB_OK, "three statements in one text");
 	is_int(r.kind, LB_DB_KIND_READ, "the first one's result");
-	check_row(c, (const char *[]){ "7" }, 1, "its row");
+	dbt_check_row(c, (const char *[]){ "7" }, 1, "its row");
 	is_str(dbt_value(c, "SELECT COUNT(*) FROM t WHERE id = 200", v, sizeof(v)), "1",
 	       "the later statements ran");
 	is_str(dbt_value(c, "INSERT INTO t (k) VALUES (5) RETURNING id", v, sizeof(v)), "201",
@@ -129,11 +114,11 @@ static void test_prepared(struct lb_db_conn *c)
 	lb_db_stmt_bind(sel, &key, 1);
 	key.i64 = 1;
 	is_int(lb_db_execute(sel, &r), LB_DB_OK, "select row 1");
-	check_row(c, (const char *[]){ "1", "5000000000123", "10240", "1234.5678", NULL }, 5,
+	dbt_check_row(c, (const char *[]){ "1", "5000000000123", "10240", "1234.5678", NULL }, 5,
 		  "types and a NULL read back");
 	key.i64 = 2;
 	lb_db_execute(sel, &r);
-	check_row(c, (const char *[]){ "2", NULL, "4", "-0.25", NULL }, 5, "second row");
+	dbt_check_row(c, (const char *[]){ "2", NULL, "4", "-0.25", NULL }, 5, "second row");
 	key.i64 = 3;
 	lb_db_execute(sel, &r);
 	is_int(r.kind, LB_DB_KIND_READ, "no row is still READ");
