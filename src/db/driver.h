@@ -157,6 +157,16 @@ struct lb_db_options {
 	/* The SQL dialect to use whatever the server says ("pgsql", "mysql", ...); NULL = the
 	 * server family the connection reports (lb_db_config_dialect()). */
 	const char *dialect;
+	/* sqlite: the database file is `db`; these pragmas are set on every connection (NULL / 0 =
+	 * leave the library's own; the command line's defaults are in db/sqlite_options.c). */
+	const char *sqlite_journal_mode;   /* PRAGMA journal_mode: delete, truncate, persist, memory,
+					    * wal, off */
+	const char *sqlite_synchronous;    /* PRAGMA synchronous: off, normal, full, extra */
+	int64_t sqlite_cache_size;         /* PRAGMA cache_size: pages, or KiB when negative */
+	int32_t sqlite_busy_timeout_ms;    /* how long a statement waits for a lock; 0 = not */
+	int32_t sqlite_pad;
+	const char *sqlite_begin;          /* what a bare BEGIN starts: deferred, immediate,
+					    * exclusive (NULL = deferred, SQLite's) */
 };
 
 /* One statement parameter. lb_db_stmt_bind() borrows an array of these; execute reads the
