@@ -56,6 +56,13 @@ function M.columns(name)
   return table.concat(out, ", ")
 end
 
+-- Per column of a table, whether an INSERT quotes its values (text and dates).
+function M.quoted(name)
+  local out = {}
+  for i, c in ipairs(COLUMNS[name]) do out[i] = c:match("^%S+ (%S+)"):match("CHAR") ~= nil or c:match(" DATE ") ~= nil end
+  return out
+end
+
 function M.create_table(con, name)
   local s = common.settings()
   local d = common.dialect()
