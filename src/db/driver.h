@@ -157,6 +157,10 @@ struct lb_db_options {
 	/* The SQL dialect to use whatever the server says ("pgsql", "mysql", ...); NULL = the
 	 * server family the connection reports (lb_db_config_dialect()). */
 	const char *dialect;
+	/* duckdb: the database file is `db` (or ":memory:"); DuckDB's threads setting (0 = its
+	 * default) and memory_limit (NULL = its default). */
+	int32_t duckdb_threads;
+	const char *duckdb_memory_limit;
 };
 
 /* One statement parameter. lb_db_stmt_bind() borrows an array of these; execute reads the
