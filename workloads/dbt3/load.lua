@@ -19,6 +19,7 @@ local M = {}
 local fmt = string.format
 
 local s, con, ld, tid
+local load_note -- how rows go in, when not streamed (load-dbgen's files read by the engine)
 local use_copy
 
 -- Sends rows[1..n] into table name, in the form the generator made them. Rows go to the driver
@@ -91,7 +92,7 @@ local function setup(sf, what, source)
   end
   print(fmt("Creating the dbt3 schema for scale factor %s (%s)...", common.sf_text(sf), what))
   local d = common.dialect()
-  print(use_copy and ("Rows go in streamed through " .. d.load_stream("<table>", "<columns>"))
+  print(load_note or use_copy and ("Rows go in streamed through " .. d.load_stream("<table>", "<columns>"))
     or "Rows go in as multi-row INSERTs (the server refuses LOAD DATA LOCAL INFILE: local_infile is off)")
   schema.create_config(con)
   common.config_set(con, "scale", common.sf_text(sf))
@@ -279,8 +280,9 @@ local function dbgen_files(dir, name)
     name, dir, name, name, name, name)
 end
 
--- Every table's files cut into byte ranges {table, path, offset, length}, largest tables first.
-local function dbgen_units(dir)
+-- Every table's files cut into byte ranges {table, path, offset, length}, largest tables first;
+-- whole files {table, path} when the engine reads them itself (`whole`).
+local function dbgen_units(dir, whole)
   local list, bytes = {}, 0
   local expected = 0
   local tables = {}
@@ -294,7 +296,8 @@ local function dbgen_units(dir)
   table.sort(tables, function(a, b) return a.size > b.size end)
   for _, t in ipairs(tables) do
     for _, f in ipairs(t.files) do
-      for off = 0, math.max(f.size - 1, 0), CHUNK_BYTES do
+      if whole then list[#list + 1] = { t.name, f.path } end
+      for off = 0, whole and -1 or math.max(f.size - 1, 0), CHUNK_BYTES do
         list[#list + 1] = { t.name, f.path, off, math.min(CHUNK_BYTES, f.size - off) }
       end
       bytes = bytes + f.size
@@ -329,10 +332,37 @@ local function dbgen_row(line, quoted)
   return "(" .. table.concat(out, ",") .. ")"
 end
 
+-- The lines of a file, counted in 4 MB blocks.
+local function count_lines(path)
+  local f, err = io.open(path, "rb")
+  if not f then common.fail("cannot read '%s': %s", path, err) end
+  local n, last = 0, "\n"
+  while true do
+    local block = f:read(4 * 1024 * 1024)
+    if not block then break end
+    n = n + select(2, block:gsub("\n", ""))
+    last = block:sub(-1)
+  end
+  f:close()
+  return n + (last ~= "\n" and 1 or 0)
+end
+
+-- An engine that reads dbgen's files itself (DuckDB, in-process: the dialect's load_file)
+-- loads a whole file in one statement; its rows are the file's lines.
+local function dbgen_file(u)
+  local name, path = u[1], u[2]
+  if path:find("'", 1, true) then common.fail("load-dbgen: a file name with a quote: '%s'", path) end
+  con:query(common.dialect().load_file(s.t[name], schema.columns(name), path))
+  local n = count_lines(path)
+  ld:add(n)
+  return n
+end
+
 -- Loads the lines that start in [offset, offset + length) of a file; returns how many.
 local ROWS_PER_SEND = 8192
 local function dbgen_range(u)
   local name, path, off, len = u[1], u[2], u[3], u[4]
+  if not off then return dbgen_file(u) end
   local f, err = io.open(path, "rb")
   if not f then common.fail("cannot read '%s': %s", path, err) end
   local pos = off
@@ -379,7 +409,9 @@ end
 
 local function dbgen_body(info, lines_of, rows_of)
   local dir = s.dbgen_dir
-  local list, expected, bytes = dbgen_units(dir)
+  local d = common.dialect()
+  local list, expected, bytes = dbgen_units(dir, d.load_file ~= nil)
+  if d.load_file then load_note = "The engine reads the files itself: " .. d.load_file("<table>", "<columns>", "<file>") end
   ld.total = expected
   local sf = dbgen_scale(dir)
   if tid == 0 then

@@ -42,6 +42,12 @@ function d.like_prefix_column(col) return col end
 
 function d.analyze_after_load(t) return "ANALYZE " .. t end
 
+-- dbt3 load-dbgen: DuckDB runs in this process, so it reads a dbgen file (`|`-separated, a `|`
+-- after the last value, no header) itself, in parallel, instead of rows streamed to it.
+function d.load_file(t, cols, path)
+  return fmt("COPY %s (%s) FROM '%s' (DELIMITER '|', HEADER false)", t, cols, path)
+end
+
 function d.drop_routine(name) return "DROP MACRO IF EXISTS " .. name end
 
 function d.routines_count(names)
