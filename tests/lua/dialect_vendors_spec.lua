@@ -192,6 +192,8 @@ describe("duckdb dialect (DuckDB 1.5: PostgreSQL's SQL minus serial, locks, time
     assert.are.equal("ANALYZE t", d.analyze_after_load("t"))
     assert.are.equal("COPY t (a, b) FROM '/d/t.tbl' (DELIMITER '|', HEADER false)", d.load_file("t", "a, b", "/d/t.tbl"))
     assert.is_nil(dialect.of("pgsql").load_file)
+    assert.is_true(d.columnar)
+    assert.is_nil(dialect.of("pgsql").columnar)
     assert.are.equal("SELECT nextval('t_id_seq')", d.next_key("t", "id"))
     assert.are.equal("SELECT 1 FROM duckdb_indexes() WHERE schema_name = current_schema() AND table_name = 't' AND index_name = 'ix' LIMIT 1",
       d.index_exists("t", "ix"))
