@@ -132,4 +132,14 @@ end
 
 M.drivers = { "pgsql", "mysql" }
 
+-- Connection options of a DuckDB database file `name` in the test's directory, or nil when the
+-- build has no duckdb driver (an error under CI=true, which installs DuckDB).
+function M.duckdb(name)
+  local opts = "--db-driver=duckdb --duckdb-db=" .. shell_quote(M.tmpdir() .. "/" .. name)
+  local _, err, rc = M.run("- --db-driver=duckdb --duckdb-db=:memory:", { stdin = "sysbench.sql.driver():connect()" })
+  if rc == 0 then return opts end
+  if os.getenv("CI") == "true" then error("the duckdb driver is not built in: " .. err) end
+  return nil
+end
+
 return M

@@ -12,7 +12,7 @@ local M = {}
 local fmt = string.format
 
 -- The shipped dialects, loaded when first asked for.
-local SHIPPED = { "pgsql", "mysql", "oracle", "dm8", "sqlserver", "sqlite" }
+local SHIPPED = { "pgsql", "mysql", "oracle", "dm8", "sqlserver", "sqlite", "duckdb" }
 local SHIPPED_SET = {}
 for _, n in ipairs(SHIPPED) do SHIPPED_SET[n] = true end
 

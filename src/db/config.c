@@ -316,6 +316,7 @@ static void copy_options(struct lb_db_options *d, const struct lb_db_options *s)
 	d->sqlite_journal_mode = dup_opt(s->sqlite_journal_mode);
 	d->sqlite_synchronous = dup_opt(s->sqlite_synchronous);
 	d->sqlite_begin = dup_opt(s->sqlite_begin);
+	d->duckdb_memory_limit = dup_opt(s->duckdb_memory_limit);
 }
 
 static void free_options(struct lb_db_options *o)
@@ -324,7 +325,7 @@ static void free_options(struct lb_db_options *o)
 			      o->ssl_mode, o->ssl_ca, o->ssl_cert, o->ssl_key, o->ssl_cipher,
 			      o->driver_ignore_errors, o->ignore_errors, o->odbc_dsn,
 			      o->odbc_connection_string, o->dialect, o->sqlite_journal_mode,
-			      o->sqlite_synchronous, o->sqlite_begin };
+			      o->sqlite_synchronous, o->sqlite_begin, o->duckdb_memory_limit };
 	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
 		free((char *)all[i]);
 }

@@ -23,6 +23,9 @@ extern const struct lb_db_ops lb_db_odbc_ops;
 #if LB_HAVE_SQLITE
 extern const struct lb_db_ops lb_db_sqlite_ops;
 #endif
+#if LB_HAVE_DUCKDB
+extern const struct lb_db_ops lb_db_duckdb_ops;
+#endif
 
 /* The registry: an explicit list, so what is built in is visible in one place. */
 /* In the order --help lists their options (sysbench's: mysql, then pgsql). */
@@ -38,6 +41,9 @@ static const struct lb_db_ops *const registry[] = {
 #endif
 #if LB_HAVE_SQLITE
 	&lb_db_sqlite_ops,
+#endif
+#if LB_HAVE_DUCKDB
+	&lb_db_duckdb_ops,
 #endif
 	&lb_db_null_ops,
 };

@@ -167,6 +167,10 @@ struct lb_db_options {
 	int32_t sqlite_pad;
 	const char *sqlite_begin;          /* what a bare BEGIN starts: deferred, immediate,
 					    * exclusive (NULL = deferred, SQLite's) */
+	/* duckdb: the database file is `db` (or ":memory:"); DuckDB's threads setting (0 = its
+	 * default) and memory_limit (NULL = its default). */
+	int32_t duckdb_threads;
+	const char *duckdb_memory_limit;
 };
 
 /* One statement parameter. lb_db_stmt_bind() borrows an array of these; execute reads the

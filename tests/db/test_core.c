@@ -17,7 +17,8 @@ static void test_registry(void)
 	ok((lb_db_find_driver("mysql") != NULL) == LB_HAVE_MYSQL, "mysql registered iff built");
 	ok((lb_db_find_driver("odbc") != NULL) == LB_HAVE_ODBC, "odbc registered iff built");
 	ok((lb_db_find_driver("sqlite") != NULL) == LB_HAVE_SQLITE, "sqlite registered iff built");
-	is_int(lb_db_driver_count(), 1 + LB_HAVE_PGSQL + LB_HAVE_MYSQL + LB_HAVE_ODBC + LB_HAVE_SQLITE,
+	ok((lb_db_find_driver("duckdb") != NULL) == LB_HAVE_DUCKDB, "duckdb registered iff built");
+	is_int(lb_db_driver_count(), 1 + LB_HAVE_PGSQL + LB_HAVE_MYSQL + LB_HAVE_ODBC + LB_HAVE_SQLITE + LB_HAVE_DUCKDB,
 	       "driver count");
 	ok(lb_db_driver_at(lb_db_driver_count()) == NULL, "past the end is NULL");
 	is_str(lb_db_strerror(LB_DB_ELOST), "connection lost", "strerror");

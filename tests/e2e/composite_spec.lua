@@ -1,11 +1,14 @@
 -- examples/composite.lua (one SELECT DISTINCT, a batch of UPDATEs and a paged query per event)
--- on SQLite and on both sandbox servers through their dialects: prepare, a short run with the
+-- on SQLite, DuckDB and on both sandbox servers through their dialects: prepare, a short run with the
 -- three statistics types and the statement counts per event, --users, check and cleanup.
 local h = require("helpers")
 
 local EX = h.q(h.root .. "/examples/composite.lua")
 
-local targets = { { "sqlite", function() return "--db-driver=sqlite --sqlite-db=" .. h.q(h.tmpdir() .. "/composite.db") end } }
+local targets = {
+  { "sqlite", function() return "--db-driver=sqlite --sqlite-db=" .. h.q(h.tmpdir() .. "/composite.db") end },
+  { "duckdb", function() return h.duckdb("composite.duckdb") end },
+}
 for _, drv in ipairs(h.drivers) do targets[#targets + 1] = { drv, function() return h.db(drv) end } end
 
 for _, t in ipairs(targets) do
@@ -36,7 +39,9 @@ for _, t in ipairs(targets) do
         -- a retried event repeats them
         local attempts = c.events + c.errors
         assert.is_true(c.reads >= 2 * c.events and c.reads <= 2 * attempts, out)
-        assert.is_true(c.writes >= 10 * c.events and c.writes <= 10 * attempts, out)
+        -- an UPDATE that changes nothing (delta 0, the same status) counts as "other" on
+        -- MariaDB, which reports changed rows (as sysbench counts it)
+        assert.is_true(c.writes + c.other >= 12 * c.events and c.writes <= 10 * attempts, out)
         local types = doc.types
         for _, n in ipairs({ "distinct", "updates", "page" }) do
           assert.is_truthy(types[n], "type " .. n .. ": " .. out)

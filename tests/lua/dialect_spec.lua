@@ -16,7 +16,7 @@ describe("luabench.dialect", function()
     end
     local d, why = dialect.of("null")
     assert.is_nil(d)
-    assert.are.equal("no SQL dialect for driver 'null' (known: dm8, mysql, oracle, pgsql, sqlite, sqlserver)", why)
+    assert.are.equal("no SQL dialect for driver 'null' (known: dm8, duckdb, mysql, oracle, pgsql, sqlite, sqlserver)", why)
   end)
 
   it("every shipped dialect has every required entry", function()

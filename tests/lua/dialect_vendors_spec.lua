@@ -176,6 +176,38 @@ describe("dm8 dialect (Oracle's, with DM's IDENTITY columns)", function()
   end)
 end)
 
+describe("duckdb dialect (DuckDB 1.5: PostgreSQL's SQL minus serial, locks, timeouts)", function()
+  local d = dialect.of("duckdb")
+
+  it("inherits PostgreSQL's texts and replaces what DuckDB lacks", function()
+    assert.are.equal("pgsql", d.base)
+    assert.are.equal("INTEGER NOT NULL", d.serial)
+    assert.is_false(d.bulk_generates_keys)
+    assert.is_false(d.statement_timeout)
+    assert.are.equal("sql LIMIT 5", d.limit("sql", 5))
+    assert.are.equal("SELECT 1 FROM t", d.for_update("SELECT 1 FROM t"))
+    assert.are.equal("s LIMIT 3", d.first_locked("s", 3))
+    assert.are.equal("SELECT 1", d.lock("'x'"))
+    assert.are.equal("COPY t (a, b) FROM STDIN", d.load_stream("t", "a, b"))
+    assert.are.equal("ANALYZE t", d.analyze_after_load("t"))
+    assert.are.equal("COPY t (a, b) FROM '/d/t.tbl' (DELIMITER '|', HEADER false)", d.load_file("t", "a, b", "/d/t.tbl"))
+    assert.is_nil(dialect.of("pgsql").load_file)
+    assert.is_true(d.columnar)
+    assert.is_nil(dialect.of("pgsql").columnar)
+    assert.are.equal("SELECT nextval('t_id_seq')", d.next_key("t", "id"))
+    assert.are.equal("SELECT 1 FROM duckdb_indexes() WHERE schema_name = current_schema() AND table_name = 't' AND index_name = 'ix' LIMIT 1",
+      d.index_exists("t", "ix"))
+  end)
+
+  it("numbers keys after a load from a sequence that starts above them", function()
+    local sent = {}
+    local con = { query = function(_, q) sent[#sent + 1] = q end, query_row = function() return "501" end }
+    d.restart_keys(con, "sbtest1", "id")
+    assert.are.same({ "DROP SEQUENCE IF EXISTS sbtest1_id_seq CASCADE", "CREATE SEQUENCE sbtest1_id_seq START 501",
+      "ALTER TABLE sbtest1 ALTER COLUMN id SET DEFAULT nextval('sbtest1_id_seq')" }, sent)
+  end)
+end)
+
 describe("sqlserver dialect (SQL Server 2016+ Transact-SQL reference)", function()
   local d = dialect.of("sqlserver")
 
@@ -320,7 +352,7 @@ describe("dialects a user adds", function()
     assert.are.equal("SQL dialect 'spec_bad' lacks 'current_schema' (give it a base dialect, or define it)", why)
     d, why = dialect.register("spec_bad", {}, "nosuch")
     assert.is_nil(d)
-    assert.are.equal("SQL dialect 'spec_bad': base: no SQL dialect for driver 'nosuch' (known: dm8, mysql, oracle, pgsql, " ..
+    assert.are.equal("SQL dialect 'spec_bad': base: no SQL dialect for driver 'nosuch' (known: dm8, duckdb, mysql, oracle, pgsql, " ..
       "spec_mydb, spec_mydb2, sqlite, sqlserver)", why)
     d, why = dialect.register("bad name", {}, "pgsql")
     assert.are.equal("invalid SQL dialect name 'bad name' (letters, digits and '_')", why)
@@ -358,7 +390,7 @@ describe("dialects a user adds", function()
       server = "SQLite 3"
       local d2, why = dialect.of("odbc")
       assert.is_nil(d2)
-      assert.truthy(why:find("^no SQL dialect for the server 'SQLite 3' reached through odbc %(known: dm8, mysql, "), why)
+      assert.truthy(why:find("^no SQL dialect for the server 'SQLite 3' reached through odbc %(known: dm8, duckdb, mysql, "), why)
       assert.are.equal("; or --odbc-dialect=NAME)", why:sub(-25))
     end)
     sysbench.sql.driver = saved
