@@ -290,10 +290,13 @@ end
 
 -- prepare / cleanup --------------------------------------------------------------------------
 
+-- prepare's and cleanup's lines are sysbench's log at NOTICE: --verbosity below 3 silences them.
+local function notice(s) sb._log(3, s) end
+
 local function print_flags(c)
   local s = c.sync and "sync " or ""
   s = s .. (c.dsync and "dsync " or "") .. (c.direct and "directio" or "")
-  print("Extra file open flags: " .. (s == "" and "(none)" or s))
+  notice("Extra file open flags: " .. (s == "" and "(none)" or s))
 end
 
 -- A prepare write size that is a multiple of 4096 and of the validation block.
@@ -310,13 +313,13 @@ function prepare()
   if c.mode and c.mode.creation then
     return cleanup()
   end
-  print(string.format("%d files, %dKb each, %dMb total", c.nfiles, math.floor(c.file_size / 1024),
+  notice(string.format("%d files, %dKb each, %dMb total", c.nfiles, math.floor(c.file_size / 1024),
     math.floor(c.total / MiB)))
-  print("Creating files for the test...")
+  notice("Creating files for the test...")
   print_flags(c)
   if c.direct then check_direct_prepare(c) end
-  if c.dsync or c.sync then
-    io.stderr:write("WARNING: prepare writes without dsync/sync (each file is fsync'ed at the end)\n")
+  if (c.dsync or c.sync) and sb.additions then
+    sb._log(2, "prepare writes without dsync/sync (each file is fsync'ed at the end)")
   end
   local written, t0 = 0, sb.time()
   local verbs = { created = "Creating file", reused = "Reusing existing file",
@@ -326,21 +329,20 @@ function prepare()
     -- a file of the right size that is "extended" has holes (never written): say so
     local full_size = existing_size(path) == c.file_size
     local function progress(done, total, bytes, secs)
-      print(string.format("    test_file.%d: %.0f of %.0f MiB (%.0f%%), %.1f MB/s", i, done / MiB,
+      if not sb.additions then return end
+      notice(string.format("    test_file.%d: %.0f of %.0f MiB (%.0f%%), %.1f MB/s", i, done / MiB,
         total / MiB, 100 * done / total, bytes / secs / MB))
-      io.stdout:flush()
     end
     local _, bytes = lio.prepare(path, c.file_size, {
       direct = c.direct, check_block = c.validate and c.vblock or 0, block = prepare_block(c),
       progress = progress,
       start = function(state, to_write)
         if state == "extended" and full_size then
-          print(string.format("Rewriting existing file test_file.%d from byte %.0f (it has holes: never written)",
+          notice(string.format("Rewriting existing file test_file.%d from byte %.0f (it has holes: never written)",
             i, c.file_size - to_write))
         else
-          print(verbs[state] .. " test_file." .. i)
+          notice(verbs[state] .. " test_file." .. i)
         end
-        io.stdout:flush()
       end,
     })
     written = written + bytes
@@ -348,10 +350,10 @@ function prepare()
   local secs = sb.time() - t0
   if written > 0 then
     local mbs = sb.additions and string.format(", %.2f MB/sec", written / MB / secs) or ""
-    print(string.format("%d bytes written in %.2f seconds (%.2f MiB/sec%s).", written, secs,
+    notice(string.format("%d bytes written in %.2f seconds (%.2f MiB/sec%s).", written, secs,
       written / MiB / secs, mbs))
   else
-    print("No bytes written.")
+    notice("No bytes written.")
   end
 end
 
@@ -369,7 +371,7 @@ end
 
 function cleanup()
   local c = settings()
-  print("Removing test files...")
+  notice("Removing test files...")
   check_dir(c.dir)
   for i = 0, c.nfiles - 1 do
     local path = file_path(i)
@@ -443,8 +445,10 @@ function sb.hooks.before_threads()
     local ok, f = pcall(lio.open, path, c.open_flags == "" and hint or c.open_flags .. "," .. hint)
     if not ok then error(open_failure(path, tostring(f)), 0) end
     if not c.mode.creation and f.size < c.file_size then
-      error(string.format("Size of file '%s' is %sB, but at least %sB is expected. Did you run 'prepare' with different --file-total-size or --file-num values?",
-        path, size_str(f.size), size_str(c.file_size)), 0)
+      -- sysbench: a FATAL line, then its hint as a WARNING line of its own
+      error(string.format("Size of file '%s' is %sB, but at least %sB is expected.%s", path, size_str(f.size),
+        size_str(c.file_size), sb.additions and " Did you run 'prepare' with different --file-total-size or --file-num values?"
+        or "\nWARNING: Did you run 'prepare' with different --file-total-size or --file-num values?"), 0)
     end
     if c.direct then check_direct(c, f) end
     if i == 0 then

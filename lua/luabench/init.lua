@@ -21,6 +21,7 @@ local sb = {
   role = C_.role,
   threads = C_.threads,
   additions = C_.additions, -- false when running as sysbench: print only what sysbench prints
+  _log = C_.log, -- _log(level, line): sysbench's log (0 FATAL .. 5 DEBUG), filtered by --verbosity
   _tracebacks = C_.tracebacks, -- --debug (not as sysbench): event errors carry a traceback
   _dialect_file = C_.dialect_file ~= "" and C_.dialect_file or nil, -- --db-dialect-file (luabench.dialect)
   error = { NONE = 0, RESTART_EVENT = 1 },

@@ -28,6 +28,18 @@ static int c_set_sql_used(lua_State *L)
 	return 0;
 }
 
+/* A line at one of sysbench's log levels (0 FATAL .. 5 DEBUG): filtered by --verbosity, with
+ * the level's prefix, on the stream the level goes to, as sysbench's C tests log. */
+static int c_log(lua_State *L)
+{
+	lua_Integer level = luaL_checkinteger(L, 1);
+	const char *msg = luaL_checkstring(L, 2);
+	if (level < LB_LOG_FATAL || level > LB_LOG_DEBUG)
+		return luaL_argerror(L, 1, "a log level from 0 (FATAL) to 5 (DEBUG)");
+	lb_log((enum lb_log_level)level, "%s", msg);
+	return 0;
+}
+
 /* ---- JSON ---------------------------------------------------------------------------------- */
 
 #define JSON_MAX_DEPTH 64
@@ -226,6 +238,7 @@ void lb_capi_install(struct lb_vm *vm)
 	struct lb_engine *e = vm->eng;
 	static const luaL_Reg fns[] = {
 		{ "set_sql_used", c_set_sql_used },
+		{ "log", c_log },
 		{ "json_encode", c_json_encode },
 		{ "json_decode", c_json_decode },
 		{ NULL, NULL },

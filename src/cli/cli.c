@@ -37,6 +37,8 @@ struct cli {
 	const char *test;    /* positional 1 */
 	const char *command; /* positional 2 */
 	bool usage;          /* err is a command-line mistake (usage_error), not a failure */
+	bool deprecated_used[4]; /* which of deprecated[] set something: warned after parsing */
+	const char *deprecated_value[4]; /* their "=value" (or ""): applied after parsing */
 	struct lb_thresholds thresholds; /* --threshold */
 	char err[ERRLEN];
 };
@@ -44,9 +46,10 @@ struct cli {
 static const struct {
 	const char *old, *new, *def;
 } deprecated[] = {
+	/* sysbench's order of its warnings, whatever the order on the command line */
 	{ "num-threads", "threads", "1" },
-	{ "max-time", "time", "0" },
 	{ "max-requests", "events", "0" },
+	{ "max-time", "time", "0" },
 	{ "tx-rate", "rate", "0" },
 };
 
@@ -76,10 +79,8 @@ static int push_option(struct cli *c, const char *arg)
 		if (nlen == strlen(deprecated[i].old) && lb_name_eqn(name, deprecated[i].old, nlen)) {
 			/* sysbench warns only when the old name sets something other than its default. */
 			if (name[nlen] != '=' || strcmp(name + nlen + 1, deprecated[i].def))
-				lb_warn("--%s is deprecated, use --%s instead", deprecated[i].old, deprecated[i].new);
-			char *renamed = lb_xasprintf("%s%s", deprecated[i].new, name + nlen);
-			lb_opts_push(&c->opts, renamed, "command line");
-			free(renamed);
+				c->deprecated_used[i] = true;
+			c->deprecated_value[i] = name + nlen;
 			lb_opts_push(&c->opts, name, "command line");
 			return 0;
 		}
@@ -133,6 +134,17 @@ static int collect_args(struct cli *c, int argc, char **argv)
 			return -1;
 		}
 		positional++;
+	}
+	/* After the whole command line, as sysbench: --test's warning came while parsing. */
+	for (size_t i = 0; i < LB_ARRAY_LENGTH(deprecated); i++) {
+		if (c->deprecated_used[i])
+			lb_warn("--%s is deprecated, use --%s instead", deprecated[i].old, deprecated[i].new);
+		/* The old name wins over the new one, wherever each is given (sysbench). */
+		if (c->deprecated_value[i]) {
+			char *renamed = lb_xasprintf("%s%s", deprecated[i].new, c->deprecated_value[i]);
+			lb_opts_push(&c->opts, renamed, "command line");
+			free(renamed);
+		}
 	}
 	return 0;
 }
@@ -311,7 +323,10 @@ static int run_command(struct cli *c)
 			return 1;
 		}
 		int rc = lb_vm_call(e->control, cmd, false, c->err, ERRLEN);
-		if (rc < 0)
+		/* sysbench's C tests log their own message; a script's failure is named by its hook. */
+		if (rc < 0 && e->plain_init_errors)
+			lb_fatal("%s", c->err);
+		else if (rc < 0)
 			lb_fatal("`%s' function failed: %s", cmd, c->err);
 		return rc ? 1 : 0;
 	}
