@@ -160,7 +160,7 @@ static int register_one(lua_State *L, struct lb_opts *opts, const char *name, co
 	lua_pop(L, 3);
 	if (!o) {
 		snprintf(err, errlen, "%s", msg);
-		return -1;
+		return LB_VM_OPTION_VALUE;
 	}
 	/* { ..., luabench = true }: an option sysbench's own script does not have. */
 	lua_getfield(L, -1, "luabench");
@@ -179,6 +179,18 @@ int lb_vm_register_options(struct lb_vm *vm, struct lb_opts *opts, bool *declare
 {
 	lua_State *L = vm->L;
 	*declared = false;
+	/* sysbench checks the declarations in this Lua function (a script may still call it) and
+	 * stops with a FATAL naming it. */
+	lb_lua_push_path(L, "sysbench.cmdline.read_cmdline_options");
+	if (lua_isfunction(L, -1)) {
+		char msg[1024];
+		if (lb_lua_pcall(L, 0, 0, msg, sizeof(msg)) < 0) {
+			snprintf(err, errlen, "`sysbench.cmdline.read_cmdline_options' function failed: %s", msg);
+			return -1;
+		}
+	} else {
+		lua_pop(L, 1);
+	}
 	lb_lua_push_path(L, "sysbench.cmdline.options");
 	if (!lua_istable(L, -1)) {
 		lua_pop(L, 1);

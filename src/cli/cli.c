@@ -278,8 +278,11 @@ static int load_workload(struct cli *c)
 	if (!e->control)
 		return -1;
 	bool declared;
-	if (lb_vm_register_options(e->control, &c->opts, &declared, c->err, ERRLEN) < 0)
+	int rc = lb_vm_register_options(e->control, &c->opts, &declared, c->err, ERRLEN);
+	if (rc < 0) {
+		c->usage = rc == LB_VM_OPTION_VALUE;
 		return -1;
+	}
 	e->legacy_options = !declared && !c->script->builtin;
 	if (check_unknown(c) < 0)
 		return -1;

@@ -321,6 +321,14 @@ static int apply_pending(struct lb_opts *o, struct lb_opt *opt, char *err, int e
 		if (!lb_name_eq(p->name, opt->name))
 			continue;
 		p->used = true;
+		bool b;
+		if (opt->type == LB_OPT_BOOL && p->value && parse_bool(p->value, &b) < 0) {
+			/* sysbench refuses a boolean's value as it refuses an unknown option, naming
+			 * the argument as given. */
+			snprintf(err, (size_t)errlen, "invalid option: --%s=%s", p->name,
+				 opt->secret ? "***" : p->value);
+			return -1;
+		}
 		if (lb_opt_set(opt, p->value, err, errlen) < 0)
 			return -1;
 		opt->given = true;
