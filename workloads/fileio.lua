@@ -83,6 +83,10 @@ end
 
 -- "16384", "16K" or a mix "8K:60,64K:30,512K:10" (a missing weight shares what is left).
 local function parse_blocks(spec)
+  -- one size that is not one: sysbench reads it as 0 ("Invalid value for file-block-size: 0.")
+  if not tostring(spec):find("[,:]") and not pcall(parse_size, spec, "") then
+    error("Invalid value for file-block-size: 0.", 0)
+  end
   local classes, given, blanks = {}, 0, 0
   for item in tostring(spec):gmatch("[^,]+") do
     local sz, wt = item:match("^%s*([^:]+):?%s*(.-)%s*$")
@@ -137,6 +141,8 @@ local function settings()
   if c.mode_name == "" then c.mode_name = nil end
   c.mode = c.mode_name and MODES[c.mode_name]
   if c.command == "run" and not c.mode_name then
+    -- sysbench: the FATAL line, an empty line, then its help (the NOTICE "fileio options:")
+    if sb._sysbench_help then error("Missing required argument: --file-test-mode\n\n" .. sb._sysbench_help, 0) end
     error("Missing required argument: --file-test-mode (one of seqwr, seqrewr, seqrd, rndrd, rndwr, rndrw; see 'luabench fileio help')", 0)
   end
   -- refused by prepare too (sysbench's prepare ignores it), before any file is written
@@ -193,8 +199,13 @@ local function settings()
   c.sync_op = c.fsync_mode == "fsync" and lio.FSYNC or lio.FDATASYNC
   c.ratio = o.file_rw_ratio
   if c.ratio < 0 then error(string.format("Invalid value for --file-rw-ratio: %f.", c.ratio), 0) end
+  sb._strict_options()
   c.backlog = o.file_async_backlog
-  if c.backlog <= 0 then error(string.format("Invalid value of file-async-backlog: %d", c.backlog), 0) end
+  -- sysbench reads the backlog for an asynchronous run only (a sync run or prepare ignores it)
+  if c.backlog <= 0 and (c.io_mode == "async" or c.io_mode == "io_uring") and c.command == "run" then
+    error(string.format("Invalid value of file-async-backlog: %d", c.backlog), 0)
+  end
+  if c.backlog <= 0 then c.backlog = 128 end
   -- null queues but moves nothing: it runs one I/O at a time whatever --iodepth says
   c.async = c.caps ~= nil and c.caps.queue and c.caps.moves_data
   c.iodepth_opt = o.iodepth

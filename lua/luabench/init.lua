@@ -43,6 +43,27 @@ sb.report_default = report.default
 sb.report_csv = report.csv
 sb.report_json = report.json
 
+-- A built-in sysbench test's options read as sysbench reads them (an empty number, a size or a
+-- real number that does not parse: 0), so the test's own check answers first with sysbench's
+-- message ("Invalid value for file-total-size: 0"); a value the check then accepts is refused
+-- here all the same (doc/sysbench.md, strict-values). option_text gives the value as given
+-- (nil for an empty one, sysbench's NULL).
+sb._option_text = C_.option_text
+sb._sysbench_help = C_.sysbench_help -- run as sysbench, a built-in test's `help` text
+function sb._strict_options()
+  local names = {}
+  for name in pairs(type(sb.cmdline.options) == "table" and sb.cmdline.options or {}) do
+    names[#names + 1] = name
+  end
+  table.sort(names)
+  for _, name in ipairs(names) do
+    local text, coerced = C_.option_text(name)
+    if coerced then
+      error(string.format("Invalid value for the '%s' option: '%s'", (name:gsub("-", "_")), text or ""), 0)
+    end
+  end
+end
+
 -- luabench-only API --------------------------------------------------------------------------
 
 sb.json = { encode = C_.json_encode, decode = C_.json_decode, null = C_.json_null }

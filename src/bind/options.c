@@ -210,11 +210,14 @@ int lb_vm_register_options(struct lb_vm *vm, struct lb_opts *opts, bool *declare
 	qsort(names, (size_t)n, sizeof(char *), cmp_str);
 	int rc = 0;
 	const char *group = vm->eng->script ? vm->eng->script->test_name : "script";
+	/* sysbench's C tests read their values their own way (the test then checks them) */
+	opts->sysbench_values = vm->eng->plain_init_errors;
 	for (int i = 0; i < n && rc == 0; i++) {
 		lua_getfield(L, -1, names[i]);
 		rc = register_one(L, opts, names[i], group, err, errlen);
 		lua_pop(L, 1);
 	}
+	opts->sysbench_values = false;
 	for (int i = 0; i < n; i++)
 		free(names[i]);
 	free(names);

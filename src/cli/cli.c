@@ -77,9 +77,6 @@ static int push_option(struct cli *c, const char *arg)
 	}
 	for (size_t i = 0; i < LB_ARRAY_LENGTH(deprecated); i++) {
 		if (nlen == strlen(deprecated[i].old) && lb_name_eqn(name, deprecated[i].old, nlen)) {
-			/* sysbench warns only when the old name sets something other than its default. */
-			if (name[nlen] != '=' || strcmp(name + nlen + 1, deprecated[i].def))
-				c->deprecated_used[i] = true;
 			c->deprecated_value[i] = name + nlen;
 			lb_opts_push(&c->opts, name, "command line");
 			return 0;
@@ -135,18 +132,40 @@ static int collect_args(struct cli *c, int argc, char **argv)
 		}
 		positional++;
 	}
-	/* After the whole command line, as sysbench: --test's warning came while parsing. */
+	return 0;
+}
+
+/* Once the options are registered: an old name's value (read as the old option, so a mistake
+ * names it) goes to the new one, which it overrides wherever each is given (sysbench). */
+static int apply_deprecated(struct cli *c)
+{
 	for (size_t i = 0; i < LB_ARRAY_LENGTH(deprecated); i++) {
-		if (c->deprecated_used[i])
-			lb_warn("--%s is deprecated, use --%s instead", deprecated[i].old, deprecated[i].new);
-		/* The old name wins over the new one, wherever each is given (sysbench). */
-		if (c->deprecated_value[i]) {
-			char *renamed = lb_xasprintf("%s%s", deprecated[i].new, c->deprecated_value[i]);
-			lb_opts_push(&c->opts, renamed, "command line");
-			free(renamed);
-		}
+		const char *v = c->deprecated_value[i];
+		struct lb_opt *to = v ? lb_opts_find(&c->opts, deprecated[i].new) : NULL;
+		if (!to)
+			continue;
+		/* sysbench takes (and warns about) an old name set to something other than 0 or its
+		 * default; --max-time only when positive */
+		int64_t n = lb_opts_int(&c->opts, deprecated[i].old);
+		char def[32];
+		snprintf(def, sizeof(def), "%lld", (long long)n);
+		if (!n || !strcmp(def, deprecated[i].def) || (!strcmp(deprecated[i].old, "max-time") && n < 0))
+			continue;
+		c->deprecated_used[i] = true;
+		if (lb_opt_set(to, def, c->err, ERRLEN) < 0)
+			return -1;
+		to->given = true;
 	}
 	return 0;
+}
+
+/* After the whole command line and its values are read, as sysbench (--test's warning came
+ * while parsing; a value that is not one stops before these). */
+static void warn_deprecated(struct cli *c)
+{
+	for (size_t i = 0; i < LB_ARRAY_LENGTH(deprecated); i++)
+		if (c->deprecated_used[i])
+			lb_warn("--%s is deprecated, use --%s instead", deprecated[i].old, deprecated[i].new);
 }
 
 static void print_version_header(struct cli *c)
@@ -174,6 +193,9 @@ static void usage_error(struct cli *c, const char *msg)
 static void fatal_error(struct cli *c, const char *msg)
 {
 	const char *nl = strchr(msg, '\n');
+	/* a message that ends in an empty line (sysbench's "...\n" texts) keeps it */
+	if (nl && !nl[strspn(nl, "\n")])
+		nl = NULL;
 	if (nl && !c->p->additions)
 		lb_fatal("%.*s", (int)(nl - msg), msg);
 	else
@@ -272,6 +294,8 @@ static int load_workload(struct cli *c)
 	e->script = c->script;
 	e->workload = c->script->name;
 	e->plain_init_errors = c_test(c->script);
+	if (c->p->sysbench && c->script->builtin)
+		e->sysbench_help = lb_personality_sysbench_test_help_text(c->script->name);
 	e->control_w = lb_worker_new(e, 0, LB_ROLE_CONTROL);
 	lb_worker_set_self(e->control_w);
 	e->control = lb_vm_new(e, e->control_w, c->err, ERRLEN);
@@ -365,9 +389,17 @@ static int setup(struct cli *c, int argc, char **argv)
 	if (collect_args(c, argc, argv) < 0 ||
 	    lb_config_register_options(&c->opts, c->err, ERRLEN) < 0 ||
 	    lb_dbopts_register(&c->opts, c->err, ERRLEN) < 0 ||
-	    lb_sysmon_register_options(&c->opts, c->err, ERRLEN) < 0)
+	    lb_sysmon_register_options(&c->opts, c->err, ERRLEN) < 0 || apply_deprecated(c) < 0)
 		return -1;
 	c->usage = false;
+	int64_t verbosity = lb_opts_int(&c->opts, "verbosity");
+	if (verbosity < LB_LOG_FATAL || verbosity > LB_LOG_DEBUG) {
+		/* sysbench keeps it in a byte and says so on stdout, without a level */
+		printf("Invalid value for verbosity: %d\n", (int)(unsigned char)verbosity);
+		c->err[0] = '\0';
+		return -1;
+	}
+	warn_deprecated(c);
 	lb_log_set_verbosity(lb_opts_bool(&c->opts, "debug") ? LB_LOG_DEBUG
 							    : (int)lb_opts_int(&c->opts, "verbosity"));
 	struct lb_config cfg;
@@ -476,7 +508,12 @@ int lb_cli_main(int argc, char **argv, bool *must_exit_now)
 	if (c->p->problems_to_stdout)
 		lb_log_set_problem_stream(stdout);
 	if (setup(c, argc, argv) < 0) {
-		if (c->usage)
+		/* sysbench refuses a general boolean's value after its banner */
+		if (c->usage && !strncmp(c->err, "invalid option: ", 16))
+			print_version_header(c);
+		if (!c->err[0])
+			; /* said already */
+		else if (c->usage)
 			usage_error(c, c->err);
 		else
 			fatal_error(c, c->err);

@@ -592,6 +592,9 @@ static void monitor_init(struct lb_engine *e, struct monitor *m)
 				: series ? LB_NS_PER_S : INT64_MAX;
 	m->warm = e->cfg.warmup_ns == 0;
 	m->interrupted_ns = -1;
+	/* A checkpoint at 0 s is listed in the header but never reached (sysbench). */
+	while (m->next_checkpoint < e->cfg.ncheckpoints && e->cfg.checkpoints_ns[m->next_checkpoint] <= 0)
+		m->next_checkpoint++;
 }
 
 static void monitor_fini(struct monitor *m)
