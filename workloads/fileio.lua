@@ -141,8 +141,16 @@ local function settings()
   if c.mode_name == "" then c.mode_name = nil end
   c.mode = c.mode_name and MODES[c.mode_name]
   if c.command == "run" and not c.mode_name then
-    -- sysbench: the FATAL line, an empty line, then its help (the NOTICE "fileio options:")
-    if sb._sysbench_help then error("Missing required argument: --file-test-mode\n\n" .. sb._sysbench_help, 0) end
+    -- sysbench: the FATAL line and an empty line, the NOTICE "fileio options:", then the list
+    -- (printed whatever the level); the error itself adds nothing
+    if sb._sysbench_help then
+      sb._log(0, "Missing required argument: --file-test-mode\n\n")
+      local head, list = sb._sysbench_help:match("^([^\n]*)\n(.*)$")
+      sb._log(3, head)
+      io.stdout:write(list)
+      io.stdout:flush()
+      error("", 0)
+    end
     error("Missing required argument: --file-test-mode (one of seqwr, seqrewr, seqrd, rndrd, rndwr, rndrw; see 'luabench fileio help')", 0)
   end
   -- refused by prepare too (sysbench's prepare ignores it), before any file is written
@@ -451,6 +459,7 @@ function sb.hooks.before_threads()
         error(ffi.string(err), 0)
       end
     end
+    sb._log(5, "Opening file: " .. path) -- sysbench's DEBUG line
     -- The access pattern as a hint (fio's fadvise_hint): read-ahead off for random modes.
     local hint = c.mode.seq and "sequential" or "random"
     local ok, f = pcall(lio.open, path, c.open_flags == "" and hint or c.open_flags .. "," .. hint)

@@ -415,8 +415,13 @@ static int setup(struct cli *c, int argc, char **argv)
 	if (c->p->additions && lb_dbopts_check_driver(&c->opts, c->err, ERRLEN) < 0)
 		return -1;
 	/* Before the banner and for any command, as sysbench checks it with the options. */
-	if (!cfg.time_ns && !cfg.events)
+	/* sysbench warns before its log takes --verbosity: whatever the level */
+	if (!cfg.time_ns && !cfg.events) {
+		int v = lb_log_verbosity();
+		lb_log_set_verbosity(v < LB_LOG_WARNING ? LB_LOG_WARNING : v);
 		lb_warn("Both event and time limits are disabled, running an endless test");
+		lb_log_set_verbosity(v);
+	}
 	lb_engine_init(&c->eng, &cfg);
 	c->have_engine = true;
 	c->eng.opts = &c->opts;
