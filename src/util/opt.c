@@ -282,18 +282,18 @@ static int parse_value(struct lb_opt *opt, const char *v)
  * else is 0. */
 static int64_t sysbench_size(const char *v)
 {
-	int64_t n = 0;
+	uint64_t n = 0; /* wraps as sysbench's unsigned long long does */
 	const char *c = v;
 	for (; *c >= '0' && *c <= '9'; c++)
-		n = n * 10 + (*c - '0');
+		n = n * 10 + (uint64_t)(*c - '0');
 	if (c == v || !*c)
-		return n;
+		return (int64_t)(n & INT64_MAX);
 	const char *mods = "KMGT", *m = strchr(mods, toupper((unsigned char)*c));
 	if (!m || !*m)
 		return 0;
 	for (const char *k = mods; k <= m; k++)
 		n *= 1024;
-	return n;
+	return (int64_t)(n & INT64_MAX);
 }
 
 /* The value sysbench's C tests read where ours does not parse; false where sysbench refuses
