@@ -59,11 +59,13 @@ local function settings()
   if opt.memory_scope ~= "global" and opt.memory_scope ~= "local" then
     invalid("memory-scope", opt.memory_scope)
   end
-  -- Word-sized accesses over a power-of-two block (sysbench's "Invalid value" for 0, 3, -1).
+  -- Word-sized accesses over a power-of-two block (sysbench's "Invalid value" for 0, 3, -1),
+  -- named as given ("(null)" for an empty value, as sysbench prints it).
   if o.block < 8 or bit.band(o.block, o.block - 1) ~= 0 then
-    invalid("memory-block-size", opt.memory_block_size)
+    invalid("memory-block-size", sysbench._option_text("memory-block-size") or "(null)")
   end
   if o.total < 0 then invalid("memory-total-size", o.total) end
+  sysbench._strict_options()
 end
 
 function init()

@@ -160,7 +160,7 @@ static int register_one(lua_State *L, struct lb_opts *opts, const char *name, co
 	lua_pop(L, 3);
 	if (!o) {
 		snprintf(err, errlen, "%s", msg);
-		return -1;
+		return LB_VM_OPTION_VALUE;
 	}
 	/* { ..., luabench = true }: an option sysbench's own script does not have. */
 	lua_getfield(L, -1, "luabench");
@@ -182,6 +182,18 @@ int lb_vm_register_options(struct lb_vm *vm, struct lb_opts *opts, bool *declare
 	*declared = false;
 	/* A script that declares no options takes unknown ones as globals (sysbench's 0.5 way). */
 	s->legacy_options = s->script && !s->script->builtin;
+	/* sysbench checks the declarations in this Lua function (a script may still call it) and
+	 * stops with a FATAL naming it. */
+	lb_lua_push_path(L, "sysbench.cmdline.read_cmdline_options");
+	if (lua_isfunction(L, -1)) {
+		char msg[1024];
+		if (lb_lua_pcall(L, 0, 0, msg, sizeof(msg)) < 0) {
+			snprintf(err, errlen, "`sysbench.cmdline.read_cmdline_options' function failed: %s", msg);
+			return -1;
+		}
+	} else {
+		lua_pop(L, 1);
+	}
 	lb_lua_push_path(L, "sysbench.cmdline.options");
 	if (!lua_istable(L, -1)) {
 		lua_pop(L, 1);
@@ -201,11 +213,14 @@ int lb_vm_register_options(struct lb_vm *vm, struct lb_opts *opts, bool *declare
 	qsort(names, (size_t)n, sizeof(char *), cmp_str);
 	int rc = 0;
 	const char *group = s->script ? s->script->test_name : "script";
+	/* sysbench's C tests read their values their own way (the test then checks them) */
+	opts->sysbench_values = s->plain_init_errors;
 	for (int i = 0; i < n && rc == 0; i++) {
 		lua_getfield(L, -1, names[i]);
 		rc = register_one(L, opts, names[i], group, err, errlen);
 		lua_pop(L, 1);
 	}
+	opts->sysbench_values = false;
 	for (int i = 0; i < n; i++)
 		free(names[i]);
 	free(names);

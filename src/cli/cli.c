@@ -38,6 +38,8 @@ struct cli {
 	const char *test;    /* positional 1 */
 	const char *command; /* positional 2 */
 	bool usage;          /* err is a command-line mistake (usage_error), not a failure */
+	bool deprecated_used[4]; /* which of deprecated[] set something: warned after parsing */
+	const char *deprecated_value[4]; /* their "=value" (or ""): applied after parsing */
 	struct lb_thresholds thresholds; /* --threshold */
 	char err[ERRLEN];
 };
@@ -45,9 +47,10 @@ struct cli {
 static const struct {
 	const char *old, *new, *def;
 } deprecated[] = {
+	/* sysbench's order of its warnings, whatever the order on the command line */
 	{ "num-threads", "threads", "1" },
-	{ "max-time", "time", "0" },
 	{ "max-requests", "events", "0" },
+	{ "max-time", "time", "0" },
 	{ "tx-rate", "rate", "0" },
 };
 
@@ -75,12 +78,7 @@ static int push_option(struct cli *c, const char *arg)
 	}
 	for (size_t i = 0; i < LB_ARRAY_LENGTH(deprecated); i++) {
 		if (nlen == strlen(deprecated[i].old) && lb_name_eqn(name, deprecated[i].old, nlen)) {
-			/* sysbench warns only when the old name sets something other than its default. */
-			if (name[nlen] != '=' || strcmp(name + nlen + 1, deprecated[i].def))
-				lb_warn("--%s is deprecated, use --%s instead", deprecated[i].old, deprecated[i].new);
-			char *renamed = lb_xasprintf("%s%s", deprecated[i].new, name + nlen);
-			lb_opts_push(&c->opts, renamed, "command line");
-			free(renamed);
+			c->deprecated_value[i] = name + nlen;
 			lb_opts_push(&c->opts, name, "command line");
 			return 0;
 		}
@@ -138,6 +136,39 @@ static int collect_args(struct cli *c, int argc, char **argv)
 	return 0;
 }
 
+/* Once the options are registered: an old name's value (read as the old option, so a mistake
+ * names it) goes to the new one, which it overrides wherever each is given (sysbench). */
+static int apply_deprecated(struct cli *c)
+{
+	for (size_t i = 0; i < LB_ARRAY_LENGTH(deprecated); i++) {
+		const char *v = c->deprecated_value[i];
+		struct lb_opt *to = v ? lb_opts_find(&c->opts, deprecated[i].new) : NULL;
+		if (!to)
+			continue;
+		/* sysbench takes (and warns about) an old name set to something other than 0 or its
+		 * default; --max-time only when positive */
+		int64_t n = lb_opts_int(&c->opts, deprecated[i].old);
+		char def[32];
+		snprintf(def, sizeof(def), "%lld", (long long)n);
+		if (!n || !strcmp(def, deprecated[i].def) || (!strcmp(deprecated[i].old, "max-time") && n < 0))
+			continue;
+		c->deprecated_used[i] = true;
+		if (lb_opt_set(to, def, c->err, ERRLEN) < 0)
+			return -1;
+		to->given = true;
+	}
+	return 0;
+}
+
+/* After the whole command line and its values are read, as sysbench (--test's warning came
+ * while parsing; a value that is not one stops before these). */
+static void warn_deprecated(struct cli *c)
+{
+	for (size_t i = 0; i < LB_ARRAY_LENGTH(deprecated); i++)
+		if (c->deprecated_used[i])
+			lb_warn("--%s is deprecated, use --%s instead", deprecated[i].old, deprecated[i].new);
+}
+
 static void print_version_header(struct cli *c)
 {
 	if (lb_log_verbosity() < LB_LOG_NOTICE)
@@ -163,6 +194,9 @@ static void usage_error(struct cli *c, const char *msg)
 static void fatal_error(struct cli *c, const char *msg)
 {
 	const char *nl = strchr(msg, '\n');
+	/* a message that ends in an empty line (sysbench's "...\n" texts) keeps it */
+	if (nl && !nl[strspn(nl, "\n")])
+		nl = NULL;
 	if (nl && !c->p->additions)
 		lb_fatal("%.*s", (int)(nl - msg), msg);
 	else
@@ -262,13 +296,18 @@ static int load_workload(struct cli *c)
 	c->session.script = c->script;
 	c->session.workload = c->script->name;
 	c->session.plain_init_errors = c_test(c->script);
+	if (c->p->sysbench && c->script->builtin)
+		c->session.sysbench_help = lb_personality_sysbench_test_help_text(c->script->name);
 	lb_engine_init(e, &c->session, &lb_lua_host);
 	c->have_engine = true;
 	if (lb_engine_open_control(e, c->err, ERRLEN) < 0)
 		return -1;
 	bool declared;
-	if (lb_vm_register_options(e->control, &c->opts, &declared, c->err, ERRLEN) < 0)
+	int rc = lb_vm_register_options(e->control, &c->opts, &declared, c->err, ERRLEN);
+	if (rc < 0) {
+		c->usage = rc == LB_VM_OPTION_VALUE;
 		return -1;
+	}
 	if (check_unknown(c) < 0)
 		return -1;
 	return lb_vm_export_options(e->control, c->err, ERRLEN);
@@ -311,7 +350,10 @@ static int run_command(struct cli *c)
 			return 1;
 		}
 		int rc = lb_vm_call(e->control, cmd, false, c->err, ERRLEN);
-		if (rc < 0)
+		/* sysbench's C tests log their own message; a script's failure is named by its hook. */
+		if (rc < 0 && e->session.plain_init_errors)
+			lb_fatal("%s", c->err);
+		else if (rc < 0)
 			lb_fatal("`%s' function failed: %s", cmd, c->err);
 		return rc ? 1 : 0;
 	}
@@ -347,9 +389,17 @@ static int setup(struct cli *c, int argc, char **argv)
 	if (collect_args(c, argc, argv) < 0 ||
 	    lb_config_register_options(&c->opts, c->err, ERRLEN) < 0 ||
 	    lb_dbopts_register(&c->opts, c->err, ERRLEN) < 0 ||
-	    lb_sysmon_register_options(&c->opts, c->err, ERRLEN) < 0)
+	    lb_sysmon_register_options(&c->opts, c->err, ERRLEN) < 0 || apply_deprecated(c) < 0)
 		return -1;
 	c->usage = false;
+	int64_t verbosity = lb_opts_int(&c->opts, "verbosity");
+	if (verbosity < LB_LOG_FATAL || verbosity > LB_LOG_DEBUG) {
+		/* sysbench keeps it in a byte and says so on stdout, without a level */
+		printf("Invalid value for verbosity: %d\n", (int)(unsigned char)verbosity);
+		c->err[0] = '\0';
+		return -1;
+	}
+	warn_deprecated(c);
 	lb_log_set_verbosity(lb_opts_bool(&c->opts, "debug") ? LB_LOG_DEBUG
 							    : (int)lb_opts_int(&c->opts, "verbosity"));
 	struct lb_config cfg;
@@ -365,8 +415,13 @@ static int setup(struct cli *c, int argc, char **argv)
 	if (c->p->additions && lb_dbopts_check_driver(&c->opts, c->err, ERRLEN) < 0)
 		return -1;
 	/* Before the banner and for any command, as sysbench checks it with the options. */
-	if (!cfg.time_ns && !cfg.events)
+	/* sysbench warns before its log takes --verbosity: whatever the level */
+	if (!cfg.time_ns && !cfg.events) {
+		int v = lb_log_verbosity();
+		lb_log_set_verbosity(v < LB_LOG_WARNING ? LB_LOG_WARNING : v);
 		lb_warn("Both event and time limits are disabled, running an endless test");
+		lb_log_set_verbosity(v);
+	}
 	c->session.cfg = cfg;
 	c->session.opts = &c->opts;
 	c->session.argc = argc;
@@ -457,7 +512,12 @@ int lb_cli_main(int argc, char **argv, bool *must_exit_now)
 	if (c->p->problems_to_stdout)
 		lb_log_set_problem_stream(stdout);
 	if (setup(c, argc, argv) < 0) {
-		if (c->usage)
+		/* sysbench refuses a general boolean's value after its banner */
+		if (c->usage && !strncmp(c->err, "invalid option: ", 16))
+			print_version_header(c);
+		if (!c->err[0])
+			; /* said already */
+		else if (c->usage)
 			usage_error(c, c->err);
 		else
 			fatal_error(c, c->err);

@@ -22,6 +22,7 @@ struct lb_session {
 	const char *command;         /* NULL when none was given */
 	const char *workload;        /* the script's name as given, for results */
 	const char *version_string;  /* sysbench.version_string (the personality says) */
+	const char *sysbench_help;   /* run as sysbench, the built-in test's `help` text, else NULL */
 	bool additions;              /* print luabench's notes beyond sysbench's output (personality) */
 	struct lb_script *script;    /* the host's script, opaque here; NULL: the API only */
 	bool legacy_options;         /* the script declares no options: export them as globals

@@ -61,8 +61,8 @@ static void print_options(const struct lb_config *c)
 	if (c->seed_from_time)
 		fprintf(out, "Initializing random number generator from current time\n");
 	else
-		fprintf(out, "Initializing random number generator from seed (%llu).\n",
-			(unsigned long long)c->rand.seed);
+		fprintf(out, "Initializing random number generator from seed (%lld).\n",
+			(long long)c->rand.seed); /* as given: --rand-seed=-1 is (-1) */
 	fprintf(out, "\n");
 	if (c->forced_shutdown_ns >= 0)
 		fprintf(out, "Forcing shutdown in %.0f seconds\n",
