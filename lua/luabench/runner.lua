@@ -101,7 +101,11 @@ local function user_main(U, i, tid, event)
   local uid = C.lb_users_global_id(w, i)
   local backoff_ns = 0
   local pcall = protected_call()
-  if user_init then user_init(uid) end
+  if user_init then
+    U.in_user_init = true -- (sql.lua: session statements there reach one pooled connection)
+    user_init(uid)
+    U.in_user_init = false
+  end
   local t = C.lb_user_event_next(w, -1, 0)
   while t >= 0 do
     U.excluded[i] = 0

@@ -281,3 +281,44 @@ for _, driver in ipairs(h.drivers) do
     end)
   end)
 end
+
+-- The connection hook after a server restart: every pooled connection comes back through it,
+-- so every event of the run still sees the hook's session setting.
+for _, driver in ipairs(h.drivers) do
+  describe("the connection hook across a server restart on " .. driver, function()
+    local db = h.db(driver)
+
+    it("sets the session again on every reconnected connection: 100 % of events see it", function()
+      assert(db, driver .. " sandbox server not available")
+      local set = driver == "pgsql" and "SET SESSION CHARACTERISTICS AS TRANSACTION ISOLATION LEVEL SERIALIZABLE"
+        or "SET SESSION TRANSACTION ISOLATION LEVEL SERIALIZABLE"
+      local show = driver == "pgsql" and "SHOW transaction_isolation" or "SELECT @@tx_isolation"
+      local p = h.write("hook_restart_" .. driver .. ".lua", [[
+local con
+local T = {}
+function connection_init(c) c:query("]] .. set .. [[") end
+function thread_init() con = sysbench.sql.driver():connect() end
+function event()
+  local v = con:query_row("]] .. show .. [["):upper():gsub("[^%w]", "_")
+  local t = T[v]
+  if not t then t = luabench.stats.type(v); T[v] = t end
+  t:done(t:start())
+  luabench.think(0.002)
+end
+]])
+      local json = h.tmpdir() .. "/hook_restart_" .. driver .. ".json"
+      local pr = io.popen(string.format("(sleep 1.5; %s/tools/sandbox-db restart %s >/dev/null 2>&1) & " ..
+        "%s %s %s --users=8 --connections=4 --threads=2 --time=6 --output=%s run >/dev/null 2>&1; " ..
+        "echo rc=$?; wait", h.root, driver, h.bin, h.q(p), db, h.q(json)))
+      local res = pr:read("*a")
+      pr:close()
+      assert.is_truthy(res:find("rc=0", 1, true), res)
+      local doc = h.json(h.read(json))
+      assert.is_true(doc.counters.reconnects >= 1, "reconnects: " .. doc.counters.reconnects)
+      for name, t in pairs(doc.types) do
+        assert.are.equal("SERIALIZABLE", name, name .. ": " .. t.count .. " events")
+      end
+      assert.is_not_nil(doc.types.SERIALIZABLE)
+    end)
+  end)
+end
