@@ -830,8 +830,12 @@ function PooledStatement:close()
   self.per = {}
 end
 
+-- Outside a user (thread_init) the pool's first connection opens at once: a wrong password or
+-- database fails thread_init as it does in thread mode, instead of every user's first event.
 pooled_connect = function(drv)
-  return setmetatable({ pool = pool_for(drv), driver = drv }, Pooled)
+  local pool = pool_for(drv)
+  if not user_context() then acquire(pool) end
+  return setmetatable({ pool = pool, driver = drv }, Pooled)
 end
 
 local errbuf = ffi.new("char[512]")

@@ -36,6 +36,8 @@ LB_FFI int lb_worker_tid(struct lb_worker *w);
 LB_FFI struct lb_rng *lb_worker_rng(struct lb_worker *w);
 /* 1 once the run is stopping (time up, signal, fatal error): long custom loops should poll it. */
 LB_FFI int lb_worker_stopping(struct lb_worker *w);
+/* 1 once a fatal error (in any thread) has failed the run. */
+LB_FFI int lb_run_failed(struct lb_worker *w);
 LB_FFI void lb_sleep_ns(double ns);
 
 /* ---- emulated users (user_sched.c, worker.c) ---------------------------------------------------

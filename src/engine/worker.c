@@ -239,6 +239,15 @@ LB_FFI int lb_worker_stopping(struct lb_worker *w)
 	       (e->started && lb_now_ns() - e->epoch_ns >= e->deadline_ns);
 }
 
+LB_FFI int lb_run_failed(struct lb_worker *w)
+{
+	struct lb_engine *e = w->eng;
+	pthread_mutex_lock(&e->lock);
+	int failed = e->fatal != NULL;
+	pthread_mutex_unlock(&e->lock);
+	return failed;
+}
+
 LB_FFI void lb_sleep_ns(double ns)
 {
 	int64_t d = duration_ns(ns);

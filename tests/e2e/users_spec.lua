@@ -152,3 +152,39 @@ end
     end)
   end
 end)
+
+-- An error no retry can fix ends a --users run at once, with the line and exit code of thread
+-- mode (it used to be reported when --time was over: 10 minutes for --time=600).
+for _, driver in ipairs(h.drivers) do
+  describe("a --users run that can never succeed on " .. driver, function()
+    local db = h.db(driver)
+    if not db then
+      pending("the " .. driver .. " sandbox is not running")
+      return
+    end
+    local p = h.write("never_" .. driver .. ".lua", [[
+local con
+function thread_init() con = sysbench.sql.driver():connect() end
+function event() con:query(os.getenv("LB_Q") or "SELECT 1") end
+]])
+    local cases = {
+      { "a wrong password", db:gsub("sbtest%-secret", "wrong-secret"), "" },
+      { "a missing table", db, "LB_Q='SELECT * FROM lb_no_such_table' " },
+      { "a syntax error", db, "LB_Q='SELEC 1' " },
+    }
+    for _, c in ipairs(cases) do
+      it("fails within 3 s on " .. c[1] .. ", as thread mode does", function()
+        local tout, terr, trc = h.run(h.q(p) .. " " .. c[2] .. " --threads=2 --time=600 run", { env = c[3] })
+        assert.are.equal(1, trc, terr)
+        local t0 = h.now()
+        local out, err, rc = h.run(h.q(p) .. " " .. c[2] .. " --users=8 --threads=2 --time=600 run", { env = c[3] })
+        local secs = h.now() - t0
+        assert.are.equal(1, rc, err)
+        assert.is_true(secs < 3, string.format("took %.1f s", secs))
+        assert.are.equal(terr, err)
+        assert.are.equal(tout, out)
+      end)
+    end
+  end)
+end
+
