@@ -77,6 +77,8 @@ local function thread_loop(tid)
       local h = hooks.before_restart_event
       if h then h(ret) end
     else
+      local failed = sb._stats_event_failed
+      if failed then failed() end
       C.lb_event_abandon(w)
       error(ret, 0)
     end
