@@ -261,3 +261,19 @@ function sb.think(seconds)
     C.lb_think_ns(w, seconds * 1e9)
   end
 end
+
+-- A pause inside an interaction (client-side work: a payment gateway's answer, rendering):
+-- parks the user on a timer *without* giving back its connections or ending its transaction,
+-- and the time is part of the event's latency (it is response time, unlike think time).
+-- Without --users the thread sleeps.
+function sb.pause(seconds)
+  if not seconds or seconds <= 0 then return end
+  local U = sb._users
+  local w = sb.worker
+  if U and U.current >= 0 and coroutine.running() then
+    C.lb_usched_pause(U.sched, U.current, C.lb_clock_ns(w) + seconds * 1e9)
+    coroutine.yield()
+  else
+    C.lb_sleep_ns(seconds * 1e9)
+  end
+end

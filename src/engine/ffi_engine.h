@@ -51,6 +51,9 @@ LB_FFI struct lb_usched *lb_usched_new(struct lb_worker *w, int nusers);
 LB_FFI void lb_usched_free(struct lb_usched *s);
 /* Wakes `user` (0..nusers-1 on this worker) at wake_ns (ns since the run started). */
 LB_FFI void lb_usched_sleep(struct lb_usched *s, int user, double wake_ns);
+/* The same inside an event (luabench.pause: client-side work): after the time limit it still
+ * wakes, as a statement in flight completes, so the event can end (within --end-grace). */
+LB_FFI void lb_usched_pause(struct lb_usched *s, int user, double wake_ns);
 /* Wakes `user` when connection c's operation in flight can progress, or at its deadline
  * (then with LB_DB_WAIT_TIMEOUT). Returns 0, or -1 if the connection has nothing in flight. */
 LB_FFI int lb_usched_wait_db(struct lb_usched *s, int user, struct lb_db_conn *c);

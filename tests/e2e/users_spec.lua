@@ -188,3 +188,42 @@ function event() con:query(os.getenv("LB_Q") or "SELECT 1") end
   end)
 end
 
+-- luabench.pause(): client-side work inside a transaction. The user keeps its connection and its
+-- transaction (think() gives both up), the other users of the worker run meanwhile, the time is
+-- in the latency, and a user pausing when --time is over finishes its event.
+for _, driver in ipairs(h.drivers) do
+  describe("luabench.pause() on " .. driver, function()
+    local db = h.db(driver)
+    if not db then
+      pending("the " .. driver .. " sandbox is not running")
+      return
+    end
+    local pid = driver == "pgsql" and "SELECT pg_backend_pid()" or "SELECT CONNECTION_ID()"
+
+    it("keeps the user's connection and transaction, and does not block the worker", function()
+      local p = h.write("pause_" .. driver .. ".lua", [[
+local con
+local moved = 0
+function thread_init() con = sysbench.sql.driver():connect() end
+function event()
+  con:query("BEGIN")
+  local a = con:query_row("]] .. pid .. [[")
+  luabench.pause(0.05)
+  local b = con:query_row("]] .. pid .. [[")
+  if a ~= b then moved = moved + 1 end
+  con:query("COMMIT")
+end
+function thread_done() io.stderr:write("MOVED " .. moved .. "\n") end
+]])
+      local out, err, rc = h.run(h.q(p) .. " " .. db .. " --users=8 --connections=8 --threads=1 --time=2 --format=json run")
+      assert.are.equal(0, rc, err)
+      assert.is_falsy(err:find("WARNING", 1, true), err) -- no transaction rolled back on the way
+      assert.is_truthy(err:find("MOVED 0\n", 1, true), err)
+      local doc = h.json(out)
+      assert.are.equal("ok", doc.status, "a user pausing at the end finishes its event")
+      assert.is_true(doc.latency_ms.avg >= 50, "the pause is response time: " .. doc.latency_ms.avg)
+      -- 8 users pausing 50 ms each at once: ~150/s; a pause blocking the worker: < 20/s
+      assert.is_true(doc.counters.events / doc.time_s > 60, "events/s " .. doc.counters.events / doc.time_s)
+    end)
+  end)
+end
