@@ -403,6 +403,10 @@ void lb_report_final_text(FILE *out, const struct lb_result *r, const char *extr
 			"run ended (after --time and its grace, or at a signal), the oldest for %.3f s: "
 			"the server stalled or a statement hung; they are not in the figures above.\n\n",
 			(unsigned long long)r->cut_off, (double)r->cut_off_age_max_ns / 1e9);
+	if (r->cut_off && r->grace_excluded_ns > 0)
+		fprintf(out, "Measured window: %.4f s, to the last event completed; the %.3f s waited after "
+			"--time for the events cut off are not in it (rates are over the window).\n\n",
+			r->st.time_total_s, (double)r->grace_excluded_ns / 1e9);
 	if (r->overflow)
 		fprintf(out, "Note: %llu events took longer than %.0f s, beyond the histogram's range; "
 			"they are in min/avg/max/sum, and percentiles that fall on them show the maximum.\n\n",

@@ -61,6 +61,11 @@ for _, driver in ipairs(h.drivers) do
         assert.is_true(doc.cut_off_age_max_s >= TIME + GRACE - 1.5 - 0.5, text)
         assert.are.equal(0, doc.counters.reconnects, "no reconnect after the end\n" .. text)
         assert.is_truthy(text:find("Cut off at the end: " .. doc.cut_off_events .. " events", 1, true), text)
+        -- the rates are over the window the counted events completed in: the grace spent
+        -- waiting for the events cut off is not in it (it used to be: 4 s instead of 3)
+        assert.is_true(doc.time_s >= TIME and doc.time_s < TIME + 0.3, "time_s " .. doc.time_s .. "\n" .. text)
+        assert.is_true(doc.grace_excluded_s > GRACE - 0.3, "grace_excluded_s " .. tostring(doc.grace_excluded_s))
+        assert.is_truthy(text:find("Measured window: [%d.]+ s, to the last event completed; the [%d.]+ s waited after %-%-time"), text)
         -- the stall shows in the interval lines and in the JSON time series
         assert.is_truthy(text:find("%] stalled: %d+ events in flight, the oldest for [%d.]+ s"), text)
         local stalled = 0
