@@ -739,17 +739,23 @@ static int start_run(struct lb_engine *e)
 	}
 	if (init == -1)
 		lb_fatal("Thread initialization failed!"); /* after the worker's own line, as sysbench */
-	if (init < 0 || wait_start_at(e) < 0) {
-		__atomic_store_n(&e->stop, 1, __ATOMIC_RELAXED);
-		pthread_cond_broadcast(&e->cond);
-		join_threads(e);
-		report_failure(e, e->fatal);
-		return 1;
+	char err[ERRLEN];
+	bool refused = false;
+	if (init == 0 && wait_start_at(e) == 0) {
+		/* "Threads started!" comes before any line a worker prints, as in sysbench. The sink
+		 * may refuse the run (a --threshold on a type the script does not define). */
+		refused = e->sink->started(e->sink_ctx, &e->cfg, err, sizeof(err)) < 0;
+		if (!refused) {
+			release_barrier(e);
+			return 0;
+		}
+		lb_engine_fail(e, err);
 	}
-	/* "Threads started!" comes before any line a worker prints, as in sysbench. */
-	e->sink->started(e->sink_ctx, &e->cfg);
-	release_barrier(e);
-	return 0;
+	__atomic_store_n(&e->stop, 1, __ATOMIC_RELAXED);
+	pthread_cond_broadcast(&e->cond);
+	join_threads(e);
+	report_failure(e, e->fatal);
+	return 1;
 }
 
 int lb_engine_run(struct lb_engine *e)
