@@ -29,7 +29,7 @@ struct captured {
 };
 
 static int on_header(void *ctx, const struct lb_config *c) { return 0; }
-static void on_started(void *ctx, const struct lb_config *c) {}
+static int on_started(void *ctx, const struct lb_config *c, char *err, size_t errlen) { return 0; }
 static int on_interval(void *ctx, const struct lb_result *r) { return 0; }
 
 static int on_window(void *ctx, const struct lb_result *r)
