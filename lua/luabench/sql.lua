@@ -198,6 +198,25 @@ local function short(q)
   return #q > 200 and q:sub(1, 200) .. "..." or q
 end
 
+-- The connection hook: on every new physical connection (thread mode, each connection of a
+-- --users pool, pool growth) and after every reconnect, the driver's session settings (a
+-- workload's, luabench.workload) and then the script's global connection_init(con) run on it,
+-- so session state (isolation, search_path, sql_mode, lock timeouts) holds on every connection.
+-- A statement of the hook that loses the connection again does not run the hook a second time.
+local function connection_init(con)
+  if con.initing then return end
+  local setup = con.driver and con.driver._session
+  local hook = rawget(_G, "connection_init")
+  if not setup and type(hook) ~= "function" then return end
+  con.initing = true
+  local ok, err = pcall(function()
+    if setup then setup(con) end
+    if type(hook) == "function" then hook(con) end
+  end)
+  con.initing = false
+  if not ok then error(err, 0) end
+end
+
 -- sysbench's check_error: ignorable errors (ignore lists, sql_error_ignorable hook, lost
 -- connections after a successful reconnect) restart the event; anything else is fatal.
 function Connection:check_error(rc, query)
@@ -206,10 +225,12 @@ function Connection:check_error(rc, query)
   local desc = { connection = self, query = query, sql_errno = self.sql_errno,
     sql_state = self.sql_state, sql_errmsg = self.sql_errmsg }
   if rc == ELOST then
-    if C.lb_sql_reconnect(worker, self.conn, 0) ~= OK and C.lb_worker_stopping(worker) == 0 then
+    local again = C.lb_sql_reconnect(worker, self.conn, 0)
+    if again ~= OK and C.lb_worker_stopping(worker) == 0 then
       last_error(self)
       raise(string.format("lost the connection and could not reconnect: %s", self.sql_errmsg))
     end
+    if again == OK then connection_init(self) end
     desc.errcode = RESTART_EVENT
     error(desc)
   end
@@ -296,6 +317,7 @@ function Connection:reconnect()
     last_error(self)
     raise("reconnect failed: " .. self.sql_errmsg)
   end
+  connection_init(self)
 end
 
 -- Every later use of the connection, its statements or its result set raises CLOSED.
@@ -454,7 +476,8 @@ end
 -- Pipelines (sql_pipeline.lua) ------------------------------------------------------------------
 
 local pipelines = require("luabench.sql_pipeline")({ worker = worker, raise = raise,
-  user_context = user_context, await = await, sync = sync, CLOSED = CLOSED })
+  user_context = user_context, await = await, sync = sync, CLOSED = CLOSED,
+  reconnected = function(con) return connection_init(con) end })
 Connection.pipeline = pipelines.open
 
 -- Drivers ---------------------------------------------------------------------------------------
@@ -534,6 +557,7 @@ function Driver:connect_physical()
   local con = setmetatable({ conn = c, driver = self, rs_box = box, rs = box + 0, error = 0,
     sql_errno = 0 }, Connection)
   remember(con)
+  connection_init(con)
   return con
 end
 
@@ -718,7 +742,27 @@ local function on(pc)
   return c
 end
 
-function Pooled:query(q) return on(self):query(q) end
+-- Session state set on a pooled connection outside an event (thread_init, user_init) reaches
+-- the one physical connection the pool lent for it, not the others the users' events run on:
+-- warned once per run (by the first thread), naming the statement and the hook that does it.
+local session_warned = not sb.additions or sb.tid ~= 0
+local function check_session_statement(q)
+  if session_warned or type(q) ~= "string" then return end
+  local U = user_context()
+  if U and not U.in_user_init then return end -- inside an event: the script's own business
+  local head = q:sub(1, 64):upper()
+  if not (head:match("^%s*SET[%s@]") or head:match("^%s*ALTER%s+SESSION%s")) then return end
+  session_warned = true
+  io.stderr:write(string.format("WARNING: %s ran '%s' on a pooled connection: with --users it "
+    .. "reaches one of the pool's connections only; set session state in connection_init(con), "
+    .. "which runs on every new connection and after every reconnect\n",
+    U and "user_init" or "thread_init", short(q)))
+end
+
+function Pooled:query(q)
+  check_session_statement(q)
+  return on(self):query(q)
+end
 function Pooled:query_row(q) return on(self):query_row(q) end
 function Pooled:bulk_insert_init(p) return on(self):bulk_insert_init(p) end
 function Pooled:bulk_insert_next(r) return on(self):bulk_insert_next(r) end
@@ -798,8 +842,12 @@ function PooledStatement:close()
   self.per = {}
 end
 
+-- Outside a user (thread_init) the pool's first connection opens at once: a wrong password or
+-- database fails thread_init as it does in thread mode, instead of every user's first event.
 pooled_connect = function(drv)
-  return setmetatable({ pool = pool_for(drv), driver = drv }, Pooled)
+  local pool = pool_for(drv)
+  if not user_context() then acquire(pool) end
+  return setmetatable({ pool = pool, driver = drv }, Pooled)
 end
 
 local errbuf = ffi.new("char[512]")

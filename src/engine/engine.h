@@ -118,6 +118,7 @@ struct lb_engine {
 	 * out, or a signal), and the longest any of them had been running. Atomic. */
 	uint64_t cut_off;
 	int64_t cut_off_age_max_ns;
+	int64_t grace_excluded_ns;   /* time waited past --time for events then cut off: not in the window */
 	/* The database server's product and version, from the first connection that told it
 	 * (server_set: 0 none, 1 being written, 2 written). */
 	char server[128];

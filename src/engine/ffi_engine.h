@@ -36,6 +36,8 @@ LB_FFI int lb_worker_tid(struct lb_worker *w);
 LB_FFI struct lb_rng *lb_worker_rng(struct lb_worker *w);
 /* 1 once the run is stopping (time up, signal, fatal error): long custom loops should poll it. */
 LB_FFI int lb_worker_stopping(struct lb_worker *w);
+/* 1 once a fatal error (in any thread) has failed the run. */
+LB_FFI int lb_run_failed(struct lb_worker *w);
 LB_FFI void lb_sleep_ns(double ns);
 
 /* ---- emulated users (user_sched.c, worker.c) ---------------------------------------------------
@@ -49,6 +51,9 @@ LB_FFI struct lb_user_sched *lb_user_sched_new(struct lb_worker *w, int nusers);
 LB_FFI void lb_user_sched_free(struct lb_user_sched *s);
 /* Wakes `user` (0..nusers-1 on this worker) at wake_ns (ns since the run started). */
 LB_FFI void lb_user_sched_sleep(struct lb_user_sched *s, int user, double wake_ns);
+/* The same inside an event (luabench.pause: client-side work): after the time limit it still
+ * wakes, as a statement in flight completes, so the event can end (within --end-grace). */
+LB_FFI void lb_user_sched_pause(struct lb_user_sched *s, int user, double wake_ns);
 /* Wakes `user` when connection c's operation in flight can progress, or at its deadline
  * (then with LB_DB_WAIT_TIMEOUT). Returns 0, or -1 if the connection has nothing in flight. */
 LB_FFI int lb_user_sched_wait_db(struct lb_user_sched *s, int user, struct lb_db_conn *c);

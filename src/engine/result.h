@@ -125,6 +125,7 @@ struct lb_result {
 	uint64_t cut_off;           /* events whose statement the end of the run cut off */
 	const char *server;         /* the database server's product and version, NULL unknown */
 	int64_t cut_off_age_max_ns; /* the longest such an event had been running */
+	int64_t grace_excluded_ns;  /* time waited past --time for them, left out of the window */
 	uint64_t overflow;          /* latencies beyond the histogram's range */
 	int64_t max_lag_ns;         /* rate mode: the largest start lag */
 	uint64_t unserved_arrivals; /* rate mode: arrivals due but not started at the end */

@@ -469,6 +469,7 @@ static void window_result(struct lb_engine *e, int64_t end_ns, const char *statu
 	r->cut_off = __atomic_load_n(&e->cut_off, __ATOMIC_RELAXED);
 	r->server = __atomic_load_n(&e->server_set, __ATOMIC_ACQUIRE) == 2 ? e->server : NULL;
 	r->cut_off_age_max_ns = __atomic_load_n(&e->cut_off_age_max_ns, __ATOMIC_RELAXED);
+	r->grace_excluded_ns = e->grace_excluded_ns;
 	r->max_lag_ns = e->sched.max_lag_ns;
 	r->unserved_arrivals = e->unserved_arrivals;
 	b->have_sys = lb_sysmon_window(e->sysmon, lb_now_ns(), &b->sys);
@@ -663,12 +664,32 @@ static void check_failed_events(struct lb_engine *e)
 
 /* Returns the exit code: 0, 1 (error, or a report hook failed), 2 (forced shutdown) or 128 +
  * the signal (interrupted). */
+/* Where the measured window ends: when the last worker's loop ended, except that time a worker
+ * spent past --time waiting for events the end then cut off (--end-grace) is not in it: rates are
+ * the events counted over the time they completed in, and those events are not counted. */
+static int64_t window_end(struct lb_engine *e, int64_t *waited_ns)
+{
+	int64_t end = 0, end_waited = 0;
+	for (int i = 0; i < e->nworkers; i++) {
+		const struct lb_worker *w = e->workers[i];
+		int64_t t = w->end_ns;
+		if (e->session.cfg.time_ns && t > e->deadline_ns) {
+			int64_t counted = w->last_done_ns > e->deadline_ns ? w->last_done_ns : e->deadline_ns;
+			if (counted < t)
+				t = counted;
+		}
+		if (t > end)
+			end = t;
+		if (w->end_ns > end_waited)
+			end_waited = w->end_ns;
+	}
+	*waited_ns = end_waited > end ? end_waited - end : 0;
+	return end;
+}
+
 static int finish_run(struct lb_engine *e, bool completed, bool hook_failed)
 {
-	int64_t end = 0;
-	for (int i = 0; i < e->nworkers; i++)
-		if (e->workers[i]->end_ns > end)
-			end = e->workers[i]->end_ns;
+	int64_t end = window_end(e, &e->grace_excluded_ns);
 	if (!completed) {
 		e->forced = true;
 		e->threads_stuck = true;
@@ -741,17 +762,23 @@ static int start_run(struct lb_engine *e)
 	}
 	if (init == -1)
 		lb_fatal("Thread initialization failed!"); /* after the worker's own line, as sysbench */
-	if (init < 0 || wait_start_at(e) < 0) {
-		__atomic_store_n(&e->stop, 1, __ATOMIC_RELAXED);
-		pthread_cond_broadcast(&e->cond);
-		join_threads(e);
-		report_failure(e, e->fatal);
-		return 1;
+	char err[ERRLEN];
+	bool refused = false;
+	if (init == 0 && wait_start_at(e) == 0) {
+		/* "Threads started!" comes before any line a worker prints, as in sysbench. The sink
+		 * may refuse the run (a --threshold on a type the script does not define). */
+		refused = e->sink->started(e->sink_ctx, &e->session.cfg, &e->types, err, sizeof(err)) < 0;
+		if (!refused) {
+			release_barrier(e);
+			return 0;
+		}
+		lb_engine_fail(e, err);
 	}
-	/* "Threads started!" comes before any line a worker prints, as in sysbench. */
-	e->sink->started(e->sink_ctx, &e->session.cfg, &e->types);
-	release_barrier(e);
-	return 0;
+	__atomic_store_n(&e->stop, 1, __ATOMIC_RELAXED);
+	pthread_cond_broadcast(&e->cond);
+	join_threads(e);
+	report_failure(e, e->fatal);
+	return 1;
 }
 
 int lb_engine_run(struct lb_engine *e)

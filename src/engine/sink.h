@@ -18,8 +18,11 @@ struct lb_run_sink {
 	/* Before the threads start: the options header and the workload's own lines. -1 ends the
 	 * run (exit code 1) after the sink said why. */
 	int (*header)(void *ctx, const struct lb_config *cfg);
-	/* The threads are ready: the start barrier is released right after this returns. */
-	void (*started)(void *ctx, const struct lb_config *cfg, const struct lb_types *types);
+	/* The threads are ready (the script's types are known): the start barrier is released
+	 * right after this returns 0. -1: the run ends before it starts (exit code 1), err says
+	 * why. */
+	int (*started)(void *ctx, const struct lb_config *cfg, const struct lb_types *types, char *err,
+		       size_t errlen);
 	/* An intermediate sample, as a result whose st holds the interval's figures (r->sys its
 	 * system metrics); it is in the time series too. -1: a report hook failed. */
 	int (*interval)(void *ctx, const struct lb_result *r);

@@ -21,7 +21,7 @@
 #define MAX_EVENTS 64
 #define SLICE_NS (100 * LB_NS_PER_MS) /* re-check the stop flag at least this often */
 
-enum wait_kind { WAIT_NONE, WAIT_TIMER, WAIT_DB, WAIT_PARK, WAIT_READY, WAIT_KINDS };
+enum wait_kind { WAIT_NONE, WAIT_TIMER, WAIT_DB, WAIT_PARK, WAIT_READY, WAIT_PAUSE, WAIT_KINDS };
 
 struct timer {
 	int64_t wake_ns; /* ns since the run started */
@@ -158,6 +158,12 @@ LB_FFI void lb_user_sched_sleep(struct lb_user_sched *s, int user, double wake_n
 	heap_push(s, (int64_t)wake_ns, user);
 }
 
+LB_FFI void lb_user_sched_pause(struct lb_user_sched *s, int user, double wake_ns)
+{
+	begin_wait(s, user, WAIT_PAUSE);
+	heap_push(s, (int64_t)wake_ns, user);
+}
+
 LB_FFI void lb_user_sched_park(struct lb_user_sched *s, int user)
 {
 	begin_wait(s, user, WAIT_PARK);
@@ -266,7 +272,7 @@ static void promote_events(struct lb_user_sched *s)
 
 /* Makes runnable every user whose timer is due: think time over, or a statement's deadline
  * passed. While draining (the run is over) think timers are left alone: those users are between
- * interactions and stop there. */
+ * interactions and stop there; pauses (inside an event) still end. */
 static void promote_timers(struct lb_user_sched *s, int64_t now, bool draining)
 {
 	while (s->nheap && s->heap[0].wake_ns <= now) {
@@ -274,7 +280,7 @@ static void promote_timers(struct lb_user_sched *s, int64_t now, bool draining)
 		struct user_slot *u = &s->users[t.user];
 		if (t.seq != u->seq)
 			continue; /* stale: the user was woken another way since */
-		if (u->kind == WAIT_TIMER && !draining) {
+		if ((u->kind == WAIT_TIMER && !draining) || u->kind == WAIT_PAUSE) {
 			make_ready(s, t.user, 0, t.wake_ns);
 		} else if (u->kind == WAIT_DB) {
 			arm_fd(s, u->fd, 0, t.user); /* disarm: the statement is abandoned */
@@ -326,14 +332,15 @@ LB_FFI int lb_user_sched_next(struct lb_user_sched *s, uint32_t *bits)
 		if (__atomic_load_n(&e->stop, __ATOMIC_RELAXED) ||
 		    (draining && now >= e->deadline_ns + e->session.cfg.end_grace_ns)) {
 			/* users still waiting for the server, or for a connection, are cut off */
-			lb_worker_cut_off(s->w, (uint32_t)(s->nkind[WAIT_DB] + s->nkind[WAIT_PARK]));
+			lb_worker_cut_off(s->w, (uint32_t)(s->nkind[WAIT_DB] + s->nkind[WAIT_PARK] +
+							   s->nkind[WAIT_PAUSE]));
 			return -1;
 		}
 		promote_timers(s, now, draining);
 		promote_events(s);
 		if (s->rcount)
 			return pop_ready(s, now, bits);
-		if (draining && !s->nkind[WAIT_DB] && !s->nkind[WAIT_PARK])
+		if (draining && !s->nkind[WAIT_DB] && !s->nkind[WAIT_PARK] && !s->nkind[WAIT_PAUSE])
 			return -1;
 		wait_events(s, now, draining ? e->deadline_ns + e->session.cfg.end_grace_ns : e->deadline_ns);
 	}

@@ -96,6 +96,7 @@ static inline void record_at(struct lb_worker *w, int64_t start_ns, int64_t now_
 	uint64_t lat = d > 0 ? (uint64_t)d : 0;
 	w->think_ns = 0;
 	lb_stats_event(&w->stats, lat, __atomic_load_n(&e->window, __ATOMIC_RELAXED));
+	w->last_done_ns = now_ns;
 	if (e->rate_mode)
 		lb_hist_record(&w->stats.svc, (uint64_t)(now_ns - w->actual_ns));
 	__atomic_store_n(&w->stats.in_event, 0, __ATOMIC_RELAXED);
@@ -239,6 +240,15 @@ LB_FFI int lb_worker_stopping(struct lb_worker *w)
 	       (e->started && lb_now_ns() - e->epoch_ns >= e->deadline_ns);
 }
 
+LB_FFI int lb_run_failed(struct lb_worker *w)
+{
+	struct lb_engine *e = w->eng;
+	pthread_mutex_lock(&e->lock);
+	int failed = e->fatal != NULL;
+	pthread_mutex_unlock(&e->lock);
+	return failed;
+}
+
 LB_FFI void lb_sleep_ns(double ns)
 {
 	int64_t d = duration_ns(ns);
@@ -338,6 +348,7 @@ LB_FFI double lb_user_event_next(struct lb_worker *w, double prev_start_ns, doub
 		int64_t lat = now - (int64_t)prev_start_ns - (int64_t)excluded_ns;
 		lb_stats_event(&w->stats, lat > 0 ? (uint64_t)lat : 0, __atomic_load_n(&e->window, __ATOMIC_RELAXED));
 		__atomic_store_n(&w->stats.in_event, w->stats.in_event - 1, __ATOMIC_RELAXED);
+		w->last_done_ns = now;
 	}
 	if (!may_start(w, now))
 		return -1;

@@ -39,6 +39,7 @@ struct lb_worker {
 	int failed;            /* thread_init/thread_run raised an error */
 	int ready;             /* thread_init done, waiting at the start barrier */
 	int64_t end_ns;        /* when the event loop ended (ns since the run started) */
+	int64_t last_done_ns;  /* when its last counted event completed (ns since the run started) */
 	char *errmsg;          /* owned; set when failed */
 	struct lb_placement place; /* --cpu-affinity/--numa-node: what the thread got */
 };

@@ -505,6 +505,7 @@ cJSON *lb_result_json_doc(const struct lb_result *r, const char *workload_json)
 	if (r->cut_off) {
 		cJSON_AddNumberToObject(root, "cut_off_events", (double)r->cut_off);
 		cJSON_AddNumberToObject(root, "cut_off_age_max_s", (double)r->cut_off_age_max_ns / 1e9);
+		cJSON_AddNumberToObject(root, "grace_excluded_s", (double)r->grace_excluded_ns / 1e9);
 	}
 	if (r->nthresholds)
 		cJSON_AddItemToObject(root, "thresholds", lb_thresholds_json(r->thresholds, r->nthresholds));

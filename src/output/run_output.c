@@ -104,9 +104,14 @@ static void on_ready(void *ctx)
 	fflush(out);
 }
 
-static void on_started(void *ctx, const struct lb_config *c, const struct lb_types *types)
+static int on_started(void *ctx, const struct lb_config *c, const struct lb_types *types, char *err,
+		      size_t errlen)
 {
 	struct lb_run_output *o = ctx;
+	/* The types are known now (the states defined them): a misspelt one fails before the run,
+	 * not after it. */
+	if (o->thresholds && lb_thresholds_check_types(o->thresholds, types, err, errlen) < 0)
+		return -1;
 	FILE *info = lb_log_info_stream();
 	if (lb_log_verbosity() >= LB_LOG_NOTICE)
 		fprintf(info, "Threads started!\n\n");
@@ -115,6 +120,7 @@ static void on_started(void *ctx, const struct lb_config *c, const struct lb_typ
 	if (c->format == LB_FORMAT_CSV)
 		o->csv_types = lb_report_csv_header(stdout, c, types);
 	fflush(NULL);
+	return 0;
 }
 
 static int on_interval(void *ctx, const struct lb_result *r)

@@ -100,6 +100,15 @@ int lb_report_csv_header(FILE *out, const struct lb_config *cfg, const struct lb
 			fprintf(out, "_lat_ms_p%g", cfg->percentiles[i]);
 		}
 	}
+	/* each type's failed, rolled-back and retried transactions, after every type's columns
+	 * above (whose positions stay as they were) */
+	static const char *const outcomes[] = { "errors", "rollbacks", "retries" };
+	for (int t = 0; t < ntypes; t++)
+		for (int k = 0; k < 3; k++) {
+			fputs(",type_", out);
+			csv_name(out, lb_types_name(types, t));
+			fprintf(out, "_%s_per_s", outcomes[k]);
+		}
 	fputc('\n', out);
 	return ntypes;
 }
@@ -136,6 +145,12 @@ void lb_report_interval_csv(FILE *out, const struct lb_result *r, int ntypes)
 		(unsigned long long)st->queue_length, st->concurrency);
 	for (int i = 0; i < ntypes && i < LB_MAX_TYPES; i++)
 		csv_type(out, cfg, st->snap ? st->snap->types[i] : NULL, t);
+	static const enum lb_tcnt outcomes[] = { LB_TCNT_ERROR, LB_TCNT_ROLLBACK, LB_TCNT_RETRY };
+	for (int i = 0; i < ntypes && i < LB_MAX_TYPES; i++) {
+		const struct lb_type_stats *ty = st->snap ? st->snap->types[i] : NULL;
+		for (int k = 0; k < 3; k++)
+			fprintf(out, ",%.2f", per_s(ty ? ty->cnt[outcomes[k]] : 0, t));
+	}
 	fputc('\n', out);
 }
 
@@ -411,6 +426,10 @@ void lb_report_final_text(FILE *out, const struct lb_result *r, const char *extr
 			"run ended (after --time and its grace, or at a signal), the oldest for %.3f s: "
 			"the server stalled or a statement hung; they are not in the figures above.\n\n",
 			(unsigned long long)r->cut_off, (double)r->cut_off_age_max_ns / 1e9);
+	if (r->cut_off && r->grace_excluded_ns > 0)
+		fprintf(out, "Measured window: %.4f s, to the last event completed; the %.3f s waited after "
+			"--time for the statements cut off are not in it (rates are over the window).\n\n",
+			r->st.time_total_s, (double)r->grace_excluded_ns / 1e9);
 	if (r->overflow)
 		fprintf(out, "Note: %llu latencies longer than %.0f s, beyond the histogram's range; "
 			"they are in min/avg/max/sum, and percentiles that fall on them show the maximum.\n\n",

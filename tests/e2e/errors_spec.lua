@@ -101,14 +101,19 @@ describe("bad input", function()
     local deep = h.write("deep.lua", "local function inner(x)\n  local t = nil\n  return t.field + x\nend\n" ..
       "local function outer(x)\n  return inner(x) + 1\nend\nfunction event()\n  outer(1)\nend\n")
 
+    -- user 0 fails, the others succeed (the run goes on, the ALERT is printed): same lines
+    local deep_user0 = h.write("deep_user0.lua", "local function inner(x)\n  local t = nil\n  return t.field + x\nend\n" ..
+      "local function outer(x)\n  return inner(x) + 1\nend\nfunction event()\n  if luabench.user == 0 then outer(1) end\nend\n")
+
     -- taken where event() failed: the script's frames, not the event loop's re-raise
-    local function script_frames(err)
-      assert.is_truthy(err:find(deep .. ":3: attempt to index local 't'", 1, true), err)
+    local function script_frames(err, path)
+      path = path or deep
+      assert.is_truthy(err:find(path .. ":3: attempt to index local 't'", 1, true), err)
       local tb = err:match("stack traceback:\n(.*)$")
       assert.is_truthy(tb, err)
-      assert.is_truthy(tb:find("^%s*" .. deep:gsub("%p", "%%%0") .. ":3: in function 'inner'\n"), err)
-      assert.is_truthy(tb:find(deep .. ":6: in function 'outer'", 1, true), err)
-      assert.is_truthy(tb:find(deep .. ":9: in function", 1, true), err)
+      assert.is_truthy(tb:find("^%s*" .. path:gsub("%p", "%%%0") .. ":3: in function 'inner'\n"), err)
+      assert.is_truthy(tb:find(path .. ":6: in function 'outer'", 1, true), err)
+      assert.is_truthy(tb:find(path .. ":9: in function", 1, true), err)
       assert.is_falsy(tb:find("in function 'error'", 1, true), err)
       assert.are.equal(1, h.count(err, "stack traceback:"), err)
     end
@@ -121,11 +126,17 @@ describe("bad input", function()
     end)
 
     it("of an emulated user", function()
-      local out, err, rc = h.run(h.q(deep) .. " --debug --users=1 --time=1 run")
+      -- every user's first event fails: the run fails at once, as a thread's does
+      local out, err, rc = h.run(h.q(deep) .. " --debug --users=1 --time=600 run")
       assert.are.equal(1, rc, err)
-      assert.is_truthy(err:find("ALERT: user 0: " .. deep .. ":3: attempt to index local 't' (a nil value) " ..
-        "(further user errors are only counted)\nstack traceback:", 1, true), err)
+      assert.is_truthy(err:find("`thread_run' function failed: ", 1, true), err)
       script_frames(err)
+      -- one user fails, the others go on: its ALERT carries the traceback
+      out, err, rc = h.run(h.q(deep_user0) .. " --debug --users=2 --threads=1 --time=1 run")
+      assert.are.equal(0, rc, err)
+      assert.is_truthy(err:find("ALERT: user 0: " .. deep_user0 .. ":3: attempt to index local 't' (a nil value) " ..
+        "(further user errors are only counted)\nstack traceback:", 1, true), err)
+      script_frames(err, deep_user0)
     end)
 
     it("of thread_init, from where it failed", function()

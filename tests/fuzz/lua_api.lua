@@ -11,7 +11,7 @@
 -- What the harness keeps out, and why (these are not the API's contract to defend):
 --  - the process and the file system: paths given to luabench.io are reduced to plain names in
 --    the target's private directory, and file sizes to at most 1 MiB;
---  - time: durations of sleep/think are cut to a millisecond (a long sleep is not a fault);
+--  - time: durations of sleep/think/pause are cut to a millisecond (a long sleep is not a fault);
 --  - sizes that are only a way to ask for gigabytes (rand.string/varstring lengths, buffer,
 --    histogram and shared memory sizes) are cut to about 1 MiB;
 --  - the pgsql and mysql drivers (they would connect to whatever listens on localhost): the
@@ -191,6 +191,7 @@ local function tame_args(name, args)
 end
 tame["sleep"] = function(a) a[1] = limit(a[1], 0.001) end
 tame["think"] = function(a) a[1], a[2] = limit(a[1], 0.001), limit(a[2], 0.001) end
+tame["pause"] = tame["think"]
 tame["rand.string"] = function(a) if type(a[1]) == "string" then a[1] = a[1]:sub(1, MIB) end end
 tame["rand.varstring"] = function(a) a[1], a[2] = limit(a[1], MIB), limit(a[2], MIB) end
 tame["histogram.new"] = function(a) a[1] = limit(a[1], MIB) end
