@@ -19,7 +19,7 @@ sql.type = {
 }
 sql.error = { NONE = 0, IGNORABLE = 1, FATAL = 2 }
 
-local NULL_RESULT = ffi.cast("struct lb_sql_result *", nil)
+local RESULT = ffi.typeof("struct lb_sql_result")
 local PENDING = C.LB_DB_PENDING
 
 -- Errors name the script's line that called into this module, whatever the depth of the calls
@@ -148,8 +148,17 @@ sql._statement_text = statement_text -- (for its spec)
 
 local result = {}
 
+-- What a result method was called on: this module's results only (rs.fetch_row(other) would
+-- otherwise hand the C layer whatever `other` holds).
+local function result_self(rs, what)
+  if not ffi.istype(RESULT, rs) then
+    raise("SQL API error: " .. what .. "() called on " .. type(rs) .. ", not on a result set (use rs:" .. what .. "())")
+  end
+  if rs == nil then raise("SQL API error: " .. what .. "() on a NULL result (the statement returned no rows)") end
+end
+
 function result.fetch_row(rs)
-  if rs == nil then raise("SQL API error: fetch_row() on a NULL result (the statement returned no rows)") end
+  result_self(rs, "fetch_row")
   local c = rs.conn
   if c == nil then raise(CLOSED) end
   local row = rs.row
@@ -164,7 +173,7 @@ function result.fetch_row(rs)
 end
 
 function result.free(rs)
-  if rs == nil then raise("SQL API error: free() on a NULL result (the statement returned no rows)") end
+  result_self(rs, "free")
   if rs.conn == nil then raise(CLOSED) end
   if rs.freed ~= 0 then
     io.stderr:write("ALERT: attempt to free an invalid result set\n")
@@ -174,10 +183,30 @@ function result.free(rs)
   C.lb_db_free_result(rs.conn)
 end
 
+-- sysbench returns a NULL pointer for a statement that returns no rows (so `rs == nil`), and
+-- reading rs.nrows from it ends the process. Here it is a result object of its own (no_rows = 1)
+-- that compares equal to nil, and to a NULL pointer, while its fields answer: nrows and
+-- affected_rows are the rows the statement changed. A pointer is compared as a pointer (no
+-- metamethod), so only result objects are asked for no_rows.
+local function nullish(v)
+  if type(v) == "cdata" and ffi.typeof(v) == RESULT then return v.no_rows ~= 0 end
+  return v == nil
+end
+
 ffi.metatype("struct lb_sql_result", {
   __index = result,
+  __eq = function(a, b) return rawequal(a, b) or (nullish(a) and nullish(b)) end,
   __tostring = function() return "<sql_result>" end,
 })
+
+-- The result of the statement that just ran on connection con (whose rs the C layer filled):
+-- rs itself for a result set, else the connection's NULL result with the same counts.
+local function outcome(con, rs)
+  if rs.r.kind == KIND_READ then return rs end
+  local none = con.none
+  none.nrows, none.affected_rows, none.counter = rs.nrows, rs.affected_rows, rs.counter
+  return none
+end
 
 -- Connections -----------------------------------------------------------------------------------
 
@@ -235,8 +264,7 @@ function Connection:query(q)
   self.last_sql = q
   local rc = run_query(rs, q)
   if rc ~= OK then return self:check_error(rc, q) end
-  if rs.r.kind == KIND_READ then return rs end
-  return NULL_RESULT
+  return outcome(self, rs)
 end
 
 function Connection:query_row(q)
@@ -306,7 +334,7 @@ function Connection:disconnect()
     forget(self)
     C.lb_db_conn_free(ffi.gc(self.conn, nil))
     self.conn = nil
-    self.rs.conn = nil
+    self.rs.conn, self.none.conn = nil, nil
     self.bulk = false
   end
 end
@@ -430,8 +458,7 @@ function Statement:execute()
   con.last_sql = self.sql
   local rc = run_execute(rs, stmt, self.sql)
   if rc ~= OK then return con:check_error(rc, self.sql) end
-  if rs.r.kind == KIND_READ then return rs end
-  return NULL_RESULT
+  return outcome(con, rs)
 end
 
 function Statement:close()
@@ -517,9 +544,16 @@ function Driver:connect_physical()
     raise("connection creation failed: " .. msg)
   end
   C.lb_sql_connected(worker, c)
-  local box = ffi.new("struct lb_sql_result[1]")
-  box[0].conn = c
-  local con = setmetatable({ conn = c, driver = self, rs_box = box, rs = box + 0, error = 0,
+  -- The result objects are cdata of their own (not pointers into the connection table), so a
+  -- result the script keeps stays valid memory after its connection is collected; the
+  -- connection's finalizer then marks them closed.
+  local rs, none = RESULT(), RESULT()
+  rs.conn, none.conn, none.no_rows = c, c, 1
+  ffi.gc(c, function(p)
+    rs.conn, none.conn = nil, nil
+    C.lb_db_conn_free(p)
+  end)
+  local con = setmetatable({ conn = c, driver = self, rs = rs, none = none, error = 0,
     sql_errno = 0 }, Connection)
   remember(con)
   return con
@@ -777,8 +811,7 @@ function PooledStatement:execute()
   local rc = run_execute(rs, st.stmt, self.sql)
   priv, keep = nil, nil
   if rc ~= OK then return c:check_error(rc, self.sql) end
-  if rs.r.kind == KIND_READ then return rs end
-  return NULL_RESULT
+  return outcome(c, rs)
 end
 
 function PooledStatement:close()

@@ -147,7 +147,7 @@ return function(env)
       r.serial, r.next_row, r.sql = serial, 0, sqls[i]
       r.status, r.kind, r.nfields = STATUS[it.status], KINDS[k], it.r.nfields
       if k == 1 then
-        r.nrows, r.affected_rows = tonumber(it.r.nrows), nil
+        r.nrows, r.affected_rows = tonumber(it.r.nrows), 0
       else
         local a = tonumber(it.r.affected_rows)
         r.nrows, r.affected_rows = a, a
