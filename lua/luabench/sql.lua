@@ -50,6 +50,15 @@ end
 -- sysbench 1.0.20: "ALERT: attempt to use an already closed connection", then "SQL API error".
 local CLOSED = "SQL API error: attempt to use an already closed connection"
 
+-- A method called on something else than its object (con.query(42), drv.connect({})): one line
+-- naming the script's call, instead of a nil handed to the C layer as a NULL pointer.
+local is_a = require("luabench.api_check").is_a
+local function check_self(self, class, name, on)
+  if getmetatable(self) ~= class and not is_a(self, class) then
+    raise(string.format("SQL API error: %s called on %s, not on %s (call it with ':')", name, type(self), on))
+  end
+end
+
 -- Inside an emulated user's coroutine, statements run without blocking the worker: start,
 -- park the user on the socket, and step when the scheduler wakes it.
 local function user_context()
@@ -230,6 +239,7 @@ end
 -- sysbench's check_error: ignorable errors (ignore lists, sql_error_ignorable hook, lost
 -- connections after a successful reconnect) restart the event; anything else is fatal.
 function Connection:check_error(rc, query)
+  check_self(self, Connection, "check_error()", "a connection")
   if self.conn == nil then raise(CLOSED) end
   local e = last_error(self)
   local desc = { connection = self, query = query, sql_errno = self.sql_errno,
@@ -258,6 +268,7 @@ function Connection:check_error(rc, query)
 end
 
 function Connection:query(q)
+  check_self(self, Connection, "query()", "a connection")
   if self.conn == nil then raise(CLOSED) end
   if type(q) ~= "string" then raise("SQL API error: query must be a string (got " .. type(q) .. ")") end
   local rs = self.rs
@@ -268,6 +279,7 @@ function Connection:query(q)
 end
 
 function Connection:query_row(q)
+  check_self(self, Connection, "query_row()", "a connection")
   local rs = self:query(q)
   if rs == nil then return nil end
   local row = rs:fetch_row()
@@ -276,7 +288,9 @@ function Connection:query_row(q)
 end
 
 function Connection:bulk_insert_init(prefix)
+  check_self(self, Connection, "bulk_insert_init()", "a connection")
   if self.conn == nil then raise(CLOSED) end
+  if type(prefix) ~= "string" then raise("SQL API error: bulk_insert_init() needs the INSERT text (got " .. type(prefix) .. ")") end
   local rc = C.lb_db_bulk_insert_init(self.conn, prefix, #prefix)
   if rc ~= OK then return self:check_error(rc, prefix) end
   self.bulk = true
@@ -284,6 +298,7 @@ end
 
 -- Rows of a bulk insert or a COPY go to the same buffer (lb_db_bulk_insert_next).
 local function bulk_next(self, row, init, what)
+  check_self(self, Connection, init .. "_next()", "a connection")
   if not self.bulk then
     io.stderr:write(string.format("ALERT: attempt to call %s_next() before %s_init()\n", init, init))
     raise((init == "bulk_insert" and "db_bulk_insert" or init) .. "_next() failed")
@@ -294,6 +309,7 @@ local function bulk_next(self, row, init, what)
 end
 
 local function bulk_done(self, what)
+  check_self(self, Connection, what == "(copy)" and "copy_done()" or "bulk_insert_done()", "a connection")
   if not self.bulk then return end
   if self.conn == nil then raise(CLOSED) end
   self.bulk = false
@@ -308,7 +324,9 @@ function Connection:bulk_insert_done() return bulk_done(self, "(bulk insert)") e
 -- the statement's format. PostgreSQL streams them through one COPY ended by copy_done() (its
 -- result and any row's error come there); LOAD DATA (MySQL) is one statement per full buffer.
 function Connection:copy_init(sql)
+  check_self(self, Connection, "copy_init()", "a connection")
   if self.conn == nil then raise(CLOSED) end
+  if type(sql) ~= "string" then raise("SQL API error: copy_init() needs the COPY statement (got " .. type(sql) .. ")") end
   local rc = C.lb_db_copy_init(self.conn, sql, #sql)
   if rc ~= OK then return self:check_error(rc, sql) end
   self.bulk = true
@@ -318,6 +336,7 @@ function Connection:copy_next(row) return bulk_next(self, row, "copy", "(copy)")
 function Connection:copy_done() return bulk_done(self, "(copy)") end
 
 function Connection:reconnect()
+  check_self(self, Connection, "reconnect()", "a connection")
   if self.conn == nil then raise(CLOSED) end
   local rc = C.lb_sql_reconnect(worker, self.conn, 1)
   if rc ~= OK then
@@ -330,6 +349,7 @@ end
 local forget -- defined with the transaction checks below
 
 function Connection:disconnect()
+  check_self(self, Connection, "disconnect()", "a connection")
   if self.conn ~= nil then
     forget(self)
     C.lb_db_conn_free(ffi.gc(self.conn, nil))
@@ -354,6 +374,7 @@ local function grow(p, n)
 end
 
 function Param:set(v)
+  check_self(self, Param, "set()", "a parameter from bind_create()")
   local s = self.slot
   if v == nil then
     s.is_null = 1
@@ -377,6 +398,8 @@ function Param:set(v)
 end
 
 function Param:set_rand_str(fmt)
+  check_self(self, Param, "set_rand_str()", "a parameter from bind_create()")
+  if type(fmt) ~= "string" then raise("SQL API error: set_rand_str() needs a template string (got " .. type(fmt) .. ")") end
   local s = self.slot
   local n = #fmt
   grow(self, n)
@@ -437,6 +460,7 @@ local function keep_arrays(st, arr, bound, n)
 end
 
 function Statement:bind_param(...)
+  check_self(self, Statement, "bind_param()", "a statement")
   if select("#", ...) == 0 then return nil end
   local con = self.connection
   if con.conn == nil then raise(CLOSED) end
@@ -449,6 +473,7 @@ function Statement:bind_param(...)
 end
 
 function Statement:execute()
+  check_self(self, Statement, "execute()", "a statement")
   local con = self.connection
   local stmt = self.stmt
   if con.conn == nil then raise(CLOSED) end
@@ -462,6 +487,7 @@ function Statement:execute()
 end
 
 function Statement:close()
+  check_self(self, Statement, "close()", "a statement")
   if self.stmt ~= nil then
     C.lb_db_stmt_free(ffi.gc(self.stmt, nil))
     self.stmt = nil
@@ -469,6 +495,7 @@ function Statement:close()
 end
 
 function Connection:prepare(q)
+  check_self(self, Connection, "prepare()", "a connection")
   if self.conn == nil then raise(CLOSED) end
   if type(q) ~= "string" then raise("SQL API error: query must be a string (got " .. type(q) .. ")") end
   local out = ffi.new("struct lb_db_stmt *[1]")
@@ -481,7 +508,8 @@ end
 -- Pipelines (sql_pipeline.lua) ------------------------------------------------------------------
 
 local pipelines = require("luabench.sql_pipeline")({ worker = worker, raise = raise,
-  user_context = user_context, await = await, sync = sync, CLOSED = CLOSED })
+  user_context = user_context, await = await, sync = sync, CLOSED = CLOSED, check_self = check_self,
+  Connection = Connection })
 Connection.pipeline = pipelines.open
 
 -- Drivers ---------------------------------------------------------------------------------------
@@ -490,6 +518,7 @@ local Driver = {}
 Driver.__index = Driver
 
 function Driver:name()
+  check_self(self, Driver, "name()", "a driver from sysbench.sql.driver()")
   return self.driver_name
 end
 
@@ -499,6 +528,7 @@ end
 local dbms_seen = {}
 
 function Driver:server_name()
+  check_self(self, Driver, "server_name()", "a driver from sysbench.sql.driver()")
   if self.driver_name ~= "odbc" then return self.driver_name end
   local forced = ffi.string(C.lb_db_config_dialect(self.cfg))
   if forced ~= "" then return forced end
@@ -516,11 +546,13 @@ local pooled_connect -- defined below
 local remember -- defined with the transaction checks below
 
 function Driver:connect()
+  check_self(self, Driver, "connect()", "a driver from sysbench.sql.driver()")
   if C.lb_users_here(worker) > 0 then return pooled_connect(self) end
   return self:connect_physical()
 end
 
 function Driver:connect_physical()
+  check_self(self, Driver, "connect_physical()", "a driver from sysbench.sql.driver()")
   local c = ffi.gc(C.lb_db_conn_new(self.cfg), C.lb_db_conn_free)
   local rc
   local U = user_context()
@@ -724,7 +756,7 @@ local POOLED_DEFAULTS = { error = 0, sql_errno = 0 }
 
 Pooled.__index = function(t, k)
   local m = Pooled[k]
-  if m ~= nil then return m end
+  if m ~= nil and k ~= "__index" then return m end
   -- rs, sql_errno, sql_state, ...: of the physical connection the running user holds (other
   -- users of this worker run statements while this one waits for the server), else of the one
   -- used last
@@ -735,6 +767,7 @@ Pooled.__index = function(t, k)
 end
 
 local function on(pc)
+  check_self(pc, Pooled, "a method of a pooled connection", "a connection")
   local c = acquire(pc.pool)
   rawset(pc, "last", c)
   return c
@@ -758,10 +791,12 @@ local PooledStatement = {}
 PooledStatement.__index = PooledStatement
 
 function Pooled:prepare(q)
+  check_self(self, Pooled, "prepare()", "a connection")
   return setmetatable({ con = self, sql = q, per = {}, bind_create = Statement.bind_create }, PooledStatement)
 end
 
 function PooledStatement:bind_param(...)
+  check_self(self, PooledStatement, "bind_param()", "a statement")
   if select("#", ...) == 0 then return nil end
   keep_arrays(self, param_array(...))
   for c, st in pairs(self.per) do
@@ -791,6 +826,7 @@ local function private_params(arr, n)
 end
 
 function PooledStatement:execute()
+  check_self(self, PooledStatement, "execute()", "a statement")
   local U = user_context()
   local priv, keep
   sync(self)
@@ -815,6 +851,7 @@ function PooledStatement:execute()
 end
 
 function PooledStatement:close()
+  check_self(self, PooledStatement, "close()", "a statement")
   for _, st in pairs(self.per) do st:close() end
   self.per = {}
 end
