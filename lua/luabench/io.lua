@@ -248,6 +248,7 @@ end
 
 local function blocking(f, op, buf, len, off, s)
   file_of(f, OP_NAME[op] .. "()")
+  if buf == nil and op <= 1 and len ~= 0 then raise(string.format("io: %s(): no buffer (nil)", OP_NAME[op])) end
   local r = C.lb_fio_sync(stat(), sctx(), op, f.ptr, buf, len or 0, off or 0, type_id(s, OP_NAME[op]), 0)
   if r < 0 then error(fail(op, f, off or 0, len or 0, r), 0) end
   return tonumber(r)
@@ -312,6 +313,7 @@ function Queue:submit(op, f, buf, len, off, s, tag)
   queue_of(self, "submit()")
   if type(op) ~= "number" or not OP_NAME[op] then raise("io: submit() needs an operation (0..3)") end
   file_of(f, "submit()")
+  if buf == nil and op <= 1 and len ~= 0 then raise(string.format("io: %s(): no buffer (nil)", OP_NAME[op])) end
   local r = C.lb_fio_submit(self.st, self.ctx, op, f.ptr, buf, len or 0, off or 0, tag or 0,
     type_id(s, OP_NAME[op]), self.flags)
   if r < 0 then
@@ -442,13 +444,21 @@ end
 
 M.BLOCK_HEADER = 32
 
+-- The buffer functions take a pointer and a length, like memcpy: the length cannot be checked,
+-- but no buffer at all (nil, NULL) can.
+local function some_buffer(buf, len, what)
+  if buf == nil and len ~= 0 then raise("io." .. what .. ": no buffer (nil) for " .. tostring(len) .. " bytes") end
+end
+
 function M.crc32c(buf, len, crc)
   if type(buf) == "string" then len = len or #buf end
+  some_buffer(buf, len, "crc32c")
   return C.lb_io_crc32c(crc or 0, buf, len)
 end
 
 -- Writes a self-describing block for offset `off` into buf (header with CRC32C, offset and seq).
 function M.block_fill(buf, len, off, seq)
+  some_buffer(buf, len, "block_fill")
   if C.lb_io_block_fill(buf, len, off, seq or 0) < 0 then
     error(string.format("cannot make a checked block of %d bytes", len), 2)
   end
@@ -457,16 +467,21 @@ end
 -- true, seq if the block read from `off` is intact; false, message, kind ("torn" or
 -- "misplaced") if not.
 function M.block_verify(buf, len, off)
+  some_buffer(buf, len, "block_verify")
   local seq = ffi.new("uint64_t[1]")
   local r = C.lb_io_block_verify(buf, len, off, seq, errbuf, ERRLEN)
   if r == 0 then return true, seq[0] end
   return false, ffi.string(errbuf), r == C.LB_IO_E_MISPLACED and "misplaced" or "torn"
 end
 
-function M.pattern_fill(buf, len, off, seed) C.lb_io_pattern_fill(buf, len, off, seed or 0) end
+function M.pattern_fill(buf, len, off, seed)
+  some_buffer(buf, len, "pattern_fill")
+  C.lb_io_pattern_fill(buf, len, off, seed or 0)
+end
 
 -- Index (0-based) of the first byte that differs from the pattern, or nil.
 function M.pattern_check(buf, len, off, seed)
+  some_buffer(buf, len, "pattern_check")
   local r = C.lb_io_pattern_check(buf, len, off, seed or 0)
   if r >= 0 then return tonumber(r) end
 end
