@@ -19,7 +19,7 @@ sql.type = {
 }
 sql.error = { NONE = 0, IGNORABLE = 1, FATAL = 2 }
 
-local NULL_RESULT = ffi.cast("struct lb_sql_result *", nil)
+local RESULT = ffi.typeof("struct lb_sql_result")
 local PENDING = C.LB_DB_PENDING
 
 -- Errors name the script's line that called into this module, whatever the depth of the calls
@@ -49,6 +49,15 @@ end
 
 -- sysbench 1.0.20: "ALERT: attempt to use an already closed connection", then "SQL API error".
 local CLOSED = "SQL API error: attempt to use an already closed connection"
+
+-- A method called on something else than its object (con.query(42), drv.connect({})): one line
+-- naming the script's call, instead of a nil handed to the C layer as a NULL pointer.
+local is_a = require("luabench.api_check").is_a
+local function check_self(self, class, name, on)
+  if getmetatable(self) ~= class and not is_a(self, class) then
+    raise(string.format("SQL API error: %s called on %s, not on %s (call it with ':')", name, type(self), on))
+  end
+end
 
 -- Inside an emulated user's coroutine, statements run without blocking the worker: start,
 -- park the user on the socket, and step when the scheduler wakes it.
@@ -148,8 +157,17 @@ sql._statement_text = statement_text -- (for its spec)
 
 local result = {}
 
+-- What a result method was called on: this module's results only (rs.fetch_row(other) would
+-- otherwise hand the C layer whatever `other` holds).
+local function result_self(rs, what)
+  if not ffi.istype(RESULT, rs) then
+    raise("SQL API error: " .. what .. "() called on " .. type(rs) .. ", not on a result set (use rs:" .. what .. "())")
+  end
+  if rs == nil then raise("SQL API error: " .. what .. "() on a NULL result (the statement returned no rows)") end
+end
+
 function result.fetch_row(rs)
-  if rs == nil then raise("SQL API error: fetch_row() on a NULL result (the statement returned no rows)") end
+  result_self(rs, "fetch_row")
   local c = rs.conn
   if c == nil then raise(CLOSED) end
   local row = rs.row
@@ -164,7 +182,7 @@ function result.fetch_row(rs)
 end
 
 function result.free(rs)
-  if rs == nil then raise("SQL API error: free() on a NULL result (the statement returned no rows)") end
+  result_self(rs, "free")
   if rs.conn == nil then raise(CLOSED) end
   if rs.freed ~= 0 then
     io.stderr:write("ALERT: attempt to free an invalid result set\n")
@@ -174,10 +192,30 @@ function result.free(rs)
   C.lb_db_free_result(rs.conn)
 end
 
+-- sysbench returns a NULL pointer for a statement that returns no rows (so `rs == nil`), and
+-- reading rs.nrows from it ends the process. Here it is a result object of its own (no_rows = 1)
+-- that compares equal to nil, and to a NULL pointer, while its fields answer: nrows and
+-- affected_rows are the rows the statement changed. A pointer is compared as a pointer (no
+-- metamethod), so only result objects are asked for no_rows.
+local function nullish(v)
+  if type(v) == "cdata" and ffi.typeof(v) == RESULT then return v.no_rows ~= 0 end
+  return v == nil
+end
+
 ffi.metatype("struct lb_sql_result", {
   __index = result,
+  __eq = function(a, b) return rawequal(a, b) or (nullish(a) and nullish(b)) end,
   __tostring = function() return "<sql_result>" end,
 })
+
+-- The result of the statement that just ran on connection con (whose rs the C layer filled):
+-- rs itself for a result set, else the connection's NULL result with the same counts.
+local function outcome(con, rs)
+  if rs.r.kind == KIND_READ then return rs end
+  local none = con.none
+  none.nrows, none.affected_rows, none.counter = rs.nrows, rs.affected_rows, rs.counter
+  return none
+end
 
 -- Connections -----------------------------------------------------------------------------------
 
@@ -220,6 +258,7 @@ end
 -- sysbench's check_error: ignorable errors (ignore lists, sql_error_ignorable hook, lost
 -- connections after a successful reconnect) restart the event; anything else is fatal.
 function Connection:check_error(rc, query)
+  check_self(self, Connection, "check_error()", "a connection")
   if self.conn == nil then raise(CLOSED) end
   local e = last_error(self)
   local desc = { connection = self, query = query, sql_errno = self.sql_errno,
@@ -250,17 +289,18 @@ function Connection:check_error(rc, query)
 end
 
 function Connection:query(q)
+  check_self(self, Connection, "query()", "a connection")
   if self.conn == nil then raise(CLOSED) end
   if type(q) ~= "string" then raise("SQL API error: query must be a string (got " .. type(q) .. ")") end
   local rs = self.rs
   self.last_sql = q
   local rc = run_query(rs, q)
   if rc ~= OK then return self:check_error(rc, q) end
-  if rs.r.kind == KIND_READ then return rs end
-  return NULL_RESULT
+  return outcome(self, rs)
 end
 
 function Connection:query_row(q)
+  check_self(self, Connection, "query_row()", "a connection")
   local rs = self:query(q)
   if rs == nil then return nil end
   local row = rs:fetch_row()
@@ -269,7 +309,9 @@ function Connection:query_row(q)
 end
 
 function Connection:bulk_insert_init(prefix)
+  check_self(self, Connection, "bulk_insert_init()", "a connection")
   if self.conn == nil then raise(CLOSED) end
+  if type(prefix) ~= "string" then raise("SQL API error: bulk_insert_init() needs the INSERT text (got " .. type(prefix) .. ")") end
   local rc = C.lb_db_bulk_insert_init(self.conn, prefix, #prefix)
   if rc ~= OK then return self:check_error(rc, prefix) end
   self.bulk = true
@@ -277,6 +319,7 @@ end
 
 -- Rows of a bulk insert or a COPY go to the same buffer (lb_db_bulk_insert_next).
 local function bulk_next(self, row, init, what)
+  check_self(self, Connection, init .. "_next()", "a connection")
   if not self.bulk then
     io.stderr:write(string.format("ALERT: attempt to call %s_next() before %s_init()\n", init, init))
     raise((init == "bulk_insert" and "db_bulk_insert" or init) .. "_next() failed")
@@ -287,6 +330,7 @@ local function bulk_next(self, row, init, what)
 end
 
 local function bulk_done(self, what)
+  check_self(self, Connection, what == "(copy)" and "copy_done()" or "bulk_insert_done()", "a connection")
   if not self.bulk then return end
   if self.conn == nil then raise(CLOSED) end
   self.bulk = false
@@ -301,7 +345,9 @@ function Connection:bulk_insert_done() return bulk_done(self, "(bulk insert)") e
 -- the statement's format. PostgreSQL streams them through one COPY ended by copy_done() (its
 -- result and any row's error come there); LOAD DATA (MySQL) is one statement per full buffer.
 function Connection:copy_init(sql)
+  check_self(self, Connection, "copy_init()", "a connection")
   if self.conn == nil then raise(CLOSED) end
+  if type(sql) ~= "string" then raise("SQL API error: copy_init() needs the COPY statement (got " .. type(sql) .. ")") end
   local rc = C.lb_db_copy_init(self.conn, sql, #sql)
   if rc ~= OK then return self:check_error(rc, sql) end
   self.bulk = true
@@ -311,6 +357,7 @@ function Connection:copy_next(row) return bulk_next(self, row, "copy", "(copy)")
 function Connection:copy_done() return bulk_done(self, "(copy)") end
 
 function Connection:reconnect()
+  check_self(self, Connection, "reconnect()", "a connection")
   if self.conn == nil then raise(CLOSED) end
   local rc = C.lb_sql_reconnect(worker, self.conn, 1)
   if rc ~= OK then
@@ -324,11 +371,12 @@ end
 local forget -- defined with the transaction checks below
 
 function Connection:disconnect()
+  check_self(self, Connection, "disconnect()", "a connection")
   if self.conn ~= nil then
     forget(self)
     C.lb_db_conn_free(ffi.gc(self.conn, nil))
     self.conn = nil
-    self.rs.conn = nil
+    self.rs.conn, self.none.conn = nil, nil
     self.bulk = false
   end
 end
@@ -348,6 +396,7 @@ local function grow(p, n)
 end
 
 function Param:set(v)
+  check_self(self, Param, "set()", "a parameter from bind_create()")
   local s = self.slot
   if v == nil then
     s.is_null = 1
@@ -371,6 +420,8 @@ function Param:set(v)
 end
 
 function Param:set_rand_str(fmt)
+  check_self(self, Param, "set_rand_str()", "a parameter from bind_create()")
+  if type(fmt) ~= "string" then raise("SQL API error: set_rand_str() needs a template string (got " .. type(fmt) .. ")") end
   local s = self.slot
   local n = #fmt
   grow(self, n)
@@ -431,6 +482,7 @@ local function keep_arrays(st, arr, bound, n)
 end
 
 function Statement:bind_param(...)
+  check_self(self, Statement, "bind_param()", "a statement")
   if select("#", ...) == 0 then return nil end
   local con = self.connection
   if con.conn == nil then raise(CLOSED) end
@@ -443,6 +495,7 @@ function Statement:bind_param(...)
 end
 
 function Statement:execute()
+  check_self(self, Statement, "execute()", "a statement")
   local con = self.connection
   local stmt = self.stmt
   if con.conn == nil then raise(CLOSED) end
@@ -452,11 +505,11 @@ function Statement:execute()
   con.last_sql = self.sql
   local rc = run_execute(rs, stmt, self.sql)
   if rc ~= OK then return con:check_error(rc, self.sql) end
-  if rs.r.kind == KIND_READ then return rs end
-  return NULL_RESULT
+  return outcome(con, rs)
 end
 
 function Statement:close()
+  check_self(self, Statement, "close()", "a statement")
   if self.stmt ~= nil then
     C.lb_db_stmt_free(ffi.gc(self.stmt, nil))
     self.stmt = nil
@@ -464,6 +517,7 @@ function Statement:close()
 end
 
 function Connection:prepare(q)
+  check_self(self, Connection, "prepare()", "a connection")
   if self.conn == nil then raise(CLOSED) end
   if type(q) ~= "string" then raise("SQL API error: query must be a string (got " .. type(q) .. ")") end
   local out = ffi.new("struct lb_db_stmt *[1]")
@@ -476,8 +530,8 @@ end
 -- Pipelines (sql_pipeline.lua) ------------------------------------------------------------------
 
 local pipelines = require("luabench.sql_pipeline")({ worker = worker, raise = raise,
-  user_context = user_context, await = await, sync = sync, CLOSED = CLOSED,
-  reconnected = function(con) return connection_init(con) end })
+  user_context = user_context, await = await, sync = sync, CLOSED = CLOSED, check_self = check_self,
+  Connection = Connection, reconnected = function(con) return connection_init(con) end })
 Connection.pipeline = pipelines.open
 
 -- Drivers ---------------------------------------------------------------------------------------
@@ -486,6 +540,7 @@ local Driver = {}
 Driver.__index = Driver
 
 function Driver:name()
+  check_self(self, Driver, "name()", "a driver from sysbench.sql.driver()")
   return self.driver_name
 end
 
@@ -493,6 +548,7 @@ end
 -- rather than the driver's name. An unknown feature name is an error, so a typo cannot read as
 -- "not supported".
 function Driver:supports(feature)
+  check_self(self, Driver, "supports()", "a driver from sysbench.sql.driver()")
   local v = C.lb_sql_driver_supports(self.cfg, tostring(feature))
   if v < 0 then
     error(string.format("driver:supports(): unknown feature '%s' (known: prepare, copy, copy_stream, pipeline)",
@@ -507,6 +563,7 @@ end
 local dbms_seen = {}
 
 function Driver:server_name()
+  check_self(self, Driver, "server_name()", "a driver from sysbench.sql.driver()")
   if self.driver_name ~= "odbc" then return self.driver_name end
   local forced = ffi.string(C.lb_db_config_dialect(self.cfg))
   if forced ~= "" then return forced end
@@ -524,11 +581,13 @@ local pooled_connect -- defined below
 local remember -- defined with the transaction checks below
 
 function Driver:connect()
+  check_self(self, Driver, "connect()", "a driver from sysbench.sql.driver()")
   if C.lb_users_here(worker) > 0 then return pooled_connect(self) end
   return self:connect_physical()
 end
 
 function Driver:connect_physical()
+  check_self(self, Driver, "connect_physical()", "a driver from sysbench.sql.driver()")
   local c = ffi.gc(C.lb_db_conn_new(self.cfg), C.lb_db_conn_free)
   local rc
   local U = user_context()
@@ -552,9 +611,16 @@ function Driver:connect_physical()
     raise("connection creation failed: " .. msg)
   end
   C.lb_sql_connected(worker, c)
-  local box = ffi.new("struct lb_sql_result[1]")
-  box[0].conn = c
-  local con = setmetatable({ conn = c, driver = self, rs_box = box, rs = box + 0, error = 0,
+  -- The result objects are cdata of their own (not pointers into the connection table), so a
+  -- result the script keeps stays valid memory after its connection is collected; the
+  -- connection's finalizer then marks them closed.
+  local rs, none = RESULT(), RESULT()
+  rs.conn, none.conn, none.no_rows = c, c, 1
+  ffi.gc(c, function(p)
+    rs.conn, none.conn = nil, nil
+    C.lb_db_conn_free(p)
+  end)
+  local con = setmetatable({ conn = c, driver = self, rs = rs, none = none, error = 0,
     sql_errno = 0 }, Connection)
   remember(con)
   connection_init(con)
@@ -726,7 +792,7 @@ local POOLED_DEFAULTS = { error = 0, sql_errno = 0 }
 
 Pooled.__index = function(t, k)
   local m = Pooled[k]
-  if m ~= nil then return m end
+  if m ~= nil and k ~= "__index" then return m end
   -- rs, sql_errno, sql_state, ...: of the physical connection the running user holds (other
   -- users of this worker run statements while this one waits for the server), else of the one
   -- used last
@@ -737,6 +803,7 @@ Pooled.__index = function(t, k)
 end
 
 local function on(pc)
+  check_self(pc, Pooled, "a method of a pooled connection", "a connection")
   local c = acquire(pc.pool)
   rawset(pc, "last", c)
   return c
@@ -780,10 +847,12 @@ local PooledStatement = {}
 PooledStatement.__index = PooledStatement
 
 function Pooled:prepare(q)
+  check_self(self, Pooled, "prepare()", "a connection")
   return setmetatable({ con = self, sql = q, per = {}, bind_create = Statement.bind_create }, PooledStatement)
 end
 
 function PooledStatement:bind_param(...)
+  check_self(self, PooledStatement, "bind_param()", "a statement")
   if select("#", ...) == 0 then return nil end
   keep_arrays(self, param_array(...))
   for c, st in pairs(self.per) do
@@ -813,6 +882,7 @@ local function private_params(arr, n)
 end
 
 function PooledStatement:execute()
+  check_self(self, PooledStatement, "execute()", "a statement")
   local U = user_context()
   local priv, keep
   sync(self)
@@ -833,11 +903,11 @@ function PooledStatement:execute()
   local rc = run_execute(rs, st.stmt, self.sql)
   priv, keep = nil, nil
   if rc ~= OK then return c:check_error(rc, self.sql) end
-  if rs.r.kind == KIND_READ then return rs end
-  return NULL_RESULT
+  return outcome(c, rs)
 end
 
 function PooledStatement:close()
+  check_self(self, PooledStatement, "close()", "a statement")
   for _, st in pairs(self.per) do st:close() end
   self.per = {}
 end

@@ -11,7 +11,13 @@ local C = ffi.C
 local sb = sysbench
 local worker = sb.worker
 
+local api = require("luabench.api_check")
 local OK, ERROR, ROLLBACK, RETRY = 0, 1, 2, 3
+
+local function callable(f)
+  local mt = type(f) ~= "function" and getmetatable(f)
+  return type(f) == "function" or (type(mt) == "table" and mt.__call ~= nil)
+end
 
 local Type = {}
 Type.__index = Type
@@ -69,8 +75,8 @@ local function open_t0(self)
   local o, mark = open_of()
   if mark < 0 then mark = nil end
   if not mark or o.mark[self.id] ~= mark then
-    error(string.format("%s: done()/rollback() without a start mark (call begin() or start() first)",
-      tostring(self.name)), 3)
+    api.raise(string.format("%s: done()/rollback() without a start mark (call begin() or start() first)",
+      tostring(self.name)))
   end
   return o.t0[self.id]
 end
@@ -106,8 +112,11 @@ local function measured(self, t0, ok, ...)
 end
 
 function Type:measure(f, ...)
+  if not callable(f) then api.raise("measure() needs a function to run, got " .. type(f)) end
   return measured(self, C.lb_clock_ns(worker), pcall(f, ...))
 end
+
+api.guard_methods(Type, "a statistics type from luabench.stats.type()")
 
 local stats = {}
 local types = {}

@@ -14,13 +14,18 @@ struct lb_worker;
 /* ---- SQL (bind/sql.c): the driver layer plus accounting, waiting and --db-* options --------- */
 
 /* The result object of a connection (one live result set per connection, as in sysbench). The
- * first fields are what sysbench scripts read: rs.nrows (rows, or affected rows for DML),
- * rs.nfields. */
+ * first fields are what sysbench scripts read: rs.nrows (rows of a result set, affected rows of
+ * DML, 0 for other statements), rs.nfields. sql.lua gives every connection two: one for
+ * statements that return rows, and one (no_rows = 1) standing for sysbench's NULL result, which
+ * compares equal to nil but whose fields answer like the other's. */
 struct lb_sql_result {
 	uint32_t nrows;
 	uint32_t nfields;
 	int32_t counter;             /* how the statement was counted (sb_counter_type) */
 	int32_t freed;               /* rs:free() was called for this result set */
+	double affected_rows;        /* rows the statement changed, 0 for reads (a double: a Lua
+					number to scripts, exact to 2^53) */
+	int32_t no_rows;             /* 1: the NULL result of a statement that returned no rows */
 	struct lb_db_result r;
 	struct lb_db_row row;
 	struct lb_db_conn *conn;

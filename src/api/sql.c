@@ -191,6 +191,7 @@ static int32_t closed(struct lb_sql_result *rs)
 		memset(&rs->r, 0, sizeof(rs->r));
 		rs->nrows = 0;
 		rs->nfields = 0;
+		rs->affected_rows = 0;
 	}
 	return LB_DB_EINVAL;
 }
@@ -214,8 +215,11 @@ static int32_t finish(struct lb_worker *w, struct lb_sql_result *rs, int32_t rc,
 		rs->counter = kind_counter[r->kind];
 		lb_stats_add(&w->stats, (enum lb_cnt)rs->counter, 1);
 	}
-	rs->nrows = (uint32_t)(r->kind == LB_DB_KIND_READ ? r->nrows : r->affected_rows);
-	rs->nfields = r->kind == LB_DB_KIND_READ ? r->nfields : 0;
+	bool rows = r->kind == LB_DB_KIND_READ;
+	bool changed = r->kind == LB_DB_KIND_WRITE || r->kind == LB_DB_KIND_OTHER;
+	rs->affected_rows = changed ? (double)r->affected_rows : 0.0;
+	rs->nrows = (uint32_t)(rows ? r->nrows : changed ? r->affected_rows : 0);
+	rs->nfields = rows ? r->nfields : 0;
 	rs->freed = 0;
 	if (LB_UNLIKELY(w->eng->session.cfg.db_debug))
 		debug_log(w, rs, rc, what, len, t0);
@@ -313,6 +317,7 @@ static int32_t pipeline_finish(struct lb_worker *w, struct lb_sql_result *rs, in
 	memset(&rs->r, 0, sizeof(rs->r));
 	rs->nrows = 0;
 	rs->nfields = 0;
+	rs->affected_rows = 0;
 	rs->freed = 0;
 	if (LB_UNLIKELY(w->eng->session.cfg.db_debug)) {
 		char what[64];
