@@ -220,10 +220,12 @@ end
 -- overridden by a workload (oltp_insert without auto_inc starts empty).
 function cmd_prepare()
   apply_variant()
-  connect()
   local rows = prepare_rows and prepare_rows() or opt.table_size
   progress = require("luabench.prepare").new("oltp.prepare", rows * opt.tables)
+  -- Connecting inside the pcall: a thread that cannot connect marks the load failed, so the
+  -- others do not wait for it at the barrier forever.
   local ok, err = pcall(function()
+    connect()
     for n = sysbench.tid + 1, opt.tables, sysbench.opt.threads do
       if progress:failed() then error("another loader thread failed", 0) end
       load_table(n, rows)

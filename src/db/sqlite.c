@@ -107,7 +107,13 @@ static int set_pragmas(struct lb_db_conn *c)
 
 	if (o->sqlite_journal_mode && *o->sqlite_journal_mode) {
 		snprintf(sql, sizeof(sql), "PRAGMA journal_mode = %s", o->sqlite_journal_mode);
-		if (exec_one(c, sql, NULL, 0) != SQLITE_OK)
+		/* Changing the mode of a database another connection is opening returns BUSY without
+		 * asking the busy handler: retry it until the lock deadline. */
+		int rc;
+		while (((rc = exec_one(c, sql, NULL, 0)) & 0xff) == SQLITE_BUSY && p->op.lock_deadline_ns &&
+		       lb_now_ns() < p->op.lock_deadline_ns)
+			lb_sleep_until_ns(lb_now_ns() + 5 * 1000000);
+		if (rc != SQLITE_OK)
 			return connect_error(c, sql);
 	}
 	if (o->sqlite_synchronous && *o->sqlite_synchronous) {
@@ -152,7 +158,11 @@ static int sqlite_connect_start(struct lb_db_conn *c, int64_t deadline_ns)
 	if (c->cfg->read_timeout_ms || o->statement_timeout_ms > 0)
 		sqlite3_progress_handler(p->db, 1000, lb_sqlite_progress_handler, c);
 	p->nonblocking = false;
-	p->op.lock_deadline_ns = deadline_ns;
+	/* Setting the journal mode takes the database's lock: two connections opening a fresh
+	 * file at once (a parallel prepare) wait for it as a statement would, within the connect
+	 * deadline when there is one. */
+	int64_t busy_ns = lb_db_deadline_ms((uint32_t)(o->sqlite_busy_timeout_ms > 0 ? o->sqlite_busy_timeout_ms : 0));
+	p->op.lock_deadline_ns = deadline_ns > 0 && (!busy_ns || deadline_ns < busy_ns) ? deadline_ns : busy_ns;
 	rc = set_pragmas(c);
 	p->op.lock_deadline_ns = 0;
 	return rc;
