@@ -307,11 +307,15 @@ LB_FFI int32_t lb_sql_bulk_done(struct lb_worker *w, struct lb_sql_result *rs)
 static int32_t pipeline_finish(struct lb_worker *w, struct lb_sql_result *rs, int32_t rc, int64_t t0)
 {
 	uint32_t n = lb_db_pipeline_count(rs->conn);
-
-	for (uint32_t i = 0; i < n; i++) {
+	/* A pipeline the connection lost before its sync point counts nothing: the server rolls
+	 * back its implicit transaction, and the retry runs every statement again (answers that
+	 * arrived before the loss were counted twice). */
+	bool lost = false;
+	for (uint32_t i = 0; i < n && !lost; i++)
+		lost = lb_db_pipeline_result(rs->conn, i)->status == LB_DB_PIPE_LOST;
+	for (uint32_t i = 0; i < n && !lost; i++) {
 		const struct lb_db_pipe_result *it = lb_db_pipeline_result(rs->conn, i);
-		if (it->status != LB_DB_PIPE_LOST && it->status != LB_DB_PIPE_QUEUED &&
-		    it->r.kind != LB_DB_KIND_NONE)
+		if (it->status != LB_DB_PIPE_QUEUED && it->r.kind != LB_DB_KIND_NONE)
 			lb_stats_add(&w->stats, (enum lb_cnt)kind_counter[it->r.kind], 1);
 	}
 	memset(&rs->r, 0, sizeof(rs->r));
