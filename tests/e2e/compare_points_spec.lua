@@ -13,13 +13,7 @@ local function run_ok(args, what)
   return out, err
 end
 
-local function sh(cmd)
-  local p = io.popen(cmd .. " 2>&1; echo \"::rc=$?\"")
-  local out = p:read("*a")
-  p:close()
-  local rc = tonumber(out:match("::rc=(%d+)%s*$"))
-  return out:gsub("::rc=%d+%s*$", ""), rc
-end
+local sh = h.sh
 
 local function row(section, name)
   for _, r in ipairs(section.rows) do if r.metric == name then return r end end
