@@ -124,6 +124,21 @@ static uint64_t copy_blocks(char *dst, const char *src, uint64_t bytes, uint64_t
 	return bytes;
 }
 
+/* As mbw's make_array: calloc() gives a large array its own mmap, the array 16 bytes into its
+ * first page (not page-aligned, as lb_kernel_memory_alloc's blocks are), so the copies run at
+ * mbw's offsets within pages and cache lines; every page is then written, so no page fault is
+ * timed in the first copy. */
+LB_FFI void *lb_kernel_mbw_array(uint64_t bytes)
+{
+	uint64_t n = bytes / sizeof(long);
+	long *a = calloc(n ? n : 1, sizeof(long));
+	if (!a)
+		return NULL;
+	for (uint64_t i = 0; i < n; i++)
+		a[i] = 0xaa;
+	return a;
+}
+
 LB_FFI uint64_t lb_kernel_mbw_copy(void *dst, const void *src, uint64_t bytes, int method, uint64_t block_bytes)
 {
 	switch (method) {
