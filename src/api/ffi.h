@@ -84,6 +84,10 @@ LB_FFI void lb_kernel_memory_free(void *p);
  * memcpy() in block_bytes pieces. Returns the bytes copied (0 for an unknown method). */
 enum lb_mbw_method { LB_MBW_MEMCPY = 0, LB_MBW_DUMB = 1, LB_MBW_MCBLOCK = 2 };
 LB_FFI uint64_t lb_kernel_mbw_copy(void *dst, const void *src, uint64_t bytes, int method, uint64_t block_bytes);
+/* One of the arrays lb_kernel_mbw_copy copies, allocated and written as mbw makes its own: calloc()
+ * and 0xaa stored in every long (bytes a multiple of sizeof(long)). NULL when out of memory;
+ * freed with lb_kernel_memory_free. */
+LB_FFI void *lb_kernel_mbw_array(uint64_t bytes);
 /* threads: `yields` times lock mutex `idx`, sched_yield(), unlock. */
 LB_FFI void lb_kernel_threads(struct lb_mutexes *m, uint32_t idx, uint32_t yields);
 /* A ticket counter of the run (threads test: which lock the next event uses). */
