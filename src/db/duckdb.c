@@ -208,6 +208,44 @@ static int set_config(struct lb_db_conn *c, duckdb_config cfg, const char *name,
 	return LB_DB_OK;
 }
 
+/* The settings that decide how fast DuckDB runs, for the results, as in force on the database:
+ * threads (one query's parallelism), memory_limit (past it operators spill), temp_directory
+ * (where they spill to: which disk), preserve_insertion_order (false lets large results and
+ * loads run out of order, in less memory) and checkpoint_threshold (how much WAL a write
+ * workload accumulates before a checkpoint writes it into the file). */
+static const char SETTINGS_SQL[] =
+	"SELECT current_setting('threads')::VARCHAR, current_setting('memory_limit')::VARCHAR, "
+	"current_setting('checkpoint_threshold')::VARCHAR, "
+	"current_setting('preserve_insertion_order')::VARCHAR, "
+	"current_setting('temp_directory')::VARCHAR";
+static const char *const SETTINGS[] = { "threads", "memory_limit", "checkpoint_threshold",
+					 "preserve_insertion_order", "temp_directory" };
+
+/* "DuckDB 1.5.6 (threads=2, memory_limit=18.8 GiB, ...)", or the version alone should DuckDB
+ * refuse the query. */
+static void describe(struct lb_db_conn *c)
+{
+	struct duckdb_conn *p = D(c);
+	const char *v = duckdb_library_version();
+	duckdb_result r;
+	size_t n;
+
+	n = (size_t)snprintf(p->version, sizeof(p->version), "DuckDB %s", v + (v[0] == 'v'));
+	if (duckdb_query(p->con, SETTINGS_SQL, &r) == DuckDBError) {
+		duckdb_destroy_result(&r);
+		return;
+	}
+	for (idx_t i = 0; i < sizeof(SETTINGS) / sizeof(SETTINGS[0]) && n < sizeof(p->version); i++) {
+		char *val = duckdb_value_varchar(&r, i, 0);
+		n += (size_t)snprintf(p->version + n, sizeof(p->version) - n, "%s%s=%s", i ? ", " : " (",
+				      SETTINGS[i], val ? val : "");
+		duckdb_free(val);
+	}
+	if (n < sizeof(p->version))
+		snprintf(p->version + n, sizeof(p->version) - n, ")");
+	duckdb_destroy_result(&r);
+}
+
 static int duckdb_connect_start(struct lb_db_conn *c, int64_t deadline_ns)
 {
 	struct duckdb_conn *p = D(c);
@@ -241,9 +279,7 @@ static int duckdb_connect_start(struct lb_db_conn *c, int64_t deadline_ns)
 		duckdb_close(&p->db);
 		return connect_error(c, path, "cannot connect to it");
 	}
-	snprintf(p->version, sizeof(p->version), "DuckDB %s", duckdb_library_version());
-	if (p->version[7] == 'v')
-		memmove(p->version + 7, p->version + 8, strlen(p->version + 8) + 1);
+	describe(c);
 	return LB_DB_OK;
 }
 

@@ -19,7 +19,7 @@ struct duckdb_conn {
 	char **row_values;           /* the current row's values (duckdb_value_varchar's) */
 	uint32_t row_values_n;
 	duckdb_appender appender;    /* COPY FROM STDIN: the table's appender, per COPY */
-	char version[48];
+	char version[256];           /* "DuckDB 1.5.6 (threads=2, memory_limit=...)": describe() */
 };
 
 struct duckdb_stmt {

@@ -96,6 +96,11 @@ print("value", a:query_row("SELECT v FROM t2"))
       -- a write is counted when the driver reports changed rows
       if wl ~= "oltp_point_select" then assert.is_true(tonumber(out:match("write:%s+(%d+)")) > 0, wl .. out) end
     end
+    -- the result records DuckDB's version and its settings as in force on the database
+    out, err, rc = h.run("oltp_point_select " .. o .. " --duckdb-memory-limit=256MB --events=10 --time=0 --format=json run")
+    assert.are.equal(0, rc, err)
+    local v = h.json(out).server_version
+    assert.is_truthy(v:find("^DuckDB %d+%.%d+%.%d+ %(threads=1, memory_limit=244%.1 MiB, checkpoint_threshold=16%.0 MiB, preserve_insertion_order=true, temp_directory=.+/oltp%.duckdb%.tmp%)$"), v)
     out, err, rc = h.run("oltp_read_only " .. o .. " --threads=1 --users=4 --events=20 --time=0 run")
     assert.are.equal(0, rc, out .. err)
     -- inserts with auto_inc took keys from the sequence made after the load
