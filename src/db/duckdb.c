@@ -107,6 +107,13 @@ int lb_duckdb_finish(struct lb_db_conn *c, duckdb_state st, const char *sql, siz
 	duckdb_statement_type type;
 
 	p->has_result = true;
+	if (st == DuckDBError && p->timed_out &&
+	    duckdb_result_error_type(&p->result) == DUCKDB_ERROR_INTERRUPT) {
+		lb_db_set_error(c, DUCKDB_ERROR_INTERRUPT, "57014", false,
+				"duckdb: canceling statement due to statement timeout (%d ms)", (int)p->timeout_ms);
+		result_reset(c);
+		return LB_DB_ESQL;
+	}
 	if (st == DuckDBError) {
 		int rc = lb_duckdb_error(c, duckdb_result_error_type(&p->result),
 					 duckdb_result_error(&p->result));
@@ -179,10 +186,17 @@ static void duckdb_result_free(struct lb_db_conn *c)
 static int duckdb_query_start(struct lb_db_conn *c, const char *sql, size_t len)
 {
 	struct duckdb_conn *p = D(c);
+	duckdb_state st;
+	int rc;
 
 	result_reset(c);
+	if (lb_duckdb_timeout_statement(c, sql, len, &rc))
+		return rc;
+	lb_duckdb_timeout_arm(c);
 	/* sql is NUL-terminated at sql[len] (driver.h) */
-	return lb_duckdb_finish(c, duckdb_query(p->con, sql, &p->result), sql, len);
+	st = duckdb_query(p->con, sql, &p->result);
+	lb_duckdb_timeout_disarm(c);
+	return lb_duckdb_finish(c, st, sql, len);
 }
 
 static int duckdb_step(struct lb_db_conn *c, uint32_t ready)
@@ -280,7 +294,8 @@ static int duckdb_connect_start(struct lb_db_conn *c, int64_t deadline_ns)
 		return connect_error(c, path, "cannot connect to it");
 	}
 	describe(c);
-	return LB_DB_OK;
+	/* --db-statement-timeout: every session starts with it, reconnected ones too */
+	return lb_duckdb_timeout_set(c, o->statement_timeout_ms) == LB_DB_OK ? LB_DB_OK : LB_DB_ECONNECT;
 }
 
 static void duckdb_close_session(struct lb_db_conn *c)
@@ -289,6 +304,7 @@ static void duckdb_close_session(struct lb_db_conn *c)
 
 	result_reset(c);
 	lb_duckdb_appender_drop(c);
+	lb_duckdb_timeout_stop(c); /* before the connection its thread interrupts goes */
 	if (p->con)
 		duckdb_disconnect(&p->con);
 	if (p->db)
