@@ -61,6 +61,23 @@ local function timed_out(self, what)
   fail(self, what, string.format("timed out after %g s", self.timeout))
 end
 
+-- connect's loop: waits for the handshake (rc: lb_sock_connected's first answer).
+local function connect_rest(self, rc)
+  local until_ns
+  while rc ~= 0 do
+    if rc ~= -EINPROGRESS then
+      self:close()
+      fail(self, "connect to", ffi.string(C.lb_sock_strerror(rc)))
+    end
+    until_ns = until_ns or deadline(self)
+    if not wait(self, WRITE, until_ns) then
+      self:close()
+      timed_out(self, "connect to")
+    end
+    rc = C.lb_sock_connected(self.s)
+  end
+end
+
 -- luabench.socket.connect(host, port [, {timeout = s, udp = bool}]): a connected socket.
 function M.connect(host, port, opts)
   opts = opts or {}
@@ -73,20 +90,8 @@ function M.connect(host, port, opts)
   if s == nil then fail(self, "connect to", ffi.string(errbuf)) end
   self.s = ffi.gc(s, C.lb_sock_close)
   self.fd = C.lb_sock_fd(s)
-  local until_ns
-  while true do
-    local rc = C.lb_sock_connected(s) -- a thread's socket: connected already (no system call)
-    if rc == 0 then break end
-    if rc ~= -EINPROGRESS then
-      self:close()
-      fail(self, "connect to", ffi.string(C.lb_sock_strerror(rc)))
-    end
-    until_ns = until_ns or deadline(self)
-    if not wait(self, WRITE, until_ns) then
-      self:close()
-      timed_out(self, "connect to")
-    end
-  end
+  local rc = C.lb_sock_connected(s) -- a thread's socket: connected already (no system call)
+  if rc ~= 0 then connect_rest(self, rc) end
   return self
 end
 
@@ -104,21 +109,15 @@ local function next_deadline(self, until_ns, what)
   return until_ns
 end
 
--- Sends len bytes of data (a string; nil: zeros), waiting whenever the socket's buffer is
--- full; returns len. No closure or pointer is made unless the bytes go in several sends.
-local function send_all(self, data, len)
-  local s = check_open(self)
-  local wait_ns = kernel_wait_ns(self)
+-- The hot paths (one send, one receive) have no loop: a loop that runs once per call would make
+-- LuaJIT abort the trace of the run's event loop ("inner loop in root trace") and interpret
+-- every event. The loops are in the *_rest functions, for the calls that need more.
+
+-- send_all's loop, once a first send (result n) did not send all of it.
+local function send_rest(self, data, len, n, wait_ns)
+  local s = self.s
   local sent, until_ns = 0, nil
   while true do
-    local n
-    if data == nil then
-      n = C.lb_sock_send_zeros(s, len - sent, wait_ns)
-    elseif sent == 0 then
-      n = C.lb_sock_send(s, data, len, wait_ns)
-    else
-      n = C.lb_sock_send(s, ffi.cast("const char *", data) + sent, len - sent, wait_ns)
-    end
     if n >= 0 then
       sent = sent + n
       if sent >= len then return len end
@@ -131,7 +130,23 @@ local function send_all(self, data, len)
     else
       fail(self, "send to", ffi.string(C.lb_sock_strerror(n)))
     end
+    if data == nil then
+      n = C.lb_sock_send_zeros(s, len - sent, wait_ns)
+    else
+      n = C.lb_sock_send(s, ffi.cast("const char *", data) + sent, len - sent, wait_ns)
+    end
   end
+end
+
+-- Sends len bytes of data (a string; nil: zeros), waiting whenever the socket's buffer is
+-- full; returns len. No closure or pointer is made unless the bytes go in several sends.
+local function send_all(self, data, len)
+  local s = check_open(self)
+  local wait_ns = kernel_wait_ns(self)
+  local n
+  if data == nil then n = C.lb_sock_send_zeros(s, len, wait_ns) else n = C.lb_sock_send(s, data, len, wait_ns) end
+  if n == len then return len end
+  return send_rest(self, data, len, n, wait_ns)
 end
 
 -- Sends all of data (a string); returns its length.
@@ -144,21 +159,28 @@ function Socket:send_zeros(n)
   return send_all(self, nil, n)
 end
 
--- Reads more into the buffer, waiting for it. Returns false at the end of the stream, else true
--- and the call's deadline for its next fill (until_ns: nil at the call's first fill).
-local function fill(self, until_ns, what)
-  local s = self.s
-  local wait_ns = kernel_wait_ns(self)
-  if until_ns ~= nil and wait_ns >= 0 then until_ns = next_deadline(self, until_ns, what) end
+-- fill's loop, once a read (result n) brought nothing: waits for the socket and reads again.
+local function fill_rest(self, n, until_ns, what)
   while true do
-    local n = C.lb_sock_fill(s, wait_ns)
     if n > 0 then return true, until_ns or false end
     if n == 0 then return false end
     if n == -ETIMEDOUT then timed_out(self, what) end
     if n ~= -EAGAIN and n ~= -EINTR then fail(self, what, ffi.string(C.lb_sock_strerror(n))) end
     until_ns = until_ns or deadline(self)
     if not wait(self, READ, until_ns) then timed_out(self, what) end
+    n = C.lb_sock_fill(self.s, -1) -- ready now (or a signal came: the loop waits again)
   end
+end
+
+-- Reads more into the buffer, waiting for it. Returns false at the end of the stream, else true
+-- and the call's deadline for its next fill (until_ns: nil at the call's first fill).
+local function fill(self, until_ns, what)
+  local wait_ns = kernel_wait_ns(self)
+  if until_ns ~= nil and wait_ns >= 0 then until_ns = next_deadline(self, until_ns, what) end
+  local n = C.lb_sock_fill(self.s, wait_ns)
+  if n > 0 then return true, until_ns or false end
+  if n == 0 then return false end -- (tcp_crr's last read: no loop either)
+  return fill_rest(self, n, until_ns, what)
 end
 
 local function take(self, n)
@@ -167,31 +189,55 @@ local function take(self, n)
   return s
 end
 
--- Exactly n bytes (an error if the peer closes before).
-function Socket:receive(n)
-  check_open(self)
-  local until_ns, more
+-- Fills until n bytes are buffered (after a first fill: until_ns false or the deadline).
+local function receive_rest(self, n, until_ns)
+  local more
   while C.lb_sock_buffered(self.s) < n do
     more, until_ns = fill(self, until_ns, "receive from")
     if not more then
       fail(self, "receive from", string.format("connection closed after %d of %d bytes", C.lb_sock_buffered(self.s), n))
     end
   end
+end
+
+-- Exactly n bytes (an error if the peer closes before).
+function Socket:receive(n)
+  local s = check_open(self)
+  if C.lb_sock_buffered(s) < n then
+    local more, until_ns = fill(self, nil, "receive from")
+    if not more then
+      fail(self, "receive from", string.format("connection closed after %d of %d bytes", C.lb_sock_buffered(s), n))
+    end
+    if C.lb_sock_buffered(s) < n then receive_rest(self, n, until_ns) end
+  end
   return take(self, n)
+end
+
+-- skip's loop: drops `left` more of n bytes (after a first fill: until_ns false or the deadline).
+local function skip_rest(self, n, left, until_ns)
+  local s, more = self.s, nil
+  while true do
+    more, until_ns = fill(self, until_ns, "receive from")
+    if not more then
+      fail(self, "receive from", string.format("connection closed after %d of %d bytes", n - left, n))
+    end
+    left = left - C.lb_sock_consume(s, left)
+    if left <= 0 then return n end
+  end
 end
 
 -- Receives and drops exactly n bytes (counted, never copied into Lua); returns n.
 function Socket:skip(n)
   local s = check_open(self)
-  local left, until_ns, more = n, nil, nil
-  while true do
-    left = left - C.lb_sock_consume(s, left)
-    if left <= 0 then return n end
-    more, until_ns = fill(self, until_ns, "receive from")
-    if not more then
-      fail(self, "receive from", string.format("connection closed after %d of %d bytes", n - left, n))
-    end
+  local left = n - C.lb_sock_consume(s, n)
+  if left <= 0 then return n end
+  local more, until_ns = fill(self, nil, "receive from")
+  if not more then
+    fail(self, "receive from", string.format("connection closed after %d of %d bytes", n - left, n))
   end
+  left = left - C.lb_sock_consume(s, left)
+  if left <= 0 then return n end
+  return skip_rest(self, n, left, until_ns)
 end
 
 -- The bytes before the next `delim` (which is consumed too).
