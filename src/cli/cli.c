@@ -347,7 +347,8 @@ static int setup(struct cli *c, int argc, char **argv)
 	if (collect_args(c, argc, argv) < 0 ||
 	    lb_config_register_options(&c->opts, c->err, ERRLEN) < 0 ||
 	    lb_dbopts_register(&c->opts, c->err, ERRLEN) < 0 ||
-	    lb_sysmon_register_options(&c->opts, c->err, ERRLEN) < 0)
+	    lb_sysmon_register_options(&c->opts, c->err, ERRLEN) < 0 ||
+	    lb_srvmon_register_options(&c->opts, c->err, ERRLEN) < 0)
 		return -1;
 	c->usage = false;
 	lb_log_set_verbosity(lb_opts_bool(&c->opts, "debug") ? LB_LOG_DEBUG
@@ -356,7 +357,8 @@ static int setup(struct cli *c, int argc, char **argv)
 	int rc = lb_config_read(&cfg, &c->opts, c->err, ERRLEN);
 	c->usage = rc == LB_CONFIG_USAGE;
 	if (rc < 0 || lb_dbopts_configure(&c->opts, &cfg, c->err, ERRLEN) < 0 ||
-	    lb_sysmon_configure(&c->opts, &cfg.sys, c->err, ERRLEN) < 0)
+	    lb_sysmon_configure(&c->opts, &cfg.sys, c->err, ERRLEN) < 0 ||
+	    lb_srvmon_configure(&c->opts, &cfg.srv, c->err, ERRLEN) < 0)
 		return -1;
 	if (cfg.output_path && lb_result_check_path(cfg.output_path, c->err, ERRLEN) < 0)
 		return -1;

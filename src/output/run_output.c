@@ -142,7 +142,7 @@ static void on_started(void *ctx, const struct lb_config *c)
 	if (c->warmup_ns && lb_log_verbosity() >= LB_LOG_NOTICE)
 		fprintf(info, "Warming up for %lld seconds...\n\n", (long long)(c->warmup_ns / LB_NS_PER_S));
 	if (c->format == LB_FORMAT_CSV)
-		o->csv_types = lb_report_csv_header(stdout, c, &o->eng->types);
+		o->csv_types = lb_report_csv_header(stdout, c, &o->eng->types, o->eng->srvmon != NULL);
 	fflush(NULL);
 }
 

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "engine/latency_hist.h"
+#include "output/srv_report.h"
 #include "output/sys_report.h"
 
 void lb_report_pct_label(char *buf, size_t len, double p)
@@ -79,7 +80,7 @@ static void csv_name(FILE *out, const char *name)
 		fputc(isalnum((unsigned char)*c) ? *c : '_', out);
 }
 
-int lb_report_csv_header(FILE *out, const struct lb_config *cfg, const struct lb_types *types)
+int lb_report_csv_header(FILE *out, const struct lb_config *cfg, const struct lb_types *types, bool server)
 {
 	fprintf(out, "time,threads,tps,qps,reads_per_s,writes_per_s,other_per_s");
 	for (int i = 0; i < cfg->npercentiles; i++)
@@ -99,6 +100,8 @@ int lb_report_csv_header(FILE *out, const struct lb_config *cfg, const struct lb
 			fprintf(out, "_lat_ms_p%g", cfg->percentiles[i]);
 		}
 	}
+	if (server)
+		lb_srv_csv_header(out);
 	fputc('\n', out);
 	return ntypes;
 }
@@ -135,6 +138,8 @@ void lb_report_interval_csv(FILE *out, const struct lb_result *r, int ntypes)
 		(unsigned long long)st->queue_length, st->concurrency);
 	for (int i = 0; i < ntypes && i < LB_MAX_TYPES; i++)
 		csv_type(out, cfg, st->snap ? st->snap->types[i] : NULL, t);
+	if (r->srvmon)
+		lb_srv_csv(out, r->srvmon, r->srv, c[LB_CNT_EVENT]);
 	fputc('\n', out);
 }
 
@@ -394,6 +399,8 @@ void lb_report_final_text(FILE *out, const struct lb_result *r, const char *extr
 			(unsigned long long)r->overflow, (double)LB_HIST_MAX_NS / 1e9);
 	if (r->sys)
 		lb_sys_report_block(out, r->sys);
+	if (r->srv)
+		lb_srv_report_block(out, r->srvmon, r->srv, st->cnt[LB_CNT_EVENT]);
 	if (footer && *footer) {
 		fputs(footer, out);
 		if (footer[strlen(footer) - 1] != '\n')
