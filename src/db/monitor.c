@@ -190,14 +190,22 @@ int lb_db_monitor_read(const struct lb_db_monitor_plan *p, struct lb_db_conn *c,
 	return 0;
 }
 
-int lb_db_monitor_sessions(const struct lb_db_monitor *desc, struct lb_db_conn *c)
+static int count_sessions(const char *sql, struct lb_db_conn *c)
 {
 	struct lb_db_result res;
-	if (!desc->sessions_sql || lb_db_query(c, desc->sessions_sql, strlen(desc->sessions_sql), &res) != LB_DB_OK)
+	if (!sql || lb_db_query(c, sql, strlen(sql), &res) != LB_DB_OK)
 		return -1;
 	struct lb_db_row row;
 	int n = lb_db_fetch_row(c, &row) == 1 && row.nfields >= 1 && row.values[0] ? atoi(row.values[0]) : -1;
 	lb_db_free_result(c);
+	return n;
+}
+
+int lb_db_monitor_sessions(const struct lb_db_monitor *desc, struct lb_db_conn *c)
+{
+	int n = count_sessions(desc->sessions_sql, c);
+	if (n < 0 && lb_db_conn_state(c) == LB_DB_STATE_IDLE)
+		n = count_sessions(desc->sessions_fallback_sql, c);
 	return n;
 }
 

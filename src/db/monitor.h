@@ -42,6 +42,7 @@ struct lb_db_monitor {
 	 * last sample waits (briefly) for the workers' sessions to end: a server may count a
 	 * session's work only when it ends. NULL = no need. */
 	const char *sessions_sql;
+	const char *sessions_fallback_sql; /* when sessions_sql fails (an older server) */
 };
 
 /* A growing list of name/value pairs; values are text (settings) or numbers (counters). */

@@ -67,6 +67,13 @@ static const struct lb_db_monitor_source sources[] = {
 	  "pg_read_all_stats, e.g. GRANT pg_monitor",
 	  "SELECT pg_has_role(current_user, 'pg_read_all_stats', 'MEMBER')",
 	  "sees only this user's sessions (grant pg_monitor to see all)" },
+	/* PostgreSQL 15 on: a backend adds its counts to the shared statistics at most once a
+	 * second; this has the monitor's session add its own at once, so that the monitor's
+	 * statements are in the counters when it subtracts them. No rows. (A statement that
+	 * reads no table has nothing else to add, and then its commit waits: the session query
+	 * reads pg_database for that reason.) */
+	{ "pg_stat_force_next_flush", "SELECT NULL::text, NULL::float8 FROM pg_stat_force_next_flush()",
+	  NULL, NULL, NULL },
 	{ NULL, NULL, NULL, NULL, NULL },
 };
 
@@ -82,6 +89,9 @@ const struct lb_db_monitor lb_pgsql_monitor = {
 	.own = own,
 	/* A backend adds its counts to the shared statistics at most once a second, and when it
 	 * exits: the last sample waits for the workers' sessions to be gone. */
-	.sessions_sql = "SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'client backend'"
-			" AND pid <> pg_backend_pid() AND datname = current_database()",
+	.sessions_sql = "SELECT (SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'client backend'"
+			" AND pid <> pg_backend_pid() AND datname = current_database())"
+			" FROM pg_stat_force_next_flush(), pg_database WHERE datname = current_database()",
+	.sessions_fallback_sql = "SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'client backend'"
+				 " AND pid <> pg_backend_pid() AND datname = current_database()",
 };

@@ -192,7 +192,7 @@ struct lb_srvmon *lb_srvmon_new(struct lb_db_config *cfg, int64_t now_ns)
 	sort_settings(&m->settings);
 	int n = lb_db_monitor_probe(&m->plan, desc, m->conn, m->missing, sizeof(m->missing));
 	if (m->missing[0])
-		lb_warn("server statistics: missing for want of privileges: %s", m->missing);
+		lb_warn("server statistics: not readable without more privileges: %s", m->missing);
 	if (n <= 0) {
 		lb_srvmon_free(m);
 		return NULL;
