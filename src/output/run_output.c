@@ -6,6 +6,7 @@
 
 #include "bind/vm.h"
 #include "engine/worker.h"
+#include "output/metrics_http.h"
 #include "output/personality.h"
 #include "output/result_json.h"
 #include "output/sys_report.h"
@@ -38,6 +39,24 @@ static void free_reporter(struct lb_run_output *o)
 void lb_run_output_fini(struct lb_run_output *o)
 {
 	free_reporter(o);
+	lb_metrics_http_stop(o->metrics);
+	o->metrics = NULL;
+}
+
+/* --metrics-listen: serving starts before the threads, so a scraper sees the run from its start. */
+static int start_metrics(struct lb_run_output *o, const struct lb_config *c)
+{
+	if (!c->srv.metrics_listen || !o->p->additions || o->metrics)
+		return 0;
+	char err[ERRLEN];
+	o->metrics = lb_metrics_http_start(c->srv.metrics_listen, err, sizeof(err));
+	if (!o->metrics) {
+		lb_fatal("%s", err);
+		return -1;
+	}
+	lb_notice("Serving the interval figures for Prometheus at http://%s/metrics (no authentication)\n",
+		  lb_metrics_http_address(o->metrics));
+	return 0;
 }
 
 /* The text or JSON document goes to stdout; everything else to the info stream, so JSON and
@@ -110,7 +129,7 @@ static int on_header(void *ctx, const struct lb_config *c)
 {
 	struct lb_run_output *o = ctx;
 	print_options(c);
-	if (create_reporter(o, c) < 0)
+	if (create_reporter(o, c) < 0 || start_metrics(o, c) < 0)
 		return -1;
 	FILE *out = lb_log_info_stream();
 	/* The workload's own header lines (e.g. "Prime numbers limit"). */
@@ -152,6 +171,7 @@ static int on_interval(void *ctx, const struct lb_result *r)
 	const struct lb_config *c = r->cfg;
 	int rc = 0;
 	char err[ERRLEN];
+	lb_metrics_http_update(o->metrics, r);
 	if (c->format == LB_FORMAT_CSV) {
 		lb_report_interval_csv(stdout, r, o->csv_types);
 	} else if (!c->report_interval_ns) {

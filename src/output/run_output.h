@@ -9,6 +9,8 @@ struct lb_vm;
 struct lb_personality;
 struct lb_thresholds;
 
+struct lb_metrics_http;
+
 struct lb_run_output {
 	const struct lb_personality *p; /* sysbench's layout only, or with luabench's additions */
 	struct lb_engine *eng;     /* to create the reporter's state */
@@ -18,6 +20,7 @@ struct lb_run_output {
 	const struct lb_thresholds *thresholds; /* --threshold (NULL: none), set by the caller */
 	int thresholds_failed;     /* how many failed on the final window */
 	int csv_types;             /* --format=csv: the types that got columns in the header */
+	struct lb_metrics_http *metrics; /* --metrics-listen (NULL: none) */
 };
 
 extern const struct lb_run_sink lb_run_output_sink;
