@@ -89,5 +89,20 @@ function thread_done() con:disconnect() end
       end
     end
     assert.is_true(matched >= 2, matched .. " scrapes matched an interval of " .. #r.intervals)
+    -- the Grafana dashboard asks only for metrics that exist (InnoDB's row locks: not on PostgreSQL)
+    local seen = {}
+    for _, scrape in ipairs(s.scrapes) do for name in pairs(scrape.families) do seen[name] = true end end
+    local dash = h.json(assert(h.read(h.root .. "/tools/grafana-luabench.json")))
+    local innodb = { luabench_server_row_lock_waits_per_s = true, luabench_server_row_lock_wait_ms_per_transaction = true }
+    local asked = 0
+    for _, panel in ipairs(dash.panels) do
+      for _, t in ipairs(panel.targets or {}) do
+        local name = t.expr:match("^(luabench_[a-z0-9_]+)")
+        assert.is_truthy(name, t.expr)
+        assert.is_true(seen[name] or innodb[name] or false, name .. " is served")
+        asked = asked + 1
+      end
+    end
+    assert.is_true(asked >= 15)
   end)
 end)
