@@ -257,7 +257,16 @@ function M.build(inputs)
     local key = c[1]
     local x = { value = function(d) return d.server and d.server.key and d.server.key[key] end,
                 series = function(iv) return iv.server and iv.server.key and iv.server.key[key] end }
-    chart("server-" .. key:gsub("_", "-"), c[2], c[3], series_of(inputs, x))
+    -- A PostgreSQL backend publishes its counts about once a second, so a short interval may
+    -- have no cache figure at all: a line of one point says nothing, leave the chart out.
+    local series = series_of(inputs, x)
+    local lines = true
+    for _, s in ipairs(series) do
+      local n = 0
+      for _, p in ipairs(s.points) do if p[2] ~= nil then n = n + 1 end end
+      lines = lines and n >= 2
+    end
+    if lines then chart("server-" .. key:gsub("_", "-"), c[2], c[3], series) end
   end
   return charts
 end

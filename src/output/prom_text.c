@@ -161,7 +161,7 @@ static void server(struct lb_buf *b, const struct lb_result *r)
 	if (!r->srv || !r->srvmon)
 		return;
 	double k[LB_SRV_NKEYS];
-	lb_srv_keys(r->srvmon, r->srv, r->st.cnt[LB_CNT_EVENT], k);
+	lb_srv_keys(r->srvmon, r->srv, r->st.cnt[LB_CNT_EVENT], r->st.time_interval_s, k);
 	char name[96];
 	for (int i = 0; i < LB_SRV_NKEYS; i++) {
 		if (isnan(k[i]))

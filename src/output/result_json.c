@@ -298,7 +298,7 @@ static cJSON *intervals_json(const struct lb_result *r)
 			cJSON_AddItemToObject(o, "system", lb_sys_json(sys));
 		const struct lb_srv_sample *srv = lb_srvmon_at(r->srvmon, iv->srv);
 		if (srv)
-			cJSON_AddItemToObject(o, "server", lb_srv_json(r->srvmon, srv, iv->cnt[LB_CNT_EVENT], false));
+			cJSON_AddItemToObject(o, "server", lb_srv_json(r->srvmon, srv, iv->cnt[LB_CNT_EVENT], iv->interval_s, false));
 		cJSON_AddItemToArray(a, o);
 	}
 	return a;
@@ -422,7 +422,7 @@ cJSON *lb_result_doc(const struct lb_result *r, const char *workload_json)
 	if (r->sys)
 		cJSON_AddItemToObject(root, "system", lb_sys_json(r->sys));
 	if (r->srv)
-		cJSON_AddItemToObject(root, "server", lb_srv_json(r->srvmon, r->srv, st->cnt[LB_CNT_EVENT], true));
+		cJSON_AddItemToObject(root, "server", lb_srv_json(r->srvmon, r->srv, st->cnt[LB_CNT_EVENT], st->time_total_s, true));
 	if (r->unfinished)
 		cJSON_AddNumberToObject(root, "unfinished_events", (double)r->unfinished);
 	if (r->cut_off) {

@@ -75,9 +75,9 @@ static double hit_pct(const struct lb_srvmon *m, const struct lb_srv_sample *s)
 }
 
 void lb_srv_keys(const struct lb_srvmon *m, const struct lb_srv_sample *s, uint64_t transactions,
-		 double k[LB_SRV_NKEYS])
+		 double seconds, double k[LB_SRV_NKEYS])
 {
-	double t = s->interval_s, trx = (double)transactions;
+	double t = seconds > 0 ? seconds : s->interval_s, trx = (double)transactions;
 	for (int i = 0; i < LB_SRV_NKEYS; i++)
 		k[i] = rate_sources[i][0] ? ratio(first(m, s, rate_sources[i]), t) : NAN;
 	k[LB_SRV_CACHE_HIT_PCT] = hit_pct(m, s);
@@ -129,10 +129,11 @@ static void keys_row(FILE *out, const char *label, const double *k, const int *w
 	row(out, label, "%s", text);
 }
 
-void lb_srv_report_block(FILE *out, const struct lb_srvmon *m, const struct lb_srv_sample *s, uint64_t transactions)
+void lb_srv_report_block(FILE *out, const struct lb_srvmon *m, const struct lb_srv_sample *s, uint64_t transactions,
+			 double seconds)
 {
 	double k[LB_SRV_NKEYS];
-	lb_srv_keys(m, s, transactions, k);
+	lb_srv_keys(m, s, transactions, seconds, k);
 	fprintf(out, "Server statistics (%s server, from its counters; the monitor's own %d statements left out):\n",
 		lb_srvmon_driver(m), s->statements);
 	static const struct {
@@ -169,7 +170,8 @@ static void add_number(cJSON *o, const char *name, double v)
 		cJSON_AddNumberToObject(o, name, v);
 }
 
-cJSON *lb_srv_json(const struct lb_srvmon *m, const struct lb_srv_sample *s, uint64_t transactions, bool total)
+cJSON *lb_srv_json(const struct lb_srvmon *m, const struct lb_srv_sample *s, uint64_t transactions, double seconds,
+		   bool total)
 {
 	cJSON *o = cJSON_CreateObject();
 	cJSON_AddStringToObject(o, "driver", lb_srvmon_driver(m));
@@ -180,7 +182,7 @@ cJSON *lb_srv_json(const struct lb_srvmon *m, const struct lb_srv_sample *s, uin
 	for (int i = 0; i < s->n && i < lb_srvmon_ncounters(m); i++)
 		add_number(lb_srvmon_is_gauge(m, i) ? g : c, lb_srvmon_name(m, i), s->values[i]);
 	double k[LB_SRV_NKEYS];
-	lb_srv_keys(m, s, transactions, k);
+	lb_srv_keys(m, s, transactions, seconds, k);
 	cJSON *d = cJSON_AddObjectToObject(o, "key");
 	for (int i = 0; i < LB_SRV_NKEYS; i++)
 		add_number(d, lb_srv_key_names[i], k[i]);
@@ -203,11 +205,12 @@ void lb_srv_csv_header(FILE *out)
 		fprintf(out, ",srv_%s", lb_srv_key_names[i]);
 }
 
-void lb_srv_csv(FILE *out, const struct lb_srvmon *m, const struct lb_srv_sample *s, uint64_t transactions)
+void lb_srv_csv(FILE *out, const struct lb_srvmon *m, const struct lb_srv_sample *s, uint64_t transactions,
+		double seconds)
 {
 	double k[LB_SRV_NKEYS];
 	if (s)
-		lb_srv_keys(m, s, transactions, k);
+		lb_srv_keys(m, s, transactions, seconds, k);
 	for (int i = 0; i < LB_SRV_NKEYS; i++) {
 		if (!s || isnan(k[i]))
 			fputc(',', out);

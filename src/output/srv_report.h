@@ -36,16 +36,22 @@ enum lb_srv_key {
 /* The JSON/CSV/metric name of each key ("cache_hit_pct"). */
 extern const char *const lb_srv_key_names[LB_SRV_NKEYS];
 
+/* transactions: the client's over the same stretch; seconds: its length as the client measured
+ * it (the per-second keys are over it: the server's readings span a little more, the start and
+ * the end of the run, when the workers do nothing). */
 void lb_srv_keys(const struct lb_srvmon *m, const struct lb_srv_sample *s, uint64_t transactions,
-		 double keys[LB_SRV_NKEYS]);
+		 double seconds, double keys[LB_SRV_NKEYS]);
 
 /* The final report's block (luabench's additions only). */
-void lb_srv_report_block(FILE *out, const struct lb_srvmon *m, const struct lb_srv_sample *s, uint64_t transactions);
+void lb_srv_report_block(FILE *out, const struct lb_srvmon *m, const struct lb_srv_sample *s, uint64_t transactions,
+			 double seconds);
 /* The JSON object of a sample; the whole run's (`total`) also has the settings, per-second
  * rates and what could not be read. */
-struct cJSON *lb_srv_json(const struct lb_srvmon *m, const struct lb_srv_sample *s, uint64_t transactions, bool total);
+struct cJSON *lb_srv_json(const struct lb_srvmon *m, const struct lb_srv_sample *s, uint64_t transactions,
+			    double seconds, bool total);
 /* CSV: the server columns' names (each preceded by a comma), and one interval's values. */
 void lb_srv_csv_header(FILE *out);
-void lb_srv_csv(FILE *out, const struct lb_srvmon *m, const struct lb_srv_sample *s, uint64_t transactions);
+void lb_srv_csv(FILE *out, const struct lb_srvmon *m, const struct lb_srv_sample *s, uint64_t transactions,
+		double seconds);
 
 #endif

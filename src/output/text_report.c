@@ -139,7 +139,7 @@ void lb_report_interval_csv(FILE *out, const struct lb_result *r, int ntypes)
 	for (int i = 0; i < ntypes && i < LB_MAX_TYPES; i++)
 		csv_type(out, cfg, st->snap ? st->snap->types[i] : NULL, t);
 	if (r->srvmon)
-		lb_srv_csv(out, r->srvmon, r->srv, c[LB_CNT_EVENT]);
+		lb_srv_csv(out, r->srvmon, r->srv, c[LB_CNT_EVENT], t);
 	fputc('\n', out);
 }
 
@@ -400,7 +400,7 @@ void lb_report_final_text(FILE *out, const struct lb_result *r, const char *extr
 	if (r->sys)
 		lb_sys_report_block(out, r->sys);
 	if (r->srv)
-		lb_srv_report_block(out, r->srvmon, r->srv, st->cnt[LB_CNT_EVENT]);
+		lb_srv_report_block(out, r->srvmon, r->srv, st->cnt[LB_CNT_EVENT], st->time_total_s);
 	if (footer && *footer) {
 		fputs(footer, out);
 		if (footer[strlen(footer) - 1] != '\n')
