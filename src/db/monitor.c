@@ -1,6 +1,7 @@
 /* Reading a server's settings and counters over an ordinary connection (see monitor.h). */
 #include "monitor.h"
 
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,11 +46,44 @@ int lb_db_config_dry_run(const struct lb_db_config *cfg)
 	return cfg && cfg->opts.dry_run;
 }
 
-/* Runs sql and appends its rows' first two columns to out (when out is not NULL). */
-static int query_rows(struct lb_db_conn *c, const char *sql, struct lb_db_kv_list *out)
+/* Runs sql, giving up after timeout_ms: a stalled server must not hold the thread that reads
+ * it (the engine's monitor thread, which also ends the run). Giving up loses the connection. */
+static int bounded_query(struct lb_db_conn *c, const char *sql, int32_t timeout_ms)
 {
 	struct lb_db_result res;
-	int rc = lb_db_query(c, sql, strlen(sql), &res);
+	int64_t deadline = lb_now_ns() + (int64_t)timeout_ms * 1000000;
+	int rc = lb_db_query_start(c, sql, strlen(sql), &res);
+	while (rc == LB_DB_PENDING) {
+		struct lb_db_wait w;
+		lb_db_conn_wait_info(c, &w);
+		int64_t now = lb_now_ns();
+		if (now >= deadline || w.fd < 0) {
+			rc = lb_db_step(c, LB_DB_WAIT_TIMEOUT, &res);
+			if (rc == LB_DB_PENDING) {
+				lb_db_disconnect(c);
+				rc = LB_DB_ELOST;
+			}
+			break;
+		}
+		struct pollfd p = { .fd = w.fd, .events = (short)((w.events & LB_DB_WAIT_READ ? POLLIN : 0) |
+								  (w.events & LB_DB_WAIT_WRITE ? POLLOUT : 0)) };
+		int n = poll(&p, 1, (int)((deadline - now) / 1000000) + 1);
+		if (n <= 0)
+			continue;
+		uint32_t ready = 0;
+		if (p.revents & (POLLIN | POLLERR | POLLHUP))
+			ready |= LB_DB_WAIT_READ;
+		if (p.revents & (POLLOUT | POLLERR | POLLHUP))
+			ready |= LB_DB_WAIT_WRITE;
+		rc = lb_db_step(c, ready, &res);
+	}
+	return rc;
+}
+
+/* Runs sql and appends its rows' first two columns to out (when out is not NULL). */
+static int query_rows(struct lb_db_conn *c, const char *sql, struct lb_db_kv_list *out, int32_t timeout_ms)
+{
+	int rc = bounded_query(c, sql, timeout_ms);
 	if (rc != LB_DB_OK)
 		return rc;
 	struct lb_db_row row;
@@ -91,10 +125,9 @@ static void note(char *warn, size_t warnlen, const char *fmt, const char *a, con
 }
 
 /* The check query's verdict: true when the privilege is held (or cannot be asked). */
-static bool privileged(struct lb_db_conn *c, const char *check_sql)
+static bool privileged(struct lb_db_conn *c, const char *check_sql, int32_t timeout_ms)
 {
-	struct lb_db_result res;
-	if (!check_sql || lb_db_query(c, check_sql, strlen(check_sql), &res) != LB_DB_OK)
+	if (!check_sql || bounded_query(c, check_sql, timeout_ms) != LB_DB_OK)
 		return true;
 	struct lb_db_row row;
 	bool ok = lb_db_fetch_row(c, &row) == 1 && row.nfields >= 1 && truthy(row.values[0]);
@@ -118,21 +151,22 @@ static void build_union(struct lb_db_monitor_plan *p)
 }
 
 int lb_db_monitor_probe(struct lb_db_monitor_plan *p, const struct lb_db_monitor *desc,
-			struct lb_db_conn *c, char *warn, size_t warnlen)
+			struct lb_db_conn *c, int32_t timeout_ms, char *warn, size_t warnlen)
 {
 	memset(p, 0, sizeof(*p));
 	p->desc = desc;
+	p->timeout_ms = timeout_ms;
 	if (warnlen)
 		warn[0] = '\0';
 	for (const struct lb_db_monitor_source *s = desc->sources; s->name; s++) {
-		if (query_rows(c, s->sql, NULL) != LB_DB_OK) {
+		if (query_rows(c, s->sql, NULL, timeout_ms) != LB_DB_OK) {
 			if (lb_db_conn_state(c) != LB_DB_STATE_IDLE)
 				return -1;
 			if (refused(c))
 				note(warn, warnlen, "%s (needs %s)", s->name, s->needs ? s->needs : "a privilege");
 			continue;
 		}
-		if (!privileged(c, s->check_sql))
+		if (!privileged(c, s->check_sql, timeout_ms))
 			note(warn, warnlen, "%s %s", s->name, s->limited ? s->limited : "sees less");
 		if (p->nusable < (int)LB_ARRAY_LENGTH(p->usable))
 			p->usable[p->nusable++] = s;
@@ -152,14 +186,14 @@ void lb_db_monitor_plan_free(struct lb_db_monitor_plan *p)
 	memset(p, 0, sizeof(*p));
 }
 
-int lb_db_monitor_settings(const struct lb_db_monitor *desc, struct lb_db_conn *c,
+int lb_db_monitor_settings(const struct lb_db_monitor *desc, struct lb_db_conn *c, int32_t timeout_ms,
 			   struct lb_db_kv_list *out, char *err, size_t errlen)
 {
 	lb_db_kv_list_clear(out);
-	int rc = query_rows(c, desc->settings_sql, out);
+	int rc = query_rows(c, desc->settings_sql, out, timeout_ms);
 	if (rc != LB_DB_OK && desc->settings_fallback_sql && lb_db_conn_state(c) == LB_DB_STATE_IDLE) {
 		lb_db_kv_list_clear(out);
-		rc = query_rows(c, desc->settings_fallback_sql, out);
+		rc = query_rows(c, desc->settings_fallback_sql, out, timeout_ms);
 	}
 	if (rc != LB_DB_OK) {
 		say_error(c, rc, err, errlen);
@@ -173,7 +207,7 @@ int lb_db_monitor_read(const struct lb_db_monitor_plan *p, struct lb_db_conn *c,
 {
 	lb_db_kv_list_clear(out);
 	if (p->union_sql) {
-		int rc = query_rows(c, p->union_sql, out);
+		int rc = query_rows(c, p->union_sql, out, p->timeout_ms);
 		if (rc != LB_DB_OK) {
 			say_error(c, rc, err, errlen);
 			return -1;
@@ -181,7 +215,7 @@ int lb_db_monitor_read(const struct lb_db_monitor_plan *p, struct lb_db_conn *c,
 		return 0;
 	}
 	for (int i = 0; i < p->nusable; i++) {
-		int rc = query_rows(c, p->usable[i]->sql, out);
+		int rc = query_rows(c, p->usable[i]->sql, out, p->timeout_ms);
 		if (rc != LB_DB_OK) {
 			say_error(c, rc, err, errlen);
 			return -1;
@@ -190,10 +224,9 @@ int lb_db_monitor_read(const struct lb_db_monitor_plan *p, struct lb_db_conn *c,
 	return 0;
 }
 
-static int count_sessions(const char *sql, struct lb_db_conn *c)
+static int count_sessions(const char *sql, struct lb_db_conn *c, int32_t timeout_ms)
 {
-	struct lb_db_result res;
-	if (!sql || lb_db_query(c, sql, strlen(sql), &res) != LB_DB_OK)
+	if (!sql || bounded_query(c, sql, timeout_ms) != LB_DB_OK)
 		return -1;
 	struct lb_db_row row;
 	int n = lb_db_fetch_row(c, &row) == 1 && row.nfields >= 1 && row.values[0] ? atoi(row.values[0]) : -1;
@@ -201,11 +234,11 @@ static int count_sessions(const char *sql, struct lb_db_conn *c)
 	return n;
 }
 
-int lb_db_monitor_sessions(const struct lb_db_monitor *desc, struct lb_db_conn *c)
+int lb_db_monitor_sessions(const struct lb_db_monitor_plan *p, struct lb_db_conn *c)
 {
-	int n = count_sessions(desc->sessions_sql, c);
+	int n = count_sessions(p->desc->sessions_sql, c, p->timeout_ms);
 	if (n < 0 && lb_db_conn_state(c) == LB_DB_STATE_IDLE)
-		n = count_sessions(desc->sessions_fallback_sql, c);
+		n = count_sessions(p->desc->sessions_fallback_sql, c, p->timeout_ms);
 	return n;
 }
 

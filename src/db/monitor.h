@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "driver.h"
 
@@ -70,21 +71,26 @@ struct lb_db_monitor_plan {
 	const struct lb_db_monitor_source *usable[16];
 	int nusable;
 	int statements;             /* per sample */
+	int32_t timeout_ms;         /* how long a reading may take before the monitor gives up */
 };
+/* Every query below gives up after its timeout_ms (the plan's for readings), and the connection
+ * is then lost: a stalled server must not hold the thread that reads it. */
+
 /* Runs each source once on c: those the server lacks (an older version) are left out
  * silently, those refused for want of a privilege are left out and named in `warn` (one line,
- * "" when nothing is missing), as are those that see less. Returns the number usable. */
+ * "" when nothing is missing), as are those that see less. Returns the number usable, or -1
+ * when the connection broke. */
 int lb_db_monitor_probe(struct lb_db_monitor_plan *p, const struct lb_db_monitor *desc,
-			struct lb_db_conn *c, char *warn, size_t warnlen);
+			struct lb_db_conn *c, int32_t timeout_ms, char *warn, size_t warnlen);
 void lb_db_monitor_plan_free(struct lb_db_monitor_plan *p);
 /* Reads the settings into out (cleared first). 0, or -1 with the reason in err. */
-int lb_db_monitor_settings(const struct lb_db_monitor *desc, struct lb_db_conn *c,
+int lb_db_monitor_settings(const struct lb_db_monitor *desc, struct lb_db_conn *c, int32_t timeout_ms,
 			   struct lb_db_kv_list *out, char *err, size_t errlen);
 /* Reads every usable source into out (cleared first). 0, or -1 with the reason in err. */
 int lb_db_monitor_read(const struct lb_db_monitor_plan *p, struct lb_db_conn *c,
 		       struct lb_db_kv_list *out, char *err, size_t errlen);
-/* The monitor desc's sessions query: the count, or -1. */
-int lb_db_monitor_sessions(const struct lb_db_monitor *desc, struct lb_db_conn *c);
+/* The sessions query of the plan's monitor: the count, or -1. */
+int lb_db_monitor_sessions(const struct lb_db_monitor_plan *p, struct lb_db_conn *c);
 /* Whether counter `name` is a level (desc->gauges), not a cumulative count. */
 bool lb_db_monitor_is_gauge(const struct lb_db_monitor *desc, const char *name);
 /* Whether each monitor statement adds one to counter `name` (desc->own). */

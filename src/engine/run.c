@@ -719,8 +719,11 @@ static void start_server_monitor(struct lb_engine *e)
 	pthread_mutex_lock(&e->lock);
 	struct lb_db_config *db = e->srv_db;
 	pthread_mutex_unlock(&e->lock);
+	/* A reading may take a quarter of the report interval, between 0.25 and 2 s. */
+	int64_t quarter_ms = (e->cfg.report_interval_ns ? e->cfg.report_interval_ns : LB_NS_PER_S) / 4 / 1000000;
+	int32_t timeout_ms = (int32_t)(quarter_ms < 250 ? 250 : quarter_ms > 2000 ? 2000 : quarter_ms);
 	if (db)
-		e->srvmon = lb_srvmon_new(db, lb_now_ns());
+		e->srvmon = lb_srvmon_new(db, timeout_ms, lb_now_ns());
 }
 
 /* Starts the threads and waits until they are initialized and --start-at is due. Returns 0 or

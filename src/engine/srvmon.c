@@ -46,6 +46,9 @@ struct reading {
 	int statements;     /* the monitor's statements before it (its own included) */
 };
 
+/* The first readings (settings, which counters exist) may take their time: nothing runs yet. */
+#define LB_SRVMON_START_TIMEOUT_MS 10000
+
 struct lb_srvmon {
 	struct lb_db_config *cfg;
 	struct lb_db_conn *conn;
@@ -54,6 +57,7 @@ struct lb_srvmon {
 	struct lb_db_kv_list settings, rows;
 	char missing[512];
 	bool failed;               /* a reading failed: no more samples */
+	char error[LB_DB_ERRMSG_BYTES + 64]; /* why, for the result */
 	int statements;            /* the monitor's statements so far */
 	/* counters, in the order first seen */
 	char **names;
@@ -102,8 +106,10 @@ static void reading_copy(struct reading *dst, const struct reading *src)
 
 static void fail(struct lb_srvmon *m, const char *err)
 {
-	if (!m->failed)
-		lb_warn("server statistics: %s; no more readings of the server's counters", err);
+	if (!m->failed) {
+		lb_warn("server statistics: a reading failed (%s); no more readings of the server's counters", err);
+		snprintf(m->error, sizeof(m->error), "a reading failed (%s)", err);
+	}
 	m->failed = true;
 }
 
@@ -172,7 +178,7 @@ static void sort_settings(struct lb_db_kv_list *l)
 		}
 }
 
-struct lb_srvmon *lb_srvmon_new(struct lb_db_config *cfg, int64_t now_ns)
+struct lb_srvmon *lb_srvmon_new(struct lb_db_config *cfg, int32_t reading_timeout_ms, int64_t now_ns)
 {
 	const struct lb_db_monitor *desc = lb_db_monitor_of(cfg);
 	if (!desc || lb_db_config_dry_run(cfg))
@@ -187,10 +193,11 @@ struct lb_srvmon *lb_srvmon_new(struct lb_db_config *cfg, int64_t now_ns)
 		lb_srvmon_free(m);
 		return NULL;
 	}
-	if (lb_db_monitor_settings(desc, m->conn, &m->settings, err, sizeof(err)) < 0)
+	if (lb_db_monitor_settings(desc, m->conn, LB_SRVMON_START_TIMEOUT_MS, &m->settings, err, sizeof(err)) < 0)
 		lb_warn("server statistics: cannot read the server's settings: %s", err);
 	sort_settings(&m->settings);
-	int n = lb_db_monitor_probe(&m->plan, desc, m->conn, m->missing, sizeof(m->missing));
+	int n = lb_db_monitor_probe(&m->plan, desc, m->conn, LB_SRVMON_START_TIMEOUT_MS, m->missing, sizeof(m->missing));
+	m->plan.timeout_ms = reading_timeout_ms;
 	if (m->missing[0])
 		lb_warn("server statistics: not readable without more privileges: %s", m->missing);
 	if (n <= 0) {
@@ -281,11 +288,11 @@ static void settle(struct lb_srvmon *m)
 {
 	if (!m->desc->sessions_sql || m->failed)
 		return;
-	int before = lb_db_monitor_sessions(m->desc, m->conn);
+	int before = lb_db_monitor_sessions(&m->plan, m->conn);
 	m->statements++;
 	for (int waited = 0; before > 0 && waited < 1000; waited += 10) {
 		sleep_ms(10);
-		int now = lb_db_monitor_sessions(m->desc, m->conn);
+		int now = lb_db_monitor_sessions(&m->plan, m->conn);
 		m->statements++;
 		if (now < 0 || now >= before)
 			break;
@@ -309,6 +316,12 @@ bool lb_srvmon_window(struct lb_srvmon *m, int64_t now_ns, struct lb_srv_sample 
 {
 	if (!m)
 		return false;
+	if (m->failed) {
+		/* Counters that stopped in the middle would pass for the whole window's. */
+		memset(out, 0, sizeof(*out));
+		out->values = lb_xcalloc(1, sizeof(double));
+		return true;
+	}
 	struct reading now = { 0 };
 	const struct reading *end = &m->stop;
 	if (!m->stopped) {
@@ -372,4 +385,9 @@ const char *lb_srvmon_driver(const struct lb_srvmon *m)
 const char *lb_srvmon_missing(const struct lb_srvmon *m)
 {
 	return m ? m->missing : "";
+}
+
+const char *lb_srvmon_error(const struct lb_srvmon *m)
+{
+	return m ? m->error : "";
 }

@@ -39,8 +39,10 @@ int lb_srvmon_configure(const struct lb_opts *opts, struct lb_srv_conf *conf, ch
 
 /* Connects with cfg, reads the settings, finds which counters it may read and takes the first
  * reading. NULL (after a warning saying why, when there is a reason worth telling) when the
- * driver has no monitor, the connection is a dry run or the server cannot be reached. */
-struct lb_srvmon *lb_srvmon_new(struct lb_db_config *cfg, int64_t now_ns);
+ * driver has no monitor, the connection is a dry run or the server cannot be reached. A later
+ * reading that takes longer than reading_timeout_ms ends the readings (a warning): the
+ * monitor thread must keep its time for the run's reports and its end. */
+struct lb_srvmon *lb_srvmon_new(struct lb_db_config *cfg, int32_t reading_timeout_ms, int64_t now_ns);
 /* Every function below accepts NULL and does nothing. */
 void lb_srvmon_free(struct lb_srvmon *m);
 /* Reads the counters and keeps the interval since the previous sample; its index, or -1. */
@@ -68,5 +70,8 @@ void lb_srvmon_setting(const struct lb_srvmon *m, int i, const char **name, cons
 const char *lb_srvmon_driver(const struct lb_srvmon *m);
 /* What could not be read for want of privileges ("" when nothing). */
 const char *lb_srvmon_missing(const struct lb_srvmon *m);
+/* Why the readings stopped during the run ("" when they did not): the window then has no
+ * counters (lb_srvmon_window gives an empty sample). */
+const char *lb_srvmon_error(const struct lb_srvmon *m);
 
 #endif

@@ -80,6 +80,8 @@ void lb_srv_keys(const struct lb_srvmon *m, const struct lb_srv_sample *s, uint6
 	double t = seconds > 0 ? seconds : s->interval_s, trx = (double)transactions;
 	for (int i = 0; i < LB_SRV_NKEYS; i++)
 		k[i] = rate_sources[i][0] ? ratio(first(m, s, rate_sources[i]), t) : NAN;
+	if (!s->n)
+		return; /* no reading (the readings stopped): nothing to derive */
 	k[LB_SRV_CACHE_HIT_PCT] = hit_pct(m, s);
 	const char *const log[2] = { "wal_bytes", "Innodb_os_log_written" };
 	k[LB_SRV_LOG_BYTES_PER_TRX] = ratio(first(m, s, log), trx);
@@ -159,6 +161,8 @@ void lb_srv_report_block(FILE *out, const struct lb_srvmon *m, const struct lb_s
 	};
 	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++)
 		keys_row(out, rows[i].label, k, rows[i].keys, rows[i].n, rows[i].decimals);
+	if (*lb_srvmon_error(m))
+		row(out, "not available:", "%s", lb_srvmon_error(m));
 	if (*lb_srvmon_missing(m))
 		row(out, "not readable:", "%s", lb_srvmon_missing(m));
 	fprintf(out, "\n");
@@ -190,6 +194,8 @@ cJSON *lb_srv_json(const struct lb_srvmon *m, const struct lb_srv_sample *s, uin
 		return o;
 	if (*lb_srvmon_missing(m))
 		cJSON_AddStringToObject(o, "missing", lb_srvmon_missing(m));
+	if (*lb_srvmon_error(m))
+		cJSON_AddStringToObject(o, "error", lb_srvmon_error(m));
 	cJSON *set = cJSON_AddObjectToObject(o, "settings");
 	for (int i = 0; i < lb_srvmon_nsettings(m); i++) {
 		const char *name, *val;
