@@ -1,7 +1,8 @@
 -- Server statistics (--server-stats) against the sandbox servers: the counters move with known
 -- work, the monitor's own statements are left out, a setting changed between two runs is the
 -- one `luabench compare` shows, a user without the monitoring privileges gets a one-line
--- warning, and the text block stays out of sysbench's grep keys.
+-- warning, and the text block stays out of sysbench's grep keys. Runs alone (tests/meson.build):
+-- the server's counters count every session's work, and it changes server-wide settings.
 local h = require("helpers")
 
 local root = h.root
