@@ -41,6 +41,19 @@ const struct lb_db_monitor *lb_db_monitor_of(const struct lb_db_config *cfg)
 	return cfg ? cfg->ops->monitor : NULL;
 }
 
+const struct lb_db_monitor *lb_db_monitor_for(struct lb_db_conn *c)
+{
+	if (c->ops->monitor)
+		return c->ops->monitor;
+	char v[128];
+	lb_db_conn_server_version(c, v, sizeof(v));
+	if (!strncmp(v, "PostgreSQL", 10))
+		return &lb_pgsql_monitor;
+	if (!strncmp(v, "MariaDB", 7) || !strncmp(v, "MySQL", 5))
+		return &lb_mysql_monitor;
+	return NULL;
+}
+
 int lb_db_config_dry_run(const struct lb_db_config *cfg)
 {
 	return cfg && cfg->opts.dry_run;

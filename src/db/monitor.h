@@ -61,6 +61,10 @@ void lb_db_kv_list_free(struct lb_db_kv_list *l);
 
 /* The driver's description of its server, or NULL when it has none. */
 const struct lb_db_monitor *lb_db_monitor_of(const struct lb_db_config *cfg);
+/* The description for connection c: its driver's, or for a driver of any server (odbc) the
+ * one of the server family c reports ("PostgreSQL …", "MariaDB …", "MySQL …"); NULL when
+ * none fits. */
+const struct lb_db_monitor *lb_db_monitor_for(struct lb_db_conn *c);
 /* Whether connections of this config reach no server (--*-dry-run). */
 int lb_db_config_dry_run(const struct lb_db_config *cfg);
 

@@ -180,16 +180,20 @@ static void sort_settings(struct lb_db_kv_list *l)
 
 struct lb_srvmon *lb_srvmon_new(struct lb_db_config *cfg, int32_t reading_timeout_ms, int64_t now_ns)
 {
-	const struct lb_db_monitor *desc = lb_db_monitor_of(cfg);
-	if (!desc || lb_db_config_dry_run(cfg))
+	if (lb_db_config_dry_run(cfg))
 		return NULL;
 	struct lb_srvmon *m = lb_xzalloc(sizeof(*m));
 	m->cfg = cfg;
-	m->desc = desc;
 	m->conn = lb_db_conn_new(cfg);
 	char err[LB_DB_ERRMSG_BYTES];
 	if (lb_db_connect(m->conn) != LB_DB_OK) {
 		lb_warn("server statistics: cannot connect: %s", lb_db_conn_error(m->conn)->message);
+		lb_srvmon_free(m);
+		return NULL;
+	}
+	/* An odbc connection reads its server the way that server's own driver would. */
+	const struct lb_db_monitor *desc = m->desc = lb_db_monitor_for(m->conn);
+	if (!desc) {
 		lb_srvmon_free(m);
 		return NULL;
 	}

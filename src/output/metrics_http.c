@@ -174,6 +174,17 @@ static void set_text(struct lb_metrics_http *h, const struct lb_result *r)
 	pthread_mutex_unlock(&h->lock);
 }
 
+/* Everything but the thread, which has ended or never started. */
+static void free_endpoint(struct lb_metrics_http *h)
+{
+	close(h->fd);
+	close(h->stop_pipe[0]);
+	close(h->stop_pipe[1]);
+	free(h->text);
+	pthread_mutex_destroy(&h->lock);
+	free(h);
+}
+
 struct lb_metrics_http *lb_metrics_http_start(const char *listen, char *err, size_t errlen)
 {
 	char host[96], port[16];
@@ -196,12 +207,7 @@ struct lb_metrics_http *lb_metrics_http_start(const char *listen, char *err, siz
 	set_text(h, NULL);
 	if (pthread_create(&h->thread, NULL, accept_loop, h) != 0) {
 		snprintf(err, errlen, "--metrics-listen: cannot start its thread");
-		close(h->fd);
-		close(h->stop_pipe[0]);
-		close(h->stop_pipe[1]);
-		free(h->text);
-		pthread_mutex_destroy(&h->lock);
-		free(h);
+		free_endpoint(h);
 		return NULL;
 	}
 	return h;
@@ -224,10 +230,5 @@ void lb_metrics_http_stop(struct lb_metrics_http *h)
 		return;
 	(void)!write(h->stop_pipe[1], "x", 1);
 	pthread_join(h->thread, NULL);
-	close(h->fd);
-	close(h->stop_pipe[0]);
-	close(h->stop_pipe[1]);
-	free(h->text);
-	pthread_mutex_destroy(&h->lock);
-	free(h);
+	free_endpoint(h);
 }

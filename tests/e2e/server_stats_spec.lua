@@ -154,6 +154,24 @@ for _, driver in ipairs(h.drivers) do
       assert.is_true(r.server.counters[driver == "pgsql" and "xact_commit" or "Com_commit"] >= N)
     end)
 
+    if driver == "pgsql" then
+      it("read the server an odbc connection reports, as its own driver would", function()
+        local p = io.popen(root .. "/tools/sandbox-db env odbc-pgsql 2>&1")
+        local odbc = p:read("*l") or ""
+        p:close()
+        if not odbc:find("--db-driver=odbc", 1, true) then
+          assert(os.getenv("CI") ~= "true", "no odbc-pgsql sandbox: " .. odbc)
+          pending("no odbc-pgsql: " .. odbc)
+          return
+        end
+        local r = run_json(odbc)
+        assert.are.equal("odbc", r.server.driver)
+        assert.is_true(r.server.counters.tup_inserted >= N, "tuples inserted")
+        assert.is_true(r.server.counters.xact_commit >= N, "commits")
+        assert.is_truthy(r.server.settings.synchronous_commit)
+      end)
+    end
+
     it("stay off with --server-stats=off, and give CSV columns when on", function()
       local r, out, err = run_json(opts, "--server-stats=off")
       assert.is_nil(r.server)
