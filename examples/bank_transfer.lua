@@ -7,7 +7,8 @@
 --   * retries: a deadlock or a lock wait timeout (in the drivers' default ignore lists) restarts
 --     the event; luabench rolls back the failed attempt first (scripting.md §4), and the retry
 --     moves the same amount between the same accounts, chosen at the first attempt and kept in
---     luabench.user_data;
+--     luabench.user_data; a retry is told from a new event by attempts() (0 in a new event,
+--     also after one that failed);
 --   * per-type timing from the first attempt: TRANSFER:begin() gives a retry the first
 --     attempt's start mark and counts the retry, so the transfer's latency includes the failed
 --     attempts (as the event's does);
@@ -142,9 +143,13 @@ end
 
 function event()
   local u = luabench.user_data
-  -- Chosen at the first attempt: a retry repeats what failed (event() starts again from here).
-  u.kind = u.kind or (uniform(1, 10) == 1 and "report" or "transfer")
+  -- A retry of this event (its transaction was begun: attempts() > 0) repeats what failed
+  -- (event() starts again from here); anything else is a new event, also after an event that
+  -- failed (with --users the user goes on): chosen anew, so a failing transfer is not repeated
+  -- forever.
+  if TRANSFER:attempts() == 0 and REPORT:attempts() == 0 then
+    u.kind = uniform(1, 10) == 1 and "report" or "transfer"
+  end
   if u.kind == "report" then report() else transfer(u) end
-  u.kind = nil
   if sysbench.opt.think > 0 then luabench.think(sysbench.opt.think) end
 end

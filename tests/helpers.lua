@@ -54,6 +54,14 @@ function M.run(args, opts)
   return out, err, rc, os.time() - t0
 end
 
+-- Runs a shell command; returns its output (stderr included) and exit status.
+function M.sh(cmd)
+  local p = io.popen(cmd .. " 2>&1; echo \"::rc=$?\"")
+  local out = p:read("*a")
+  p:close()
+  return out:gsub("::rc=%d+%s*$", ""), tonumber(out:match("::rc=(%d+)%s*$"))
+end
+
 -- Wall-clock seconds with sub-second resolution.
 function M.now()
   local p = io.popen("date +%s.%N")
@@ -123,5 +131,15 @@ function M.sql(opts, query)
 end
 
 M.drivers = { "pgsql", "mysql" }
+
+-- Connection options of a DuckDB database file `name` in the test's directory, or nil when the
+-- build has no duckdb driver (an error under CI=true, which installs DuckDB).
+function M.duckdb(name)
+  local opts = "--db-driver=duckdb --duckdb-db=" .. shell_quote(M.tmpdir() .. "/" .. name)
+  local _, err, rc = M.run("- --db-driver=duckdb --duckdb-db=:memory:", { stdin = "sysbench.sql.driver():connect()" })
+  if rc == 0 then return opts end
+  if os.getenv("CI") == "true" then error("the duckdb driver is not built in: " .. err) end
+  return nil
+end
 
 return M

@@ -13,6 +13,7 @@ local max_prime
 function init()
   local n = sysbench.opt.cpu_max_prime
   if n <= 0 then error(string.format("Invalid value of cpu-max-prime: %d.", n), 0) end
+  sysbench._strict_options()
 end
 
 function thread_init()

@@ -83,6 +83,10 @@ end
 
 -- "16384", "16K" or a mix "8K:60,64K:30,512K:10" (a missing weight shares what is left).
 local function parse_blocks(spec)
+  -- one size that is not one: sysbench reads it as 0 ("Invalid value for file-block-size: 0.")
+  if not tostring(spec):find("[,:]") and not pcall(parse_size, spec, "") then
+    error("Invalid value for file-block-size: 0.", 0)
+  end
   local classes, given, blanks = {}, 0, 0
   for item in tostring(spec):gmatch("[^,]+") do
     local sz, wt = item:match("^%s*([^:]+):?%s*(.-)%s*$")
@@ -137,6 +141,16 @@ local function settings()
   if c.mode_name == "" then c.mode_name = nil end
   c.mode = c.mode_name and MODES[c.mode_name]
   if c.command == "run" and not c.mode_name then
+    -- sysbench: the FATAL line and an empty line, the NOTICE "fileio options:", then the list
+    -- (printed whatever the level); the error itself adds nothing
+    if sb._sysbench_help then
+      sb._log(0, "Missing required argument: --file-test-mode\n\n")
+      local head, list = sb._sysbench_help:match("^([^\n]*)\n(.*)$")
+      sb._log(3, head)
+      io.stdout:write(list)
+      io.stdout:flush()
+      error("", 0)
+    end
     error("Missing required argument: --file-test-mode (one of seqwr, seqrewr, seqrd, rndrd, rndwr, rndrw; see 'luabench fileio help')", 0)
   end
   -- refused by prepare too (sysbench's prepare ignores it), before any file is written
@@ -193,8 +207,13 @@ local function settings()
   c.sync_op = c.fsync_mode == "fsync" and lio.FSYNC or lio.FDATASYNC
   c.ratio = o.file_rw_ratio
   if c.ratio < 0 then error(string.format("Invalid value for --file-rw-ratio: %f.", c.ratio), 0) end
+  sb._strict_options()
   c.backlog = o.file_async_backlog
-  if c.backlog <= 0 then error(string.format("Invalid value of file-async-backlog: %d", c.backlog), 0) end
+  -- sysbench reads the backlog for an asynchronous run only (a sync run or prepare ignores it)
+  if c.backlog <= 0 and (c.io_mode == "async" or c.io_mode == "io_uring") and c.command == "run" then
+    error(string.format("Invalid value of file-async-backlog: %d", c.backlog), 0)
+  end
+  if c.backlog <= 0 then c.backlog = 128 end
   -- null queues but moves nothing: it runs one I/O at a time whatever --iodepth says
   c.async = c.caps ~= nil and c.caps.queue and c.caps.moves_data
   c.iodepth_opt = o.iodepth
@@ -202,6 +221,12 @@ local function settings()
     error(string.format("Invalid value for iodepth: %d (1..65536)", c.iodepth_opt), 0)
   end
   c.depth = c.async and (c.iodepth_opt > 0 and c.iodepth_opt or c.backlog) or 1
+  -- each engine's own limit, said before anything runs (the kernel would refuse the queue)
+  local most, why = lio.max_depth(c.engine)
+  if c.async and most > 0 and c.depth > most then
+    error(string.format("--iodepth=%d: the %s engine holds at most %d I/Os in flight per thread (%s)",
+      c.depth, c.engine, most, why), 0)
+  end
   c.reap_batch = o.iodepth_batch_complete
   if c.reap_batch < 1 then error(string.format("Invalid value for iodepth-batch-complete: %d", c.reap_batch), 0) end
   c.dir = o.file_dir ~= "" and o.file_dir or "."
@@ -290,10 +315,13 @@ end
 
 -- prepare / cleanup --------------------------------------------------------------------------
 
+-- prepare's and cleanup's lines are sysbench's log at NOTICE: --verbosity below 3 silences them.
+local function notice(s) sb._log(3, s) end
+
 local function print_flags(c)
   local s = c.sync and "sync " or ""
   s = s .. (c.dsync and "dsync " or "") .. (c.direct and "directio" or "")
-  print("Extra file open flags: " .. (s == "" and "(none)" or s))
+  notice("Extra file open flags: " .. (s == "" and "(none)" or s))
 end
 
 -- A prepare write size that is a multiple of 4096 and of the validation block.
@@ -310,13 +338,13 @@ function prepare()
   if c.mode and c.mode.creation then
     return cleanup()
   end
-  print(string.format("%d files, %dKb each, %dMb total", c.nfiles, math.floor(c.file_size / 1024),
+  notice(string.format("%d files, %dKb each, %dMb total", c.nfiles, math.floor(c.file_size / 1024),
     math.floor(c.total / MiB)))
-  print("Creating files for the test...")
+  notice("Creating files for the test...")
   print_flags(c)
   if c.direct then check_direct_prepare(c) end
-  if c.dsync or c.sync then
-    io.stderr:write("WARNING: prepare writes without dsync/sync (each file is fsync'ed at the end)\n")
+  if (c.dsync or c.sync) and sb.additions then
+    sb._log(2, "prepare writes without dsync/sync (each file is fsync'ed at the end)")
   end
   local written, t0 = 0, sb.time()
   local verbs = { created = "Creating file", reused = "Reusing existing file",
@@ -326,21 +354,20 @@ function prepare()
     -- a file of the right size that is "extended" has holes (never written): say so
     local full_size = existing_size(path) == c.file_size
     local function progress(done, total, bytes, secs)
-      print(string.format("    test_file.%d: %.0f of %.0f MiB (%.0f%%), %.1f MB/s", i, done / MiB,
+      if not sb.additions then return end
+      notice(string.format("    test_file.%d: %.0f of %.0f MiB (%.0f%%), %.1f MB/s", i, done / MiB,
         total / MiB, 100 * done / total, bytes / secs / MB))
-      io.stdout:flush()
     end
     local _, bytes = lio.prepare(path, c.file_size, {
       direct = c.direct, check_block = c.validate and c.vblock or 0, block = prepare_block(c),
       progress = progress,
       start = function(state, to_write)
         if state == "extended" and full_size then
-          print(string.format("Rewriting existing file test_file.%d from byte %.0f (it has holes: never written)",
+          notice(string.format("Rewriting existing file test_file.%d from byte %.0f (it has holes: never written)",
             i, c.file_size - to_write))
         else
-          print(verbs[state] .. " test_file." .. i)
+          notice(verbs[state] .. " test_file." .. i)
         end
-        io.stdout:flush()
       end,
     })
     written = written + bytes
@@ -348,10 +375,10 @@ function prepare()
   local secs = sb.time() - t0
   if written > 0 then
     local mbs = sb.additions and string.format(", %.2f MB/sec", written / MB / secs) or ""
-    print(string.format("%d bytes written in %.2f seconds (%.2f MiB/sec%s).", written, secs,
+    notice(string.format("%d bytes written in %.2f seconds (%.2f MiB/sec%s).", written, secs,
       written / MiB / secs, mbs))
   else
-    print("No bytes written.")
+    notice("No bytes written.")
   end
 end
 
@@ -369,7 +396,7 @@ end
 
 function cleanup()
   local c = settings()
-  print("Removing test files...")
+  notice("Removing test files...")
   check_dir(c.dir)
   for i = 0, c.nfiles - 1 do
     local path = file_path(i)
@@ -438,13 +465,16 @@ function sb.hooks.before_threads()
         error(ffi.string(err), 0)
       end
     end
+    sb._log(5, "Opening file: " .. path) -- sysbench's DEBUG line
     -- The access pattern as a hint (fio's fadvise_hint): read-ahead off for random modes.
     local hint = c.mode.seq and "sequential" or "random"
     local ok, f = pcall(lio.open, path, c.open_flags == "" and hint or c.open_flags .. "," .. hint)
     if not ok then error(open_failure(path, tostring(f)), 0) end
     if not c.mode.creation and f.size < c.file_size then
-      error(string.format("Size of file '%s' is %sB, but at least %sB is expected. Did you run 'prepare' with different --file-total-size or --file-num values?",
-        path, size_str(f.size), size_str(c.file_size)), 0)
+      -- sysbench: a FATAL line, then its hint as a WARNING line of its own
+      error(string.format("Size of file '%s' is %sB, but at least %sB is expected.%s", path, size_str(f.size),
+        size_str(c.file_size), sb.additions and " Did you run 'prepare' with different --file-total-size or --file-num values?"
+        or "\nWARNING: Did you run 'prepare' with different --file-total-size or --file-num values?"), 0)
     end
     if c.direct then check_direct(c, f) end
     if i == 0 then
@@ -632,19 +662,32 @@ local function verify_read(ptr, io, vb, path, errbuf)
   end
 end
 
+-- The queue and its buffers, made before the clock starts: at a depth of thousands, allocating and
+-- filling the buffers (a GiB at 65536 x 16 KiB) took the whole of a short run.
+local ready
+
+function thread_init(tid)
+  local c = settings()
+  local depth = sb.shared("fileio.depth", "uint32_t")[0]
+  local engine = ffi.string(sb.shared("fileio.engine", "char", 32))
+  local files = sb.shared("fileio.files", "struct lb_io_file *", c.nfiles)
+  local q = lio.queue { engine = engine, depth = depth, fallback = false, check = false, event = true,
+    quiet = true }
+  local bufs, free = io_buffers(depth, c.max_req, files[0], tid)
+  ready = { q = q, bufs = bufs, free = free }
+end
+
 function thread_run(tid)
   local c = settings()
   local w = sb.worker
   local nfiles = c.nfiles
   local depth = sb.shared("fileio.depth", "uint32_t")[0]
-  local engine = ffi.string(sb.shared("fileio.engine", "char", 32))
   local files = sb.shared("fileio.files", "struct lb_io_file *", nfiles)
   local READ, WRITE, SYNC = lio.READ, lio.WRITE, c.sync_op
   local T_SYNC = luabench.stats.type(c.fsync_mode)
   local t_read, t_write, t_sync = T_READ.id, T_WRITE.id, T_SYNC.id
 
-  local q = lio.queue { engine = engine, depth = depth, fallback = false, check = false, event = true,
-    quiet = true }
+  local q = ready.q
   local ctx, st, done = q.ctx, q.st, q.done
   local ev_flags = q.flags
   local plain_flags = q.flags - C.LB_FIO_EVENT
@@ -652,7 +695,7 @@ function thread_run(tid)
   local next_event = C.lb_event_next
 
   local max_req = c.max_req
-  local bufs, free = io_buffers(depth, max_req, files[0], tid)
+  local bufs, free = ready.bufs, ready.free
   local nfree = depth
   local file_of, slot_of, op_of = {}, {}, {}
   local gen, redraw = request_generator(c, tid)
@@ -711,6 +754,12 @@ function thread_run(tid)
     return true
   end
 
+  -- At a large depth, filling the queue takes long (io_submit blocks once the device's queue is
+  -- full): completions are collected every 64 submissions meanwhile, so that they are counted
+  -- in the second they happen and the buffers come back, not all after the end of the run.
+  local poll
+  local poll_every, nsub = depth > 64 and 64 or math.huge, 0
+
   -- Keeps the queue full: the next request (or the one held back), unless an fsync must wait
   -- for writes in flight or the run is over.
   local function fill()
@@ -747,10 +796,18 @@ function thread_run(tid)
           C.lb_sleep_ns(20000)
         else
           held_op = nil
+          nsub = nsub + 1
+          if nsub >= poll_every then
+            nsub = 0
+            poll()
+          end
         end
       end
     end
   end
+
+  -- I/Os completed in the measured window (after the warm-up)
+  local ncompleted, warmup_ns = 0, (tonumber(sb.opt.warmup_time) or 0) * 1e9
 
   -- One reaped I/O: failures raise, writes may queue their fsync, reads are verified, the
   -- buffer goes back to the free stack.
@@ -778,12 +835,19 @@ function thread_run(tid)
     end
     nfree = nfree + 1
     free[nfree] = b
+    if warmup_ns == 0 or clock_ns(w) >= warmup_ns then ncompleted = ncompleted + 1 end
   end
 
   local function reap_some(max)
     local n = reap(st, ctx, 1, max, done, -1)
     if n < 0 then error("reaping I/O: " .. ffi.string(C.lb_io_ctx_errmsg(ctx)), 0) end
     return n
+  end
+
+  poll = function()
+    local n = reap(st, ctx, 0, math.min(depth, 256), done, 0)
+    if n < 0 then error("reaping I/O: " .. ffi.string(C.lb_io_ctx_errmsg(ctx)), 0) end
+    for i = 0, n - 1 do complete(done[i]) end
   end
 
   while true do
@@ -811,6 +875,14 @@ function thread_run(tid)
   C.lb_fio_flush(st, 1)
   q:close()
   C.lb_event_abandon(w)
+  -- A run in which no thread completed an I/O after the warm-up measured nothing: the last thread to finish
+  -- fails it (status error, exit 1) instead of a report of zeros with status ok.
+  local tally = sb.shared("fileio.completed", "uint64_t", 2) -- I/Os, threads finished
+  sb.atomic_add(tally, ncompleted)
+  if tonumber(sb.atomic_add(tally + 1, 1)) + 1 == c.threads and tonumber(sb.atomic_load(tally)) == 0 then
+    error(string.format("no I/O completed in the measured window: nothing was measured (%s, %d I/O%s in flight per thread: " ..
+      "is --time long enough for this device, --rate high enough?)", c.engine, depth, depth == 1 and "" or "s"), 0)
+  end
 end
 
 -- Reports ----------------------------------------------------------------------------------------

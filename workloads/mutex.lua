@@ -21,6 +21,7 @@ function init()
       error(string.format("Invalid value of %s: %d (%d or more).", c[1], c[2], c[3]), 0)
     end
   end
+  sysbench._strict_options()
 end
 
 function thread_init()

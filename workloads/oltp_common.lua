@@ -70,7 +70,7 @@ local function check_pipeline()
     error(string.format("invalid --pipeline value '%s' (expected off, on or all)", tostring(opt.pipeline)), 0)
   end
   drv = drv or sysbench.sql.driver()
-  if opt.pipeline ~= "off" and drv:name() ~= "pgsql" then
+  if opt.pipeline ~= "off" and not drv:supports("pipeline") then
     error(string.format("--pipeline=%s needs PostgreSQL (--db-driver=pgsql); the %s driver cannot pipeline statements",
       opt.pipeline, drv:name()), 0)
   end
@@ -220,10 +220,12 @@ end
 -- overridden by a workload (oltp_insert without auto_inc starts empty).
 function cmd_prepare()
   apply_variant()
-  connect()
   local rows = prepare_rows and prepare_rows() or opt.table_size
   progress = require("luabench.prepare").new("oltp.prepare", rows * opt.tables)
+  -- Connecting inside the pcall: a thread that cannot connect marks the load failed, so the
+  -- others do not wait for it at the barrier forever.
   local ok, err = pcall(function()
+    connect()
     for n = sysbench.tid + 1, opt.tables, sysbench.opt.threads do
       if progress:failed() then error("another loader thread failed", 0) end
       load_table(n, rows)

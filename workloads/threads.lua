@@ -19,6 +19,7 @@ function init()
   if opt.thread_locks < 1 then
     error(string.format("Invalid value of thread-locks: %d (1 or more).", opt.thread_locks), 0)
   end
+  sysbench._strict_options()
 end
 
 function thread_init()

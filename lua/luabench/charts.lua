@@ -25,7 +25,7 @@ end
 
 -- Title suffix and subtitle: what every input shares, else what tells them apart.
 local function context(inputs)
-  local what = all_same(inputs, function(x) return results.what(x.doc) end)
+  local what = all_same(inputs, function(x) return results.what(x.doc, results.swept(x)) end)
   local host = all_same(inputs, function(x) return x.doc.hostname end)
   local parts = {}
   if #inputs == 1 then
@@ -37,7 +37,7 @@ local function context(inputs)
     local labels = {}
     for i, x in ipairs(inputs) do
       labels[i] = x.label
-      if not what then labels[i] = labels[i] .. " (" .. results.what(x.doc) .. ")" end
+      if not what then labels[i] = labels[i] .. " (" .. results.what(x.doc, results.swept(x)) .. ")" end
     end
     parts[#parts + 1] = table.concat(labels, " vs ")
   end
@@ -62,7 +62,7 @@ local SERVER_CHARTS = {
 
 -- Quantities charted: { id, name, ylabel, latency = bool, value(doc), series(interval) }.
 local function quantities(inputs)
-  local sql, sys, iops = false, false, false
+  local sql, sys, iops, bytes = false, false, false, false
   local pcts, seen = {}, {}
   for _, input in ipairs(inputs) do
     for _, p in ipairs(input.points) do
@@ -70,6 +70,7 @@ local function quantities(inputs)
       sql = sql or d.sql
       sys = sys or d.system ~= nil
       iops = iops or (d.system and (d.system.disk_iops or 0) > 0)
+      bytes = bytes or ((d.counters.bytes_read or 0) + (d.counters.bytes_written or 0)) > 0
       for _, k in ipairs(metrics.percentiles(d)) do
         if not seen[k] then seen[k] = true; pcts[#pcts + 1] = k end
       end
@@ -81,6 +82,13 @@ local function quantities(inputs)
                 ylabel = sql and "transactions/s" or "events/s",
                 value = function(d) return d.rates.events_per_s end,
                 series = function(iv) return iv.events_per_s end }
+  if bytes then
+    -- what the client itself moved (fileio, luabench.io): a block-size sweep is read in MiB/s
+    local function mib(n, t) return t and t > 0 and n and n / 1048576 / t or nil end
+    q[#q + 1] = { id = "mib", name = "MiB per second read and written by the client", ylabel = "MiB/s",
+                  value = function(d) return mib((d.counters.bytes_read or 0) + (d.counters.bytes_written or 0), d.time_s) end,
+                  series = function(iv) return mib((iv.bytes_read or 0) + (iv.bytes_written or 0), iv.interval_s) end }
+  end
   if sql then
     q[#q + 1] = { id = "queries", name = "Queries per second", ylabel = "queries/s",
                   value = function(d) return d.rates.queries_per_s end,

@@ -25,33 +25,71 @@ return function(C_)
     return f()
   end
 
-  -- Options are registered by the engine when the script's main chunk has run.
+  -- sysbench's checks of the declarations, with its messages; the engine calls this before it
+  -- registers the options and stops with a FATAL naming this function when it fails. Run as
+  -- sysbench the message carries the position sysbench's own cmdline.lua reports.
+  local function check(ok, line, msg)
+    if ok then return end
+    error((C_.additions and "" or string.format('[string "sysbench.cmdline.lua"]:%d: ', line)) .. msg, 0)
+  end
+
+  local inferred = { boolean = 1, string = 5, number = 4, table = 6 }
+
+  -- The declared type of a declaration, as sysbench infers it from the default.
+  local function type_of(def)
+    local t = def[3]
+    if t == nil then t = def[2] == nil and 5 or inferred[type(def[2])] end
+    return t
+  end
+
   function cmdline.read_cmdline_options()
+    local opts = cmdline.options
+    if opts == nil then return true end
+    check(type(opts) == "table", 120, "wrong type for sysbench.cmdline.options: " .. type(opts))
+    local names = {}
+    for name, def in pairs(opts) do
+      check(type(name) == "string" and type(def) == "table", 132, "wrong table structure in sysbench.cmdline.options")
+      names[#names + 1] = name
+    end
+    table.sort(names)
+    for _, name in ipairs(names) do
+      local def = opts[name]
+      check(def[1] ~= nil, 137, "nil description for option " .. name)
+      -- (sysbench also refuses ARG_LIST itself here, by a slip: luabench accepts it)
+      check(type(def[2]) ~= "table" or def[3] == nil or def[3] == cmdline.ARG_LIST, 141,
+        "wrong type for list option " .. name)
+      check(type_of(def) ~= nil, 164, "cannot determine type for option " .. name)
+    end
     return true
   end
 
   local hints = { [1] = "[=on|off]", [2] = "=N", [3] = "=SIZE", [4] = "=N", [5] = "=STRING",
     [6] = "=[LIST,...]", [7] = "=FILENAME" }
 
+  -- sysbench's layout of a test's options: the hints padded to the longest name + hint, a
+  -- default in brackets (also an empty one), and an empty line after the list.
   function cmdline.print_test_options()
-    local opts = cmdline.options or {}
-    local names = {}
-    for k in pairs(opts) do names[#names + 1] = k end
+    local opts = type(cmdline.options) == "table" and cmdline.options or {}
+    local names, width = {}, 0
+    for k, o in pairs(opts) do
+      if type(k) == "string" and type(o) == "table" and (C_.additions or not o.luabench) then
+        names[#names + 1] = k
+        width = math.max(width, #k + #(hints[type_of(o)] or "=UNKNOWN"))
+      end
+    end
+    if #names == 0 then return end
     table.sort(names)
     for _, name in ipairs(names) do
       local o = opts[name]
-      local def, t = o[2], o[3]
-      if not t then
-        t = type(def) == "boolean" and 1 or type(def) == "number" and 4
-          or type(def) == "table" and 6 or 5
-      end
+      local def = o[2]
       if type(def) == "table" then def = table.concat(def, ",") end
       if type(def) == "boolean" then def = def and "on" or "off" end
-      local left = "  --" .. name .. hints[t]
-      local line = string.format("%-33s %s", left, o[1] or "")
-      if def ~= nil and def ~= "" then line = line .. " [" .. tostring(def) .. "]" end
+      local line = string.format("  --%s%-" .. (width - #name + 1) .. "s%s", name,
+        hints[type_of(o)] or "=UNKNOWN", tostring(o[1] or ""))
+      if def ~= nil then line = line .. " [" .. tostring(def) .. "]" end
       print(line)
     end
+    print("")
   end
 
   return cmdline

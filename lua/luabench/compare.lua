@@ -42,7 +42,8 @@ local function ratio(a, b)
   return b / a
 end
 
--- Which results each section compares: { conc = N or nil, docs = { doc or false per input } }.
+-- Which results each section compares: { conc = N or nil, unit, point, docs = { doc or false
+-- per input }, missing = { labels of the inputs without this point } }.
 local function sections_of(inputs)
   local single = true
   for _, input in ipairs(inputs) do
@@ -51,11 +52,12 @@ local function sections_of(inputs)
   if single then
     local docs = {}
     for i, input in ipairs(inputs) do docs[i] = input.doc end
-    return { { docs = docs } }
+    return { { docs = docs, missing = {} } }
   end
-  -- Points match by concurrency, or in a sweep over other axes by all of its axes' values.
+  -- Points match by concurrency and its unit (4 threads is not 4 users), or in a sweep over
+  -- other axes by all of its axes' values.
   local keys, seen, first = {}, {}, {}
-  local function key(p) return p.point or p.conc end
+  local function key(p) return p.key or p.point or (select(2, results.concurrency(p.doc)) .. "=" .. p.conc) end
   for _, input in ipairs(inputs) do
     for _, p in ipairs(input.points) do
       local k = key(p)
@@ -64,20 +66,24 @@ local function sections_of(inputs)
   end
   table.sort(keys, function(a, b)
     local pa, pb = first[a], first[b]
-    if (pa.group or "") ~= (pb.group or "") then return (pa.group or "") < (pb.group or "") end
-    if pa.conc ~= pb.conc then return pa.conc < pb.conc end
+    local ua, ub = select(2, results.concurrency(pa.doc)), select(2, results.concurrency(pb.doc))
+    if not pa.point and not pb.point and ua ~= ub then return ua < ub end
+    if results.point_before(pa, pb) then return true end
+    if results.point_before(pb, pa) then return false end
     return tostring(a) < tostring(b)
   end)
   local out = {}
   for _, k in ipairs(keys) do
-    local docs = {}
+    local docs, missing = {}, {}
     for i, input in ipairs(inputs) do
       docs[i] = false
       for _, p in ipairs(input.points) do
         if key(p) == k then docs[i] = p.doc end
       end
+      if not docs[i] then missing[#missing + 1] = input.label end
     end
-    out[#out + 1] = { conc = first[k].conc, point = first[k].point, docs = docs }
+    out[#out + 1] = { conc = first[k].conc, point = first[k].point, docs = docs, missing = missing,
+                      unit = not first[k].point and select(2, results.concurrency(first[k].doc)) or nil }
   end
   return out
 end
@@ -118,8 +124,18 @@ function M.model(inputs)
     m.inputs[i] = { label = input.label, path = input.path, kind = input.kind,
                     description = results.describe(input) }
   end
+  local shared = false
   for _, s in ipairs(sections_of(inputs)) do
-    m.sections[#m.sections + 1] = { conc = s.conc, point = s.point, rows = section_rows(s.docs) }
+    m.sections[#m.sections + 1] = { conc = s.conc, point = s.point, unit = s.unit, missing = s.missing,
+                                    rows = section_rows(s.docs) }
+    shared = shared or #s.missing <= #inputs - 2
+  end
+  if not shared then
+    -- a --threads sweep against a --users sweep, or sweeps over different values: every row
+    -- would be '-', so say why
+    local parts = {}
+    for i, input in ipairs(inputs) do parts[i] = input.label .. ": " .. results.concurrency_text(input) end
+    m.note = "the inputs share no point, so nothing is compared (" .. table.concat(parts, "; ") .. ")"
   end
   local firsts = {}
   for i, input in ipairs(inputs) do firsts[i] = input.doc or false end
@@ -135,6 +151,14 @@ function M.fmt(v)
   if v == math.floor(v) and math.abs(v) < 1e15 then return string.format("%d", v) end
   if math.abs(v) >= 1e6 then return string.format("%.1f", v) end
   return string.format("%.6g", v)
+end
+
+-- A section's heading: every swept axis with its value at that point ("iodepth=32,
+-- file-block-size=64 KiB"), or the concurrency ("8 threads"); nil for single runs.
+function M.section_heading(m, s)
+  if s.point then return s.point end
+  if s.conc then return string.format("%d %s", s.conc, s.unit or m.concurrency_unit) end
+  return nil
 end
 
 local function fmt_ratio(r, sig)
@@ -185,6 +209,7 @@ function M.text(m)
     out[#out + 1] = string.format("  %s  %s (%s)", pad(input.label, lw, true), input.description, input.path)
   end
   out[#out + 1] = "ratio = input / " .. labels[1] .. "; " .. m.rule .. "."
+  if m.note then out[#out + 1] = "NOTE: " .. m.note .. "." end
   M.settings_text(m, labels, out)
   -- Columns: metric, then per input its value, and from the second on its ratio.
   local head = { "" }
@@ -215,10 +240,10 @@ function M.text(m)
       end
     end
     out[#out + 1] = ""
-    if s.point then
-      out[#out + 1] = string.format("== %s ==", s.point)
-    elseif s.conc then
-      out[#out + 1] = string.format("== %d %s ==", s.conc, m.concurrency_unit)
+    local heading = M.section_heading(m, s)
+    if heading then
+      local only = #s.missing > 0 and string.format(" (not in %s)", table.concat(s.missing, ", ")) or ""
+      out[#out + 1] = string.format("== %s ==%s", heading, only)
     end
     local hl = {}
     for c, h in ipairs(head) do hl[c] = pad(h, widths[c], c == 1) end
@@ -272,7 +297,9 @@ end
 function M.json(m)
   local n = #m.inputs
   local out = { "{", '  "luabench_compare": 1,', '  "rule": ' .. jstr(m.rule) .. ",",
-                '  "concurrency_unit": ' .. jstr(m.concurrency_unit) .. ",", '  "inputs": [' }
+                '  "concurrency_unit": ' .. jstr(m.concurrency_unit) .. "," }
+  if m.note then out[#out + 1] = '  "note": ' .. jstr(m.note) .. "," end
+  out[#out + 1] = '  "inputs": ['
   for i, input in ipairs(m.inputs) do
     out[#out + 1] = string.format('    {"label": %s, "path": %s, "kind": %s, "description": %s}%s',
       jstr(input.label), jstr(input.path), jstr(input.kind), jstr(input.description), i < n and "," or "")
@@ -288,8 +315,11 @@ function M.json(m)
   end
   out[#out + 1] = '  "sections": ['
   for si, s in ipairs(m.sections) do
-    out[#out + 1] = string.format('    {"concurrency": %s,%s "rows": [', jnum(s.conc),
-      s.point and (' "point": ' .. jstr(s.point) .. ",") or "")
+    local missing = {}
+    for i, l in ipairs(s.missing or {}) do missing[i] = jstr(l) end
+    out[#out + 1] = string.format('    {"concurrency": %s,%s%s "missing": [%s], "rows": [', jnum(s.conc),
+      s.unit and (' "unit": ' .. jstr(s.unit) .. ",") or "",
+      s.point and (' "point": ' .. jstr(s.point) .. ",") or "", table.concat(missing, ", "))
     for ri, r in ipairs(s.rows) do
       out[#out + 1] = string.format(
         '      {"group": %s, "metric": %s, "unit": %s, "values": %s, "ratios": %s, "significant": %s, "stderr": %s}%s',
@@ -315,7 +345,12 @@ local function csv_num(v)
 end
 
 function M.csv(m)
+  -- sweeps over several axes: a point column names every axis's value (the first column has
+  -- only the first axis's)
+  local points = false
+  for _, s in ipairs(m.sections) do points = points or s.point ~= nil end
   local head = { m.concurrency_unit, "group", "metric", "unit" }
+  if points then table.insert(head, 2, "point") end
   for i, input in ipairs(m.inputs) do
     head[#head + 1] = csv_cell(input.label)
     if i > 1 then
@@ -327,6 +362,7 @@ function M.csv(m)
   for _, s in ipairs(m.sections) do
     for _, r in ipairs(s.rows) do
       local cells = { s.conc and tostring(s.conc) or "", csv_cell(r.group), csv_cell(r.name), csv_cell(r.unit) }
+      if points then table.insert(cells, 2, csv_cell(s.point or "")) end
       for i = 1, #m.inputs do
         cells[#cells + 1] = csv_num(r.values[i])
         if i > 1 then
@@ -388,13 +424,63 @@ function M.parse_args(args, known)
   return a
 end
 
+-- A path's components, absolute and without "." and "..", the ".json" of a result file dropped.
+local function components(path)
+  if path:sub(1, 1) ~= "/" then path = (os.getenv("PWD") or ".") .. "/" .. path end
+  local out = {}
+  for c in path:gmatch("[^/]+") do
+    if c == ".." then
+      out[#out] = nil
+    elseif c ~= "." then
+      out[#out + 1] = c
+    end
+  end
+  if #out > 0 then out[#out] = out[#out]:gsub("%.json$", "") end
+  return out
+end
+
+-- Default labels that collide ("sweep" for a/sweep and b/sweep) become the part of each path
+-- that tells it from the others: what is left once the components all of them share at the
+-- start and at the end are dropped ("a" and "b"; "2024" and "2025" for runs/2024/s.json and
+-- runs/2025/s.json).
+local function distinct_labels(inputs, given)
+  local by_label = {}
+  for i, input in ipairs(inputs) do
+    if not given[i] then
+      by_label[input.label] = by_label[input.label] or {}
+      table.insert(by_label[input.label], i)
+    end
+  end
+  for _, group in pairs(by_label) do
+    if #group > 1 then
+      local parts = {}
+      for k, i in ipairs(group) do parts[k] = components(inputs[i].path) end
+      local function common(at)
+        local v = at(parts[1])
+        if v == nil then return false end
+        for k = 2, #parts do if at(parts[k]) ~= v then return false end end
+        return true
+      end
+      local head, tail = 0, 0
+      while common(function(c) return c[head + 1] end) do head = head + 1 end
+      while common(function(c) local n = #c - tail; return n > head and c[n] or nil end) do tail = tail + 1 end
+      for k, i in ipairs(group) do
+        local c = parts[k]
+        local label = table.concat(c, "/", head + 1, #c - tail)
+        if label ~= "" then inputs[i].label = label end
+      end
+    end
+  end
+end
+
 function M.load_inputs(list)
-  local inputs = {}
+  local inputs, given = {}, {}
   for i, x in ipairs(list) do
     local input, err = results.load(x.path, x.label)
     if not input then return nil, err end
-    inputs[i] = input
+    inputs[i], given[i] = input, x.label ~= nil
   end
+  distinct_labels(inputs, given)
   local seen = {}
   for _, input in ipairs(inputs) do
     if seen[input.label] then

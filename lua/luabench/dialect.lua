@@ -4,7 +4,7 @@
 -- another driver) is one more table, not a branch in every workload.
 --
 -- The shipped dialects live in luabench/dialect/<name>.lua (pgsql, mysql, oracle, dm8,
--- sqlserver). A script, or a file given with --db-dialect-file, adds its own with
+-- sqlserver, sqlite). A script, or a file given with --db-dialect-file, adds its own with
 -- register(name, table, base): what the table does not define comes from the base dialect.
 -- Every field and function is described in doc/dialects.md.
 local M = {}
@@ -12,7 +12,7 @@ local M = {}
 local fmt = string.format
 
 -- The shipped dialects, loaded when first asked for.
-local SHIPPED = { "pgsql", "mysql", "oracle", "dm8", "sqlserver" }
+local SHIPPED = { "pgsql", "mysql", "oracle", "dm8", "sqlserver", "sqlite", "duckdb" }
 local SHIPPED_SET = {}
 for _, n in ipairs(SHIPPED) do SHIPPED_SET[n] = true end
 

@@ -3,10 +3,10 @@ local ffi = require("ffi")
 local C = ffi.C
 
 local methods = {}
-function methods.update(h, value) C.lb_uhist_update(h, value) end
-function methods.print(h) C.lb_uhist_print(h) end
-function methods.percentile(h, p) return C.lb_uhist_percentile(h, p) end
-ffi.metatype("struct lb_uhist", { __index = methods })
+function methods.update(h, value) C.lb_script_hist_update(h, value) end
+function methods.print(h) C.lb_script_hist_print(h) end
+function methods.percentile(h, p) return C.lb_script_hist_percentile(h, p) end
+ffi.metatype("struct lb_script_hist", { __index = methods })
 
 local histogram = {}
 
@@ -17,12 +17,12 @@ local MAX_SIZE = 2 ^ 24
 function histogram.new(size, range_min, range_max)
   local valid = type(size) == "number" and size % 1 == 0 and size >= 2 and size <= MAX_SIZE
     and type(range_min) == "number" and type(range_max) == "number"
-  local h = valid and C.lb_uhist_new(size, range_min, range_max) or nil
+  local h = valid and C.lb_script_hist_new(size, range_min, range_max) or nil
   if h == nil then
     error(string.format("invalid histogram parameters (size %s, range %s..%s)",
       tostring(size), tostring(range_min), tostring(range_max)), 2)
   end
-  return ffi.gc(h, C.lb_uhist_free)
+  return ffi.gc(h, C.lb_script_hist_free)
 end
 
 return histogram

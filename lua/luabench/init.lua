@@ -21,6 +21,7 @@ local sb = {
   role = C_.role,
   threads = C_.threads,
   additions = C_.additions, -- false when running as sysbench: print only what sysbench prints
+  _log = C_.log, -- _log(level, line): sysbench's log (0 FATAL .. 5 DEBUG), filtered by --verbosity
   _tracebacks = C_.tracebacks, -- --debug (not as sysbench): event errors carry a traceback
   _dialect_file = C_.dialect_file ~= "" and C_.dialect_file or nil, -- --db-dialect-file (luabench.dialect)
   error = { NONE = 0, RESTART_EVENT = 1 },
@@ -41,6 +42,27 @@ local report = require("luabench.report")
 sb.report_default = report.default
 sb.report_csv = report.csv
 sb.report_json = report.json
+
+-- A built-in sysbench test's options read as sysbench reads them (an empty number, a size or a
+-- real number that does not parse: 0), so the test's own check answers first with sysbench's
+-- message ("Invalid value for file-total-size: 0"); a value the check then accepts is refused
+-- here all the same (doc/sysbench.md, strict-values). option_text gives the value as given
+-- (nil for an empty one, sysbench's NULL).
+sb._option_text = C_.option_text
+sb._sysbench_help = C_.sysbench_help -- run as sysbench, a built-in test's `help` text
+function sb._strict_options()
+  local names = {}
+  for name in pairs(type(sb.cmdline.options) == "table" and sb.cmdline.options or {}) do
+    names[#names + 1] = name
+  end
+  table.sort(names)
+  for _, name in ipairs(names) do
+    local text, coerced = C_.option_text(name)
+    if coerced then
+      error(string.format("Invalid value for the '%s' option: '%s'", (name:gsub("-", "_")), text or ""), 0)
+    end
+  end
+end
 
 -- luabench-only API --------------------------------------------------------------------------
 
@@ -128,6 +150,7 @@ lazy.sql = "luabench.sql"
 lazy.stats = "luabench.stats"
 lazy.io = "luabench.io"
 lazy.prepare = "luabench.prepare"
+lazy.socket = "luabench.socket"
 
 -- print() as Lua's, but each line goes out in one write: Lua's writes every argument, tab and
 -- the newline separately, so lines printed by several threads at once came out mixed.

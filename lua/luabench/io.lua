@@ -115,7 +115,19 @@ function M.open(path, flags)
   }, File)
 end
 
+-- What a file or queue method was called on: an open object of its kind, else an error naming
+-- the script's line (the C layer would be handed a NULL or foreign pointer).
+local raise, is_a = require("luabench.api_check").raise, require("luabench.api_check").is_a
+local function file_of(f, what)
+  if getmetatable(f) ~= File and not is_a(f, File) then
+    raise(string.format("io: %s needs a file from luabench.io.open(), got %s", what, type(f)))
+  end
+  if f.ptr == nil then raise(string.format("io: %s on a closed file (%s)", what, f.path)) end
+  return f
+end
+
 function File:close()
+  if getmetatable(self) ~= File and not is_a(self, File) then file_of(self, "close()") end
   if self.ptr ~= nil then
     local p = self.ptr
     self.ptr = nil
@@ -126,6 +138,8 @@ end
 
 -- nil if an I/O of len bytes at off from buf is allowed on this file, else the reason.
 function File:check_align(buf, len, off)
+  file_of(self, "check_align()")
+  if type(len) ~= "number" or type(off) ~= "number" then raise("io: check_align(buf, len, off) needs a length and an offset") end
   if C.lb_io_file_check_align(self.ptr, buf, len, off, errbuf, ERRLEN) < 0 then
     return ffi.string(errbuf)
   end
@@ -133,10 +147,18 @@ end
 
 -- Aligned buffers ------------------------------------------------------------------------------
 
+-- The alignment is a uint32_t in C: -2^31 would become a 2 GiB alignment there, so both are
+-- checked here first.
 function M.buffer(size, align)
-  local p = C.lb_io_buf_alloc(size, align or 4096)
+  align = align or 4096
+  local n, a = tonumber(size), tonumber(align)
+  if not n or n < 0 or n % 1 ~= 0 or not a or a < 1 or a > 2 ^ 30 or a % 1 ~= 0 then
+    raise(string.format("io.buffer(size, align): a size in bytes and an alignment of 1 B to 1 GiB (got %s, %s)",
+      tostring(size), tostring(align)))
+  end
+  local p = C.lb_io_buf_alloc(size, align)
   if p == nil then
-    error(string.format("cannot allocate an I/O buffer of %d bytes aligned to %d", size, align or 4096), 2)
+    error(string.format("cannot allocate an I/O buffer of %d bytes aligned to %d", n, a), 2)
   end
   return ffi.gc(ffi.cast("uint8_t *", p), C.lb_io_buf_free)
 end
@@ -170,6 +192,14 @@ function M.capabilities(name)
     sized_files = has(C.LB_IO_F_MEMMAP),
     moves_data = not has(C.LB_IO_F_FAKE),
   }
+end
+
+-- The most I/Os one queue of engine `name` holds here, and where that limit comes from
+-- (io_uring: 32768, the kernel's; libaio: what /proc/sys/fs/aio-max-nr leaves).
+function M.max_depth(name)
+  local why = ffi.new("char[160]")
+  local n = tonumber(C.lb_io_engine_max_depth(name, why, 160))
+  return n, ffi.string(why)
 end
 
 -- A context of engine `name`, or, when fallback is not false and it is not available here, of
@@ -225,6 +255,8 @@ local function fail(op, f, off, len, code)
 end
 
 local function blocking(f, op, buf, len, off, s)
+  file_of(f, OP_NAME[op] .. "()")
+  if buf == nil and op <= 1 and len ~= 0 then raise(string.format("io: %s(): no buffer (nil)", OP_NAME[op])) end
   local r = C.lb_fio_sync(stat(), sctx(), op, f.ptr, buf, len or 0, off or 0, type_id(s, OP_NAME[op]), 0)
   if r < 0 then error(fail(op, f, off or 0, len or 0, r), 0) end
   return tonumber(r)
@@ -273,10 +305,23 @@ end
 
 -- Would engine e lose its asynchrony on file f (libaio without O_DIRECT)? The reason, or nil.
 function M.degraded(engine, f)
+  file_of(f, "degraded()")
   if C.lb_io_file_degraded(engine, f.ptr, errbuf, ERRLEN) == 1 then return ffi.string(errbuf) end
 end
 
+local function queue_of(q, what)
+  if getmetatable(q) ~= Queue and not is_a(q, Queue) then
+    raise(string.format("io: %s needs a queue from luabench.io.queue() (q:%s), got %s", what, what, type(q)))
+  end
+  if q.ctx == nil then raise(string.format("io: %s on a closed queue", what)) end
+  return q
+end
+
 function Queue:submit(op, f, buf, len, off, s, tag)
+  queue_of(self, "submit()")
+  if type(op) ~= "number" or not OP_NAME[op] then raise("io: submit() needs an operation (0..3)") end
+  file_of(f, "submit()")
+  if buf == nil and op <= 1 and len ~= 0 then raise(string.format("io: %s(): no buffer (nil)", OP_NAME[op])) end
   local r = C.lb_fio_submit(self.st, self.ctx, op, f.ptr, buf, len or 0, off or 0, tag or 0,
     type_id(s, OP_NAME[op]), self.flags)
   if r < 0 then
@@ -287,16 +332,17 @@ function Queue:submit(op, f, buf, len, off, s, tag)
   end
 end
 
-function Queue:read(f, buf, len, off, s, tag) return self:submit(OP.read, f, buf, len, off, s, tag) end
-function Queue:write(f, buf, len, off, s, tag) return self:submit(OP.write, f, buf, len, off, s, tag) end
-function Queue:fsync(f, s, tag) return self:submit(OP.fsync, f, nil, 0, 0, s, tag) end
-function Queue:fdatasync(f, s, tag) return self:submit(OP.fdatasync, f, nil, 0, 0, s, tag) end
+function Queue:read(f, buf, len, off, s, tag) return Queue.submit(self, OP.read, f, buf, len, off, s, tag) end
+function Queue:write(f, buf, len, off, s, tag) return Queue.submit(self, OP.write, f, buf, len, off, s, tag) end
+function Queue:fsync(f, s, tag) return Queue.submit(self, OP.fsync, f, nil, 0, 0, s, tag) end
+function Queue:fdatasync(f, s, tag) return Queue.submit(self, OP.fdatasync, f, nil, 0, 0, s, tag) end
 
 -- Waits for at least `min` completions (default 1; 0 polls; clamped to what is in flight) and
 -- collects up to `max` (default depth) within `timeout` seconds (default: no limit). Returns n;
 -- the I/Os are q.done[0] .. q.done[n-1] (struct lb_io *: error, result_bytes, offset_bytes,
 -- length_bytes, op, buf) and q:tag(i), valid until the next submit.
 function Queue:reap(min, max, timeout)
+  queue_of(self, "reap()")
   local n = C.lb_fio_reap(self.st, self.ctx, min or 1, max or self.depth, self.done,
     timeout and timeout * 1e9 or -1)
   if n < 0 then error(ffi.string(C.lb_io_ctx_errmsg(self.ctx)), 0) end
@@ -318,14 +364,22 @@ function Queue:reap(min, max, timeout)
 end
 
 function Queue:tag(i)
+  queue_of(self, "tag()")
+  if type(i) ~= "number" or i < 0 or i >= self.n or i % 1 ~= 0 then
+    raise(string.format("io: tag(%s): not an index of the last reap (0..%d)", tostring(i), self.n - 1))
+  end
   return tonumber(bit.band(self.done[i].tag, 0xffffffffffffULL))
 end
 
-function Queue:inflight() return C.lb_io_inflight(self.ctx) end
-function Queue:space() return self.depth - C.lb_io_inflight(self.ctx) end
+function Queue:inflight() return C.lb_io_inflight(queue_of(self, "inflight()").ctx) end
+function Queue:space()
+  local q = queue_of(self, "space()")
+  return q.depth - C.lb_io_inflight(q.ctx)
+end
 
 -- Reaps until nothing is in flight; returns how many completed.
 function Queue:drain()
+  queue_of(self, "drain()")
   local total = 0
   while C.lb_io_inflight(self.ctx) > 0 do total = total + self:reap(1) end
   return total
@@ -333,9 +387,10 @@ end
 
 -- Time-weighted average of I/Os in flight since the queue was created (or the statistics
 -- window started).
-function Queue:avg_depth() return C.lb_io_avg_depth(self.ctx) end
+function Queue:avg_depth() return C.lb_io_avg_depth(queue_of(self, "avg_depth()").ctx) end
 
 function Queue:close()
+  if getmetatable(self) ~= Queue and not is_a(self, Queue) then queue_of(self, "close()") end
   if self.ctx then
     self:drain()
     C.lb_fio_untrack(self.st, self.ctx)
@@ -357,6 +412,10 @@ local PREP_STATE = { "created", "reused", "extended", "truncated" }
 -- written_bytes, seconds) called about every `every` seconds (default 2).
 -- Returns the state ("created", "reused", "extended" or "truncated"), bytes written, seconds.
 function M.prepare(path, size, opts)
+  local n = tonumber(size)
+  if not n or n < 0 or n % 1 ~= 0 then
+    raise("io.prepare(path, size): the size is a number of bytes (got " .. tostring(size) .. ")")
+  end
   opts = opts or {}
   local out = ffi.new("struct lb_io_prepare *[1]")
   if C.lb_io_prepare_new(tostring(path), size, opts.direct and C.LB_IO_O_DIRECT or 0, opts.block or 0,
@@ -393,13 +452,21 @@ end
 
 M.BLOCK_HEADER = 32
 
+-- The buffer functions take a pointer and a length, like memcpy: the length cannot be checked,
+-- but no buffer at all (nil, NULL) can.
+local function some_buffer(buf, len, what)
+  if buf == nil and len ~= 0 then raise("io." .. what .. ": no buffer (nil) for " .. tostring(len) .. " bytes") end
+end
+
 function M.crc32c(buf, len, crc)
   if type(buf) == "string" then len = len or #buf end
+  some_buffer(buf, len, "crc32c")
   return C.lb_io_crc32c(crc or 0, buf, len)
 end
 
 -- Writes a self-describing block for offset `off` into buf (header with CRC32C, offset and seq).
 function M.block_fill(buf, len, off, seq)
+  some_buffer(buf, len, "block_fill")
   if C.lb_io_block_fill(buf, len, off, seq or 0) < 0 then
     error(string.format("cannot make a checked block of %d bytes", len), 2)
   end
@@ -408,16 +475,21 @@ end
 -- true, seq if the block read from `off` is intact; false, message, kind ("torn" or
 -- "misplaced") if not.
 function M.block_verify(buf, len, off)
+  some_buffer(buf, len, "block_verify")
   local seq = ffi.new("uint64_t[1]")
   local r = C.lb_io_block_verify(buf, len, off, seq, errbuf, ERRLEN)
   if r == 0 then return true, seq[0] end
   return false, ffi.string(errbuf), r == C.LB_IO_E_MISPLACED and "misplaced" or "torn"
 end
 
-function M.pattern_fill(buf, len, off, seed) C.lb_io_pattern_fill(buf, len, off, seed or 0) end
+function M.pattern_fill(buf, len, off, seed)
+  some_buffer(buf, len, "pattern_fill")
+  C.lb_io_pattern_fill(buf, len, off, seed or 0)
+end
 
 -- Index (0-based) of the first byte that differs from the pattern, or nil.
 function M.pattern_check(buf, len, off, seed)
+  some_buffer(buf, len, "pattern_check")
   local r = C.lb_io_pattern_check(buf, len, off, seed or 0)
   if r >= 0 then return tonumber(r) end
 end

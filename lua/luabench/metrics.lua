@@ -16,6 +16,16 @@ local function sum_disks(sys, field)
   return any and total or nil
 end
 
+-- Network interfaces added up, lo left out (a local database's traffic is not the NIC's).
+local function sum_nics(sys, field)
+  if not sys or not sys.net then return nil end
+  local total = 0
+  for name, n in pairs(sys.net) do
+    if name ~= "lo" and n[field] then total = total + n[field] end
+  end
+  return total
+end
+
 local function cpu(sys, ...)
   local c = sys and sys.cpu_pct
   if not c then return nil end
@@ -64,7 +74,7 @@ local function union(docs, list_of)
 end
 
 -- The server's key figures (doc/results.md, server.key): key, row name, unit, which way is
--- better, and whether the row is left out when every input has zero.
+-- better (nil: neutral), and whether the row is left out when every input has zero.
 M.SERVER_KEYS = {
   { "commits_per_s", "commits/s", "/s", "higher" },
   { "rollbacks_per_s", "rollbacks/s", "/s", "lower", true },
@@ -115,8 +125,23 @@ function M.settings_diff(docs)
   return out
 end
 
--- Row definitions: { group, name, unit, value(doc), series(interval) or nil, better = "higher"|"lower"|nil }.
--- Rows that no result has a value for are left out by the caller.
+
+-- The percentiles of what pick(doc) returns (a type's, a statement's figures) in any result, in
+-- numeric order.
+local function percentile_keys(docs, pick)
+  return union(docs, function(d)
+    local x = pick(d)
+    local keys = sorted_keys(x and x.latency_ms.percentiles)
+    table.sort(keys, function(a, b) return tonumber(a) < tonumber(b) end)
+    return keys
+  end)
+end
+
+-- Row definitions: { group, name, unit, value(doc), series(interval, doc) or nil,
+-- better = "higher" | "lower" | "neutral", count = true for totals over the run (errors): their
+-- series is the per-interval count }. Every row declares its direction: only "higher" and
+-- "lower" rows are coloured better or worse. Rows that no result has a value for are left out
+-- by the caller.
 function M.rows(docs)
   local sql = false
   for _, d in ipairs(docs) do sql = sql or d.sql end
@@ -150,13 +175,15 @@ function M.rows(docs)
         value = function(d) return d.latency_ms.max end,
         series = function(iv) return iv.latency_ms and iv.latency_ms.max end }
 
-  add { group = "errors", name = "errors", unit = "", better = "lower",
-        value = function(d) return d.counters.errors end }
+  add { group = "errors", name = "errors", unit = "", better = "lower", count = true,
+        value = function(d) return d.counters.errors end,
+        series = function(iv) return iv.errors end }
   add { group = "errors", name = "errors/s", unit = "/s", better = "lower",
         value = function(d) return d.rates.errors_per_s end,
         series = function(iv) return iv.errors_per_s end }
-  add { group = "errors", name = "reconnects", unit = "", better = "lower",
-        value = function(d) return d.counters.reconnects end }
+  add { group = "errors", name = "reconnects", unit = "", better = "lower", count = true,
+        value = function(d) return d.counters.reconnects end,
+        series = function(iv) return iv.reconnects end }
 
   local sysrows = {
     { "CPU user %", function(s) return cpu(s, "user", "nice") end },
@@ -169,10 +196,14 @@ function M.rows(docs)
     { "disk IOPS", function(s) return s and s.disk_iops end },
     { "disk read MiB/s", function(s) return sum_disks(s, "read_mib_per_s") end },
     { "disk write MiB/s", function(s) return sum_disks(s, "write_mib_per_s") end },
+    { "net rx MiB/s", function(s) return sum_nics(s, "rx_mib_per_s") end },
+    { "net tx MiB/s", function(s) return sum_nics(s, "tx_mib_per_s") end },
+    { "TCP retransmits/s", function(s) return s and s.tcp and s.tcp.retrans_per_s end },
   }
   for _, r in ipairs(sysrows) do
     local f = r[2]
-    add { group = "system", name = r[1], unit = "",
+    -- more or less of these is neither good nor bad in itself: shown, never coloured
+    add { group = "system", name = r[1], unit = "", better = "neutral",
           value = function(d) return f(d.system) end,
           series = function(iv) return f(iv.system) end }
   end
@@ -180,34 +211,106 @@ function M.rows(docs)
   -- The database server's own figures (--server-stats): the key figures of its counters.
   for _, r in ipairs(M.SERVER_KEYS) do
     local key = r[1]
-    add { group = "server", name = r[2], unit = r[3], better = r[4], nonzero = r[5],
+    add { group = "server", name = r[2], unit = r[3], better = r[4] or "neutral", nonzero = r[5],
           value = function(d) return d.server and d.server.key and d.server.key[key] end,
           series = function(iv) return iv.server and iv.server.key and iv.server.key[key] end }
   end
 
   for _, t in ipairs(union(docs, function(d) return sorted_keys(d.types) end)) do
     local function ty(d) return (d.types or {})[t] end
+    -- Each interval's figures for this type: its count in `types`, its latency in
+    -- `type_latency_ms`, its outcomes in `type_outcomes`.
+    local function ilat(iv, key) local l = iv.type_latency_ms and iv.type_latency_ms[t]; return l and l[key] end
+    local function icount(iv, key)
+      -- (a result written before intervals had outcomes has no series for them)
+      if not iv.type_outcomes then return nil end
+      local o = iv.type_outcomes[t]
+      return o and o[key] or 0
+    end
     add { group = "per type", name = t .. " /s", unit = "/s", better = "higher",
           value = function(d) return ty(d) and ty(d).per_s end,
-          series = function(iv) local n = iv.types and iv.types[t]; return n and iv.interval_s > 0 and n / iv.interval_s or nil end }
-    add { group = "per type", name = t .. " mix %", unit = "%",
-          value = function(d) return ty(d) and ty(d).mix_pct end }
+          series = function(iv)
+            if not iv.interval_s or iv.interval_s <= 0 then return nil end
+            return (iv.types and iv.types[t] or 0) / iv.interval_s
+          end }
+    add { group = "per type", name = t .. " mix %", unit = "%", better = "neutral",
+          value = function(d) return ty(d) and ty(d).mix_pct end,
+          series = function(iv)
+            local total = 0
+            for _, n in pairs(iv.types or {}) do total = total + n end
+            if total == 0 then return nil end
+            return 100 * (iv.types[t] or 0) / total
+          end }
     add { group = "per type", name = t .. " avg ms", unit = "ms", better = "lower",
-          value = function(d) return ty(d) and ty(d).latency_ms.avg end }
-    local pkeys = union(docs, function(d)
-      local x = ty(d)
-      local keys = sorted_keys(x and x.latency_ms.percentiles)
-      table.sort(keys, function(a, b) return tonumber(a) < tonumber(b) end)
-      return keys
-    end)
-    for _, p in ipairs(pkeys) do
+          value = function(d) return ty(d) and ty(d).latency_ms.avg end,
+          series = function(iv) return ilat(iv, "avg") end }
+    for _, p in ipairs(percentile_keys(docs, ty)) do
       add { group = "per type", name = t .. " p" .. p .. " ms", unit = "ms", better = "lower",
-            value = function(d) return ty(d) and ty(d).latency_ms.percentiles[p] end }
+            value = function(d) return ty(d) and ty(d).latency_ms.percentiles[p] end,
+            series = function(iv) return ilat(iv, p) end }
     end
     add { group = "per type", name = t .. " max ms", unit = "ms", better = "lower",
-          value = function(d) return ty(d) and ty(d).latency_ms.max end }
-    add { group = "per type", name = t .. " errors", unit = "", better = "lower",
-          value = function(d) return ty(d) and ty(d).errors end }
+          value = function(d) return ty(d) and ty(d).latency_ms.max end,
+          series = function(iv) return ilat(iv, "max") end }
+    for _, outcome in ipairs({ "errors", "rollbacks", "retries" }) do
+      add { group = "per type", name = t .. " " .. outcome, unit = "", better = "lower", count = true,
+            value = function(d) return ty(d) and ty(d)[outcome] end,
+            series = function(iv) return icount(iv, outcome) end }
+    end
+  end
+
+  -- --report-statements: each statement (matched by its text), its series from the intervals'
+  -- "statements" (each names its statement by position in the result's own list).
+  local function stmt_of(d, sql)
+    for i, x in ipairs(d.statements or {}) do
+      if x.sql == sql then return x, i - 1 end
+    end
+  end
+  for _, sql in ipairs(union(docs, function(d)
+    local list = {}
+    for _, x in ipairs(d.statements or {}) do list[#list + 1] = x.sql end
+    return list
+  end)) do
+    local label = #sql > 48 and (sql:sub(1, 47) .. "…") or sql
+    local cache = setmetatable({}, { __mode = "k" })
+    local function st(d)
+      if cache[d] == nil then cache[d] = { stmt_of(d, sql) } end
+      return cache[d][1], cache[d][2]
+    end
+    local function ivs(iv, pos)
+      for _, x in ipairs(iv.statements or {}) do
+        if x.statement == pos then return x end
+      end
+    end
+    local function per_doc(f)
+      return function(d) local x = st(d); return x and f(x, d) end
+    end
+    -- a statement's series needs its position in that result's list: series(iv, doc)
+    local function series_of(f)
+      return function(iv, d)
+        if not iv.statements then return nil end
+        local _, pos = st(d)
+        if not pos then return nil end
+        return f(ivs(iv, pos) or false, iv)
+      end
+    end
+    local function lat(key)
+      return series_of(function(x) return x and x[key] or nil end)
+    end
+    add { group = "per statement", name = label .. " /s", unit = "/s", better = "higher",
+          value = per_doc(function(x, d) return d.time_s and d.time_s > 0 and x.count / d.time_s or nil end),
+          series = series_of(function(x, iv) return iv.interval_s > 0 and (x and x.count or 0) / iv.interval_s or nil end) }
+    add { group = "per statement", name = label .. " avg ms", unit = "ms", better = "lower",
+          value = per_doc(function(x) return x.latency_ms.avg end), series = lat("avg") }
+    for _, p in ipairs(percentile_keys(docs, st)) do
+      add { group = "per statement", name = label .. " p" .. p .. " ms", unit = "ms", better = "lower",
+            value = per_doc(function(x) return x.latency_ms.percentiles[p] end), series = lat(p) }
+    end
+    add { group = "per statement", name = label .. " max ms", unit = "ms", better = "lower",
+          value = per_doc(function(x) return x.latency_ms.max end), series = lat("max") }
+    add { group = "per statement", name = label .. " errors", unit = "", better = "lower", count = true,
+          value = per_doc(function(x) return x.errors end),
+          series = series_of(function(x) return x and x.errors or 0 end) }
   end
 
   -- The workload's own headline figures (tpmC, BT/s, ...): its top-level numbers.
@@ -218,19 +321,20 @@ function M.rows(docs)
     end
     return keys
   end)) do
-    add { group = "workload", name = k, unit = "",
+    add { group = "workload", name = k, unit = "", better = "neutral",
           value = function(d) local v = (d.workload_stats or {})[k]; return type(v) == "number" and v or nil end }
   end
   return rows
 end
 
 -- Mean, standard deviation and standard error of a row's per-interval figures in a result;
--- nil when the result has fewer than two intervals with the figure.
+-- nil when the result has fewer than two intervals with the figure. For a count over the whole
+-- run (a sum of n intervals) the standard error is that of the sum: sd x sqrt(n).
 function M.spread(doc, row)
   if not row.series then return nil end
   local xs = {}
   for _, iv in ipairs(doc.intervals or {}) do
-    local v = row.series(iv)
+    local v = row.series(iv, doc)
     if type(v) == "number" and v == v then xs[#xs + 1] = v end
   end
   local n = #xs
@@ -241,7 +345,7 @@ function M.spread(doc, row)
   local ss = 0
   for _, x in ipairs(xs) do ss = ss + (x - mean) ^ 2 end
   local sd = math.sqrt(ss / (n - 1))
-  return { n = n, mean = mean, sd = sd, se = sd / math.sqrt(n) }
+  return { n = n, mean = mean, sd = sd, se = row.count and sd * math.sqrt(n) or sd / math.sqrt(n) }
 end
 
 -- The rule: a difference is significant when it is larger than twice the combined standard
@@ -249,8 +353,9 @@ end
 -- intervals of one run are correlated, so treat it as a noise floor, not a test).
 M.SIGMAS = 2
 M.RULE = "a difference is significant (*) when it exceeds 2 x sqrt(se_a^2 + se_b^2), se = standard "
-  .. "deviation / sqrt(n) of each run's n per-interval figures; ~ = within that noise; ? = a run has "
-  .. "fewer than 2 intervals with the figure (run with --report-interval)"
+  .. "deviation / sqrt(n) of each run's n per-interval figures (x sqrt(n) for a count over the whole "
+  .. "run); ~ = within that noise; ? = a run's per-interval series of the figure has fewer than 2 "
+  .. "points (run with --report-interval; the overall min and avg have no series)"
 
 -- true, false, or nil (cannot tell).
 function M.significant(a, b, sa, sb)

@@ -2,6 +2,7 @@
 -- progress of all of them, and the threads meet at numbered phases (tables created, data loaded,
 -- indexes built). The state lives in luabench.shared() memory under a name, so every thread's
 -- Lua state that calls prepare.new() with the same name sees the same counters.
+local api = require("luabench.api_check")
 local M = {}
 local Load = {}
 Load.__index = Load
@@ -82,6 +83,9 @@ end
 -- Waits until every thread has reached `phase` (numbered from 1, increasing), thread 0 printing
 -- the progress of the others meanwhile; false if a thread failed.
 function Load:barrier(phase)
+  if type(phase) ~= "number" or phase % 1 ~= 0 or phase < 1 or phase > 4294967295 then
+    api.raise("barrier(): phases are numbered 1, 2, 3 ... (got " .. tostring(phase) .. ")")
+  end
   self.phase_of[self.tid] = phase
   while true do
     if self:failed() then return false end
@@ -99,6 +103,8 @@ end
 function Load:phase(phase)
   if not self:barrier(phase) then error("another loader thread failed", 0) end
 end
+
+api.guard_methods(Load, "a loader from luabench.prepare.new()")
 
 -- Does table `name` exist in the connection's current schema (its dialect's table_exists)?
 function M.table_exists(con, name)

@@ -40,7 +40,8 @@ table { border-collapse: collapse; margin: 8px 0 16px; font-size: 13px; }
 th, td { border: 1px solid #ddd; padding: 3px 8px; text-align: right; }
 th { background: #f3f3f3; } td.k, th.k { text-align: left; }
 tr.group td { background: #fafafa; font-weight: bold; text-align: left; }
-td.sig { color: #0a6b0a; font-weight: bold; } td.worse { color: #b00000; font-weight: bold; }
+td.sig { font-weight: bold; } td.better { color: #0a6b0a; font-weight: bold; }
+td.worse { color: #b00000; font-weight: bold; }
 td.noise { color: #888; }
 code, pre { font-size: 12px; background: #f6f6f6; } pre { padding: 8px; white-space: pre-wrap; word-break: break-all; }
 .chart { display: block; margin: 12px 0; border: 1px solid #eee; }
@@ -83,6 +84,18 @@ local function server_text(d)
   return table.concat(parts, ", ")
 end
 
+-- --cpu-affinity/--numa-node: where each worker ran ("thread 0: CPUs 1, memory bind 0; ...").
+local function placement_text(d)
+  local p = d.placement
+  if type(p) ~= "table" or type(p.threads) ~= "table" then return nil end
+  local parts = {}
+  for _, t in ipairs(p.threads) do
+    parts[#parts + 1] = string.format("thread %s: CPUs %s, memory %s%s", fmt(t.thread), t.cpus or "?",
+      t.mem_policy or "?", (t.mem_nodes or "") ~= "" and " " .. t.mem_nodes or "")
+  end
+  return table.concat(parts, "; ")
+end
+
 local function options_html(d)
   local o = d.options or {}
   local rows = {}
@@ -105,11 +118,12 @@ local function input_section(input)
   local conc = results.concurrency_text(input)
   out[#out + 1] = kv_table {
     { "input", input.path .. " (" .. input.kind .. ")" },
-    { "workload", results.what(d) },
+    { "workload", results.what(d, results.swept(input)) },
     { "concurrency", conc },
     { "host", d.hostname },
     { "machine", machine_text(d.machine) },
     { "database server", server_text(d) },
+    { "placement", placement_text(d) },
     { "started", results.date(d) },
     { "measured", d.time_s and string.format("%.1f s per run%s", d.time_s,
         (d.warmup_s or 0) > 0 and string.format(" after %.0f s warm-up", d.warmup_s) or "") },
@@ -143,8 +157,13 @@ local function ratio_cell(row, i)
   if sig == nil then cls, mark = "", "?" end
   if sig == true then
     mark = "*"
-    local better = row.better == "higher" and r > 1 or row.better == "lower" and r < 1
-    cls = (row.better and not better) and "worse" or "sig"
+    -- only a figure with a direction is better or worse; a neutral one is just significant
+    if row.better == "higher" or row.better == "lower" then
+      local better = row.better == "higher" and r > 1 or row.better == "lower" and r < 1
+      cls = better and "better" or "worse"
+    else
+      cls = "sig"
+    end
   end
   return string.format('<td class="%s">%.3f %s</td>', cls, r, mark)
 end
@@ -153,7 +172,11 @@ end
 local function comparison_tables(model)
   local out = {}
   for _, s in ipairs(model.sections) do
-    if s.conc then out[#out + 1] = string.format("<h3>%d %s</h3>", s.conc, esc(model.concurrency_unit)) end
+    local heading = compare.section_heading(model, s)
+    if heading then out[#out + 1] = "<h3>" .. esc(heading) .. "</h3>" end
+    if #(s.missing or {}) > 0 then
+      out[#out + 1] = '<p class="note">Not in ' .. esc(table.concat(s.missing, ", ")) .. " (no such point).</p>"
+    end
     local head = { '<table class="summary"><tr><th class="k">metric</th>' }
     for i, input in ipairs(model.inputs) do
       head[#head + 1] = "<th>" .. esc(input.label) .. "</th>"
@@ -185,7 +208,7 @@ local function single_table(model, input)
   local concs = {}
   for _, s in ipairs(model.sections) do concs[#concs + 1] = s end
   for _, s in ipairs(concs) do
-    out[#out] = out[#out] .. "<th>" .. esc(s.conc and (s.conc .. " " .. model.concurrency_unit) or input.label) .. "</th>"
+    out[#out] = out[#out] .. "<th>" .. esc(compare.section_heading(model, s) or input.label) .. "</th>"
   end
   out[#out] = out[#out] .. "</tr>"
   -- Rows by metric name, in the order of the section that has the most.
@@ -338,7 +361,7 @@ end
 
 function M.render(inputs, title)
   local model = compare.model(inputs)
-  local what = results.what(inputs[1].doc)
+  local what = results.what(inputs[1].doc, results.swept(inputs[1]))
   title = title or (#inputs > 1 and ("Comparison: " .. table.concat((function()
     local l = {}
     for i, x in ipairs(inputs) do l[i] = x.label end
@@ -352,6 +375,7 @@ function M.render(inputs, title)
   local function add(s) out[#out + 1] = s end
   add('<p class="note">Written by luabench report from ' .. #inputs .. " input(s). "
     .. (#inputs > 1 and esc("Ratios are to " .. inputs[1].label .. "; " .. metrics.RULE .. ".") or "") .. "</p>")
+  if model.note then add('<p class="note"><b>Note:</b> ' .. esc(model.note) .. ".</p>") end
   add("<h2>What ran</h2>")
   for _, input in ipairs(inputs) do add(input_section(input)) end
   add("<h2>Summary</h2>")

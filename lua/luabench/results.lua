@@ -32,6 +32,41 @@ local function dirname(path)
   return path:match("^(.*)/[^/]*$") or "."
 end
 
+-- Sizes as sysbench reads them ("8K", "1G", 4096: powers of 1024): bytes, or nil.
+function M.parse_size(v)
+  if type(v) == "number" then return v end
+  if type(v) ~= "string" then return nil end
+  local n, suffix = v:match("^%s*([%d.]+)%s*([KkMmGgTtPp]?)[Bb]?%s*$")
+  n = tonumber(n)
+  if not n then return nil end
+  local scale = ({ [""] = 1, K = 2 ^ 10, M = 2 ^ 20, G = 2 ^ 30, T = 2 ^ 40, P = 2 ^ 50 })[suffix:upper()]
+  return n * scale
+end
+
+-- 4096 -> "4 KiB", 536870912 -> "512 MiB", 1610612736 -> "1.5 GiB", 512 -> "512 B".
+function M.human_bytes(n)
+  local units = { "B", "KiB", "MiB", "GiB", "TiB", "PiB" }
+  local u = 1
+  while n >= 1024 and u < #units do n, u = n / 1024, u + 1 end
+  if n == math.floor(n) then return string.format("%d %s", n, units[u]) end
+  return (string.format("%.2f", n):gsub("0+$", ""):gsub("%.$", "")) .. " " .. units[u]
+end
+
+-- An option's value as people read it: sizes (options named *size*) in KiB/MiB/GiB.
+function M.option_text(name, v)
+  if v == nil then return nil end
+  if type(v) == "table" then
+    local parts = {}
+    for i, x in ipairs(v) do parts[i] = tostring(x) end
+    return table.concat(parts, ",")
+  end
+  if name:find("size", 1, true) then
+    local bytes = M.parse_size(v)
+    if bytes then return M.human_bytes(bytes) end
+  end
+  return tostring(v)
+end
+
 function M.read_json(path)
   local text, err = read_file(path)
   if not text then return nil, string.format("cannot read '%s': %s", path, err) end
@@ -53,10 +88,36 @@ function M.concurrency(doc)
   return doc.threads or 0, "threads"
 end
 
+-- Built-in options are named with '-', scripts' own usually with '_' (table_size).
+local function opt(doc, name)
+  local o = doc.options
+  if not o then return nil end
+  if o[name] ~= nil then return o[name] end
+  return o[(name:gsub("%-", "_"))]
+end
+M.opt = opt
+
 local function split_csv_line(line)
   local out = {}
   for cell in (line .. ","):gmatch("([^,]*),") do out[#out + 1] = cell end
   return out
+end
+
+-- Point order: by the grid's other axes (numbers and sizes by value: 4 KiB before 16 KiB),
+-- then by the first axis.
+local function value_before(x, y)
+  local nx, ny = M.parse_size((x or ""):gsub(" ?i?B$", "")), M.parse_size((y or ""):gsub(" ?i?B$", ""))
+  if nx and ny and nx ~= ny then return nx < ny end
+  return (x or "") < (y or "")
+end
+
+function M.point_before(a, b)
+  local va, vb = a.values or {}, b.values or {}
+  for k = 2, math.max(#va, #vb) do
+    if va[k] ~= vb[k] then return value_before(va[k], vb[k]) end
+  end
+  if (a.group or "") ~= (b.group or "") then return (a.group or "") < (b.group or "") end
+  return a.conc < b.conc
 end
 
 -- A sweep directory (or its sweep.csv): the points it lists in the `result` column.
@@ -88,24 +149,28 @@ local function read_sweep(dir)
       local doc, err = M.read_json(path)
       if not doc then return nil, err end
       local p = { conc = M.concurrency(doc), doc = doc, file = path }
+      p.key = select(2, M.concurrency(doc)) .. "=" .. p.conc
       if #axes > 0 and not by_conc then
-        -- charted and compared by the first axis; a grid's other axes tell its lines apart
-        p.conc = tonumber(cells[1]) or (i - 1)
+        -- charted and compared by the first axis; a grid's other axes tell its lines apart.
+        -- Each axis is named with the value the run really had (its result's option), sizes
+        -- in KiB/MiB, so that "4K" and "4096" are the same point.
+        p.conc = tonumber(cells[1]) or M.parse_size(cells[1]) or (i - 1)
         local kv, others = {}, {}
+        p.values = {}
         for k, name in ipairs(axes) do
-          kv[#kv + 1] = name .. "=" .. (cells[k] or "")
+          local real = M.opt(doc, name)
+          p.values[k] = M.option_text(name, real ~= nil and real or cells[k]) or ""
+          kv[#kv + 1] = name .. "=" .. p.values[k]
           if k > 1 then others[#others + 1] = kv[#kv] end
         end
         p.point, p.group = table.concat(kv, ", "), table.concat(others, ", ")
+        p.key = p.point
       end
       points[#points + 1] = p
     end
   end
   if #points == 0 then return nil, string.format("'%s' lists no points", csv) end
-  table.sort(points, function(a, b)
-    if (a.group or "") ~= (b.group or "") then return (a.group or "") < (b.group or "") end
-    return a.conc < b.conc
-  end)
+  table.sort(points, M.point_before)
   return points, (#axes > 0 and not by_conc) and axes or nil
 end
 
@@ -140,14 +205,6 @@ end
 
 -- ---- what ran, in words ------------------------------------------------------------------------
 
--- Built-in options are named with '-', scripts' own usually with '_' (table_size).
-local function opt(doc, name)
-  local o = doc.options
-  if not o then return nil end
-  if o[name] ~= nil then return o[name] end
-  return o[(name:gsub("%-", "_"))]
-end
-
 local function grouped(n)
   local s = tostring(math.floor(n))
   local out = s:reverse():gsub("(%d%d%d)", "%1,"):reverse()
@@ -161,29 +218,46 @@ function M.driver(doc)
   return opt(doc, "db-driver")
 end
 
--- The data a workload ran on: "10 tables x 1,000,000 rows", "10 warehouses", "fileio 2G rndrw".
-function M.data_size(doc)
+-- The data a workload ran on: "10 tables x 1,000,000 rows", "10 warehouses", "2 files, 4 MiB
+-- total, rndrw, 16 KiB blocks". swept: the options a sweep varies (a set of names), left out:
+-- one point's value would describe the whole sweep wrongly.
+function M.data_size(doc, swept)
+  swept = swept or {}
+  local function has(name) return not swept[name] and opt(doc, name) ~= nil end
   local w = doc.workload or ""
-  if opt(doc, "warehouses") then return string.format("%s warehouses", grouped(opt(doc, "warehouses"))) end
-  if w:match("bookstore") and opt(doc, "items") then
+  if has("warehouses") then return string.format("%s warehouses", grouped(opt(doc, "warehouses"))) end
+  if w:match("bookstore") and has("items") then
     return string.format("%s items, %s EBs", grouped(opt(doc, "items")), tostring(opt(doc, "ebs") or "?"))
   end
   if opt(doc, "file-total-size") then
-    return string.format("%s files, %s total, %s, %s blocks", tostring(opt(doc, "file-num") or "?"),
-      tostring(opt(doc, "file-total-size")), tostring(opt(doc, "file-test-mode") or "?"),
-      tostring(opt(doc, "file-block-size") or "?"))
+    local parts = {}
+    if has("file-num") then
+      local n = opt(doc, "file-num")
+      parts[#parts + 1] = string.format("%s file%s", tostring(n), n == 1 and "" or "s")
+    end
+    if has("file-total-size") then parts[#parts + 1] = M.option_text("file-total-size", opt(doc, "file-total-size")) .. " total" end
+    if has("file-test-mode") then parts[#parts + 1] = tostring(opt(doc, "file-test-mode")) end
+    if has("file-block-size") then parts[#parts + 1] = M.option_text("file-block-size", opt(doc, "file-block-size")) .. " blocks" end
+    return #parts > 0 and table.concat(parts, ", ") or nil
   end
-  if opt(doc, "tables") and opt(doc, "table-size") then
+  if has("tables") and has("table-size") then
     return string.format("%s tables x %s rows", grouped(opt(doc, "tables")), grouped(opt(doc, "table-size")))
   end
   return nil
 end
 
--- "oltp_read_write, pgsql, 10 tables x 1,000,000 rows"
-function M.what(doc)
+-- The options an input's sweep varies, as a set of names (empty for a run).
+function M.swept(input)
+  local set = {}
+  for _, name in ipairs(input and input.axes or {}) do set[name] = true end
+  return set
+end
+
+-- "oltp_read_write, pgsql, 10 tables x 1,000,000 rows" (swept: see data_size)
+function M.what(doc, swept)
   local parts = { doc.workload ~= "" and doc.workload or "script" }
   parts[#parts + 1] = M.driver(doc)
-  parts[#parts + 1] = M.data_size(doc)
+  parts[#parts + 1] = M.data_size(doc, swept)
   return table.concat(parts, ", ")
 end
 
@@ -201,7 +275,17 @@ end
 function M.concurrency_text(input)
   local first, last = input.points[1], input.points[#input.points]
   if input.axes then
-    return string.format("a sweep over %s (%d points)", table.concat(input.axes, " x "), #input.points)
+    -- each axis with the values it took: "--iodepth 1, 32 x --file-block-size 4 KiB, 64 KiB"
+    local parts = {}
+    for k, name in ipairs(input.axes) do
+      local vals, seen = {}, {}
+      for _, p in ipairs(input.points) do
+        local v = p.values and p.values[k]
+        if v and not seen[v] then seen[v] = true; vals[#vals + 1] = v end
+      end
+      parts[k] = string.format("--%s %s", name, table.concat(vals, ", "))
+    end
+    return string.format("a sweep over %s (%d points)", table.concat(parts, " x "), #input.points)
   end
   local _, unit = M.concurrency(first.doc)
   if first.conc ~= last.conc then
@@ -219,7 +303,7 @@ end
 -- One line that tells an input apart: what, how many, where, when.
 function M.describe(input)
   local d = input.doc
-  local parts = { M.what(d), M.concurrency_text(input) }
+  local parts = { M.what(d, M.swept(input)), M.concurrency_text(input) }
   if d.hostname and d.hostname ~= "" then parts[#parts + 1] = "host " .. d.hostname end
   parts[#parts + 1] = M.date(d)
   if input.kind == "merged" then parts[#parts + 1] = string.format("merged from %d instances", d.instances or 0) end

@@ -77,6 +77,8 @@ local function thread_loop(tid)
       local h = hooks.before_restart_event
       if h then h(ret) end
     else
+      local failed = sb._stats_event_failed
+      if failed then failed() end
       C.lb_event_abandon(w)
       error(ret, 0)
     end
@@ -101,7 +103,11 @@ local function user_main(U, i, tid, event)
   local uid = C.lb_users_global_id(w, i)
   local backoff_ns = 0
   local pcall = protected_call()
-  if user_init then user_init(uid) end
+  if user_init then
+    U.in_user_init = true -- (sql.lua: session statements there reach one pooled connection)
+    user_init(uid)
+    U.in_user_init = false
+  end
   local t = C.lb_user_event_next(w, -1, 0)
   while t >= 0 do
     U.excluded[i] = 0
@@ -113,6 +119,11 @@ local function user_main(U, i, tid, event)
     end
     if ok then
       backoff_ns = 0
+      if not U.any_done then
+        U.any_done = true
+        if U.alert then io.stderr:write(U.alert) end
+        U.alert = nil
+      end
       for _, release in ipairs(U.release) do release(i) end
       t = C.lb_user_event_next(w, t, U.excluded[i])
     elseif is_restart(ret) then
@@ -130,19 +141,35 @@ local function user_main(U, i, tid, event)
       -- ignored it) and the user carries on (a failing thread would stop the whole run: users
       -- are independent customers). A run where most events fail ends as failed (run.c).
       for _, release in ipairs(U.release) do release(i, "failed") end
+      local failed = sb._stats_event_failed
+      if failed then failed() end
       C.lb_counter_add(w, FAILED, 1)
+      C.lb_event_abandon(w)
+      if backoff_ns == 0 and not U.any_done then
+        -- Every user of this worker failed its first event and nothing has worked yet: an
+        -- error no retry can fix (a missing table, a syntax error, a script error, a wrong
+        -- password). The run fails as in sysbench mode, with the same FATAL line, instead of
+        -- backing off until --time is over.
+        U.first_failed = U.first_failed + 1
+        if U.first_failed >= U.n then error(ret, 0) end
+      end
       if not U.reported then
         U.reported = true
         local msg = tostring(type(ret) == "table" and (ret.sql_errmsg or ret.message) or ret)
         local first, tb = msg:match("^(.-)(\nstack traceback:.*)$") -- (--debug)
-        io.stderr:write(string.format("ALERT: user %d: %s (further user errors are only counted)%s\n",
-          uid, first or msg, tb or ""))
+        -- Printed once an event of the worker succeeded (or its users end): until then it may
+        -- still turn out to be the run's fatal error, which is printed as in sysbench mode.
+        U.alert = string.format("ALERT: user %d: %s (further user errors are only counted)%s\n",
+          uid, first or msg, tb or "")
+        if U.any_done then
+          io.stderr:write(U.alert)
+          U.alert = nil
+        end
       end
-      C.lb_event_abandon(w)
       -- Back off: a user failing at once, every time (no wait inside the event, no think time
       -- reached), would otherwise keep the worker to itself in a hot loop of errors.
       backoff_ns = backoff_ns == 0 and BACKOFF_MIN_NS or math.min(backoff_ns * 2, BACKOFF_MAX_NS)
-      C.lb_usched_sleep(U.sched, i, C.lb_clock_ns(w) + backoff_ns)
+      C.lb_user_sched_sleep(U.sched, i, C.lb_clock_ns(w) + backoff_ns)
       coroutine.yield()
       t = C.lb_user_event_next(w, -1, 0)
     end
@@ -153,21 +180,21 @@ end
 local function users_loop(tid, n)
   local w = sb.worker
   local event = get_event()
-  local sched = C.lb_usched_new(w, n)
+  local sched = C.lb_user_sched_new(w, n)
   if sched == nil then error("cannot create the user scheduler (epoll)", 0) end
-  sched = ffi.gc(sched, C.lb_usched_free)
+  sched = ffi.gc(sched, C.lb_user_sched_free)
   local U = sb._users
-  U.sched = sched
+  U.sched, U.n, U.first_failed = sched, n, 0
   local cos = {}
   for i = 0, n - 1 do
     cos[i] = coroutine.create(user_main)
     U.data[i] = {}
-    C.lb_usched_sleep(sched, i, C.lb_users_start_ns(w, C.lb_users_global_id(w, i)))
+    C.lb_user_sched_sleep(sched, i, C.lb_users_start_ns(w, C.lb_users_global_id(w, i)))
   end
   local bits = ffi.new("uint32_t[1]")
   local alive, first = n, {}
   while alive > 0 do
-    local i = C.lb_usched_next(sched, bits)
+    local i = C.lb_user_sched_next(sched, bits)
     if i < 0 then break end
     local co = cos[i]
     U.current = i
@@ -183,14 +210,18 @@ local function users_loop(tid, n)
     if not ok then error(err, 0) end
     if coroutine.status(co) == "dead" then
       alive = alive - 1
-    elseif C.lb_usched_waiting(sched, i) == 0 then
+    elseif C.lb_user_sched_waiting(sched, i) == 0 then
       error("a user yielded without waiting for anything (coroutine.yield() inside event()?)", 0)
     end
   end
   U.current = -1
-  -- Users the end of the run left waiting for a statement (cut off: lb_usched_next): named.
+  -- (a worker whose events only failed, in a run another worker's fatal error ended, says nothing
+  -- more: the FATAL line is the run's message, as in sysbench mode)
+  if U.alert and C.lb_run_failed(w) == 0 then io.stderr:write(U.alert) end
+  U.alert = nil
+  -- Users the end of the run left waiting for a statement (cut off: lb_user_sched_next): named.
   for i = 0, n - 1 do
-    if U.waiting[i] then warn_cut_off("user " .. C.lb_users_global_id(w, i), { query = U.waiting[i] }, U.start[i]) end
+    if U.waiting[i] and C.lb_run_failed(w) == 0 then warn_cut_off("user " .. C.lb_users_global_id(w, i), { query = U.waiting[i] }, U.start[i]) end
   end
 end
 
@@ -223,10 +254,26 @@ function sb.think(seconds)
     -- Thinking ends an interaction: pooled connections go back before the user parks.
     for _, release in ipairs(U.release) do release(i, "think") end
     local t0 = C.lb_clock_ns(w)
-    C.lb_usched_sleep(U.sched, i, t0 + seconds * 1e9)
+    C.lb_user_sched_sleep(U.sched, i, t0 + seconds * 1e9)
     coroutine.yield()
     U.excluded[i] = U.excluded[i] + (C.lb_clock_ns(w) - t0)
   else
     C.lb_think_ns(w, seconds * 1e9)
+  end
+end
+
+-- A pause inside an interaction (client-side work: a payment gateway's answer, rendering):
+-- parks the user on a timer *without* giving back its connections or ending its transaction,
+-- and the time is part of the event's latency (it is response time, unlike think time).
+-- Without --users the thread sleeps.
+function sb.pause(seconds)
+  if not seconds or seconds <= 0 then return end
+  local U = sb._users
+  local w = sb.worker
+  if U and U.current >= 0 and coroutine.running() then
+    C.lb_user_sched_pause(U.sched, U.current, C.lb_clock_ns(w) + seconds * 1e9)
+    coroutine.yield()
+  else
+    C.lb_sleep_ns(seconds * 1e9)
   end
 end

@@ -19,7 +19,7 @@ sql.type = {
 }
 sql.error = { NONE = 0, IGNORABLE = 1, FATAL = 2 }
 
-local NULL_RESULT = ffi.cast("struct lb_sql_result *", nil)
+local RESULT = ffi.typeof("struct lb_sql_result")
 local PENDING = C.LB_DB_PENDING
 
 -- Errors name the script's line that called into this module, whatever the depth of the calls
@@ -50,6 +50,15 @@ end
 -- sysbench 1.0.20: "ALERT: attempt to use an already closed connection", then "SQL API error".
 local CLOSED = "SQL API error: attempt to use an already closed connection"
 
+-- A method called on something else than its object (con.query(42), drv.connect({})): one line
+-- naming the script's call, instead of a nil handed to the C layer as a NULL pointer.
+local is_a = require("luabench.api_check").is_a
+local function check_self(self, class, name, on)
+  if getmetatable(self) ~= class and not is_a(self, class) then
+    raise(string.format("SQL API error: %s called on %s, not on %s (call it with ':')", name, type(self), on))
+  end
+end
+
 -- Inside an emulated user's coroutine, statements run without blocking the worker: start,
 -- park the user on the socket, and step when the scheduler wakes it.
 local function user_context()
@@ -65,7 +74,7 @@ local function await(U, rs, rc, sql, step)
   local i = U.current
   U.waiting[i] = sql
   while rc == PENDING do
-    if C.lb_usched_wait_db(U.sched, U.current, rs.conn) ~= 0 then
+    if C.lb_user_sched_wait_db(U.sched, U.current, rs.conn) ~= 0 then
       rc = step(worker, rs, 0)
     else
       rc = step(worker, rs, coroutine.yield())
@@ -148,8 +157,17 @@ sql._statement_text = statement_text -- (for its spec)
 
 local result = {}
 
+-- What a result method was called on: this module's results only (rs.fetch_row(other) would
+-- otherwise hand the C layer whatever `other` holds).
+local function result_self(rs, what)
+  if not ffi.istype(RESULT, rs) then
+    raise("SQL API error: " .. what .. "() called on " .. type(rs) .. ", not on a result set (use rs:" .. what .. "())")
+  end
+  if rs == nil then raise("SQL API error: " .. what .. "() on a NULL result (the statement returned no rows)") end
+end
+
 function result.fetch_row(rs)
-  if rs == nil then raise("SQL API error: fetch_row() on a NULL result (the statement returned no rows)") end
+  result_self(rs, "fetch_row")
   local c = rs.conn
   if c == nil then raise(CLOSED) end
   local row = rs.row
@@ -164,7 +182,7 @@ function result.fetch_row(rs)
 end
 
 function result.free(rs)
-  if rs == nil then raise("SQL API error: free() on a NULL result (the statement returned no rows)") end
+  result_self(rs, "free")
   if rs.conn == nil then raise(CLOSED) end
   if rs.freed ~= 0 then
     io.stderr:write("ALERT: attempt to free an invalid result set\n")
@@ -174,10 +192,30 @@ function result.free(rs)
   C.lb_db_free_result(rs.conn)
 end
 
+-- sysbench returns a NULL pointer for a statement that returns no rows (so `rs == nil`), and
+-- reading rs.nrows from it ends the process. Here it is a result object of its own (no_rows = 1)
+-- that compares equal to nil, and to a NULL pointer, while its fields answer: nrows and
+-- affected_rows are the rows the statement changed. A pointer is compared as a pointer (no
+-- metamethod), so only result objects are asked for no_rows.
+local function nullish(v)
+  if type(v) == "cdata" and ffi.typeof(v) == RESULT then return v.no_rows ~= 0 end
+  return v == nil
+end
+
 ffi.metatype("struct lb_sql_result", {
   __index = result,
+  __eq = function(a, b) return rawequal(a, b) or (nullish(a) and nullish(b)) end,
   __tostring = function() return "<sql_result>" end,
 })
+
+-- The result of the statement that just ran on connection con (whose rs the C layer filled):
+-- rs itself for a result set, else the connection's NULL result with the same counts.
+local function outcome(con, rs)
+  if rs.r.kind == KIND_READ then return rs end
+  local none = con.none
+  none.nrows, none.affected_rows, none.counter = rs.nrows, rs.affected_rows, rs.counter
+  return none
+end
 
 -- Connections -----------------------------------------------------------------------------------
 
@@ -198,18 +236,40 @@ local function short(q)
   return #q > 200 and q:sub(1, 200) .. "..." or q
 end
 
+-- The connection hook: on every new physical connection (thread mode, each connection of a
+-- --users pool, pool growth) and after every reconnect, the driver's session settings (a
+-- workload's, luabench.workload) and then the script's global connection_init(con) run on it,
+-- so session state (isolation, search_path, sql_mode, lock timeouts) holds on every connection.
+-- A statement of the hook that loses the connection again does not run the hook a second time.
+local function connection_init(con)
+  if con.initing then return end
+  local setup = con.driver and con.driver._session
+  local hook = rawget(_G, "connection_init")
+  if not setup and type(hook) ~= "function" then return end
+  con.initing = true
+  local ok, err = pcall(function()
+    if setup then setup(con) end
+    if type(hook) == "function" then hook(con) end
+  end)
+  con.initing = false
+  if not ok then error(err, 0) end
+end
+
 -- sysbench's check_error: ignorable errors (ignore lists, sql_error_ignorable hook, lost
 -- connections after a successful reconnect) restart the event; anything else is fatal.
 function Connection:check_error(rc, query)
+  check_self(self, Connection, "check_error()", "a connection")
   if self.conn == nil then raise(CLOSED) end
   local e = last_error(self)
   local desc = { connection = self, query = query, sql_errno = self.sql_errno,
     sql_state = self.sql_state, sql_errmsg = self.sql_errmsg }
   if rc == ELOST then
-    if C.lb_sql_reconnect(worker, self.conn, 0) ~= OK and C.lb_worker_stopping(worker) == 0 then
+    local again = C.lb_sql_reconnect(worker, self.conn, 0)
+    if again ~= OK and C.lb_worker_stopping(worker) == 0 then
       last_error(self)
       raise(string.format("lost the connection and could not reconnect: %s", self.sql_errmsg))
     end
+    if again == OK then connection_init(self) end
     desc.errcode = RESTART_EVENT
     error(desc)
   end
@@ -229,17 +289,18 @@ function Connection:check_error(rc, query)
 end
 
 function Connection:query(q)
+  check_self(self, Connection, "query()", "a connection")
   if self.conn == nil then raise(CLOSED) end
   if type(q) ~= "string" then raise("SQL API error: query must be a string (got " .. type(q) .. ")") end
   local rs = self.rs
   self.last_sql = q
   local rc = run_query(rs, q)
   if rc ~= OK then return self:check_error(rc, q) end
-  if rs.r.kind == KIND_READ then return rs end
-  return NULL_RESULT
+  return outcome(self, rs)
 end
 
 function Connection:query_row(q)
+  check_self(self, Connection, "query_row()", "a connection")
   local rs = self:query(q)
   if rs == nil then return nil end
   local row = rs:fetch_row()
@@ -248,7 +309,9 @@ function Connection:query_row(q)
 end
 
 function Connection:bulk_insert_init(prefix)
+  check_self(self, Connection, "bulk_insert_init()", "a connection")
   if self.conn == nil then raise(CLOSED) end
+  if type(prefix) ~= "string" then raise("SQL API error: bulk_insert_init() needs the INSERT text (got " .. type(prefix) .. ")") end
   local rc = C.lb_db_bulk_insert_init(self.conn, prefix, #prefix)
   if rc ~= OK then return self:check_error(rc, prefix) end
   self.bulk = true
@@ -256,6 +319,7 @@ end
 
 -- Rows of a bulk insert or a COPY go to the same buffer (lb_db_bulk_insert_next).
 local function bulk_next(self, row, init, what)
+  check_self(self, Connection, init .. "_next()", "a connection")
   if not self.bulk then
     io.stderr:write(string.format("ALERT: attempt to call %s_next() before %s_init()\n", init, init))
     raise((init == "bulk_insert" and "db_bulk_insert" or init) .. "_next() failed")
@@ -266,6 +330,7 @@ local function bulk_next(self, row, init, what)
 end
 
 local function bulk_done(self, what)
+  check_self(self, Connection, what == "(copy)" and "copy_done()" or "bulk_insert_done()", "a connection")
   if not self.bulk then return end
   if self.conn == nil then raise(CLOSED) end
   self.bulk = false
@@ -280,7 +345,9 @@ function Connection:bulk_insert_done() return bulk_done(self, "(bulk insert)") e
 -- the statement's format. PostgreSQL streams them through one COPY ended by copy_done() (its
 -- result and any row's error come there); LOAD DATA (MySQL) is one statement per full buffer.
 function Connection:copy_init(sql)
+  check_self(self, Connection, "copy_init()", "a connection")
   if self.conn == nil then raise(CLOSED) end
+  if type(sql) ~= "string" then raise("SQL API error: copy_init() needs the COPY statement (got " .. type(sql) .. ")") end
   local rc = C.lb_db_copy_init(self.conn, sql, #sql)
   if rc ~= OK then return self:check_error(rc, sql) end
   self.bulk = true
@@ -290,23 +357,26 @@ function Connection:copy_next(row) return bulk_next(self, row, "copy", "(copy)")
 function Connection:copy_done() return bulk_done(self, "(copy)") end
 
 function Connection:reconnect()
+  check_self(self, Connection, "reconnect()", "a connection")
   if self.conn == nil then raise(CLOSED) end
   local rc = C.lb_sql_reconnect(worker, self.conn, 1)
   if rc ~= OK then
     last_error(self)
     raise("reconnect failed: " .. self.sql_errmsg)
   end
+  connection_init(self)
 end
 
 -- Every later use of the connection, its statements or its result set raises CLOSED.
 local forget -- defined with the transaction checks below
 
 function Connection:disconnect()
+  check_self(self, Connection, "disconnect()", "a connection")
   if self.conn ~= nil then
     forget(self)
     C.lb_db_conn_free(ffi.gc(self.conn, nil))
     self.conn = nil
-    self.rs.conn = nil
+    self.rs.conn, self.none.conn = nil, nil
     self.bulk = false
   end
 end
@@ -326,6 +396,7 @@ local function grow(p, n)
 end
 
 function Param:set(v)
+  check_self(self, Param, "set()", "a parameter from bind_create()")
   local s = self.slot
   if v == nil then
     s.is_null = 1
@@ -349,6 +420,8 @@ function Param:set(v)
 end
 
 function Param:set_rand_str(fmt)
+  check_self(self, Param, "set_rand_str()", "a parameter from bind_create()")
+  if type(fmt) ~= "string" then raise("SQL API error: set_rand_str() needs a template string (got " .. type(fmt) .. ")") end
   local s = self.slot
   local n = #fmt
   grow(self, n)
@@ -409,6 +482,7 @@ local function keep_arrays(st, arr, bound, n)
 end
 
 function Statement:bind_param(...)
+  check_self(self, Statement, "bind_param()", "a statement")
   if select("#", ...) == 0 then return nil end
   local con = self.connection
   if con.conn == nil then raise(CLOSED) end
@@ -421,6 +495,7 @@ function Statement:bind_param(...)
 end
 
 function Statement:execute()
+  check_self(self, Statement, "execute()", "a statement")
   local con = self.connection
   local stmt = self.stmt
   if con.conn == nil then raise(CLOSED) end
@@ -430,11 +505,11 @@ function Statement:execute()
   con.last_sql = self.sql
   local rc = run_execute(rs, stmt, self.sql)
   if rc ~= OK then return con:check_error(rc, self.sql) end
-  if rs.r.kind == KIND_READ then return rs end
-  return NULL_RESULT
+  return outcome(con, rs)
 end
 
 function Statement:close()
+  check_self(self, Statement, "close()", "a statement")
   if self.stmt ~= nil then
     C.lb_db_stmt_free(ffi.gc(self.stmt, nil))
     self.stmt = nil
@@ -442,6 +517,7 @@ function Statement:close()
 end
 
 function Connection:prepare(q)
+  check_self(self, Connection, "prepare()", "a connection")
   if self.conn == nil then raise(CLOSED) end
   if type(q) ~= "string" then raise("SQL API error: query must be a string (got " .. type(q) .. ")") end
   local out = ffi.new("struct lb_db_stmt *[1]")
@@ -454,7 +530,8 @@ end
 -- Pipelines (sql_pipeline.lua) ------------------------------------------------------------------
 
 local pipelines = require("luabench.sql_pipeline")({ worker = worker, raise = raise,
-  user_context = user_context, await = await, sync = sync, CLOSED = CLOSED })
+  user_context = user_context, await = await, sync = sync, CLOSED = CLOSED, check_self = check_self,
+  Connection = Connection, reconnected = function(con) return connection_init(con) end })
 Connection.pipeline = pipelines.open
 
 -- Drivers ---------------------------------------------------------------------------------------
@@ -463,7 +540,21 @@ local Driver = {}
 Driver.__index = Driver
 
 function Driver:name()
+  check_self(self, Driver, "name()", "a driver from sysbench.sql.driver()")
   return self.driver_name
+end
+
+-- Whether the driver can do `feature` ("prepare", "copy", "copy_stream", "pipeline"): ask this
+-- rather than the driver's name. An unknown feature name is an error, so a typo cannot read as
+-- "not supported".
+function Driver:supports(feature)
+  check_self(self, Driver, "supports()", "a driver from sysbench.sql.driver()")
+  local v = C.lb_sql_driver_supports(self.cfg, tostring(feature))
+  if v < 0 then
+    error(string.format("driver:supports(): unknown feature '%s' (known: prepare, copy, copy_stream, pipeline)",
+      tostring(feature)), 2)
+  end
+  return v == 1
 end
 
 -- What the server calls itself when a driver reaches many kinds (odbc): --odbc-dialect when
@@ -472,6 +563,7 @@ end
 local dbms_seen = {}
 
 function Driver:server_name()
+  check_self(self, Driver, "server_name()", "a driver from sysbench.sql.driver()")
   if self.driver_name ~= "odbc" then return self.driver_name end
   local forced = ffi.string(C.lb_db_config_dialect(self.cfg))
   if forced ~= "" then return forced end
@@ -489,11 +581,13 @@ local pooled_connect -- defined below
 local remember -- defined with the transaction checks below
 
 function Driver:connect()
+  check_self(self, Driver, "connect()", "a driver from sysbench.sql.driver()")
   if C.lb_users_here(worker) > 0 then return pooled_connect(self) end
   return self:connect_physical()
 end
 
 function Driver:connect_physical()
+  check_self(self, Driver, "connect_physical()", "a driver from sysbench.sql.driver()")
   local c = ffi.gc(C.lb_db_conn_new(self.cfg), C.lb_db_conn_free)
   local rc
   local U = user_context()
@@ -503,7 +597,7 @@ function Driver:connect_physical()
     C.lb_db_conn_set_offload(c, 1)
     rc = C.lb_db_connect_start(c)
     while rc == PENDING do
-      if C.lb_usched_wait_db(U.sched, U.current, c) ~= 0 then
+      if C.lb_user_sched_wait_db(U.sched, U.current, c) ~= 0 then
         rc = C.lb_db_step(c, 0, nil)
       else
         rc = C.lb_db_step(c, coroutine.yield(), nil)
@@ -517,11 +611,19 @@ function Driver:connect_physical()
     raise("connection creation failed: " .. msg)
   end
   C.lb_sql_connected(worker, c)
-  local box = ffi.new("struct lb_sql_result[1]")
-  box[0].conn = c
-  local con = setmetatable({ conn = c, driver = self, rs_box = box, rs = box + 0, error = 0,
+  -- The result objects are cdata of their own (not pointers into the connection table), so a
+  -- result the script keeps stays valid memory after its connection is collected; the
+  -- connection's finalizer then marks them closed.
+  local rs, none = RESULT(), RESULT()
+  rs.conn, none.conn, none.no_rows = c, c, 1
+  ffi.gc(c, function(p)
+    rs.conn, none.conn = nil, nil
+    C.lb_db_conn_free(p)
+  end)
+  local con = setmetatable({ conn = c, driver = self, rs = rs, none = none, error = 0,
     sql_errno = 0 }, Connection)
   remember(con)
+  connection_init(con)
   return con
 end
 
@@ -543,7 +645,7 @@ local function rollback_open(c)
   end
   local rc = C.lb_db_query_start(conn, "ROLLBACK", 8, nil)
   while rc == PENDING do
-    if C.lb_usched_wait_db(U.sched, U.current, conn) ~= 0 then
+    if C.lb_user_sched_wait_db(U.sched, U.current, conn) ~= 0 then
       rc = C.lb_db_step(conn, 0, nil)
     else
       rc = C.lb_db_step(conn, coroutine.yield(), nil)
@@ -638,7 +740,7 @@ local function pool_for(drv)
       pool.waiters[pool.whead] = nil
       pool.whead = pool.whead + 1
       pool.held[nexti] = c
-      C.lb_usched_ready(U.sched, nexti)
+      C.lb_user_sched_ready(U.sched, nexti)
     else
       pool.free[#pool.free + 1] = c
     end
@@ -677,7 +779,7 @@ local function acquire(pool)
   if not c then
     pool.wtail = pool.wtail + 1
     pool.waiters[pool.wtail] = i
-    C.lb_usched_park(U.sched, i)
+    C.lb_user_sched_park(U.sched, i)
     coroutine.yield()
     c = pool.held[i]
   end
@@ -690,7 +792,7 @@ local POOLED_DEFAULTS = { error = 0, sql_errno = 0 }
 
 Pooled.__index = function(t, k)
   local m = Pooled[k]
-  if m ~= nil then return m end
+  if m ~= nil and k ~= "__index" then return m end
   -- rs, sql_errno, sql_state, ...: of the physical connection the running user holds (other
   -- users of this worker run statements while this one waits for the server), else of the one
   -- used last
@@ -701,12 +803,33 @@ Pooled.__index = function(t, k)
 end
 
 local function on(pc)
+  check_self(pc, Pooled, "a method of a pooled connection", "a connection")
   local c = acquire(pc.pool)
   rawset(pc, "last", c)
   return c
 end
 
-function Pooled:query(q) return on(self):query(q) end
+-- Session state set on a pooled connection outside an event (thread_init, user_init) reaches
+-- the one physical connection the pool lent for it, not the others the users' events run on:
+-- warned once per run (by the first thread), naming the statement and the hook that does it.
+local session_warned = not sb.additions or sb.tid ~= 0
+local function check_session_statement(q)
+  if session_warned or type(q) ~= "string" then return end
+  local U = user_context()
+  if U and not U.in_user_init then return end -- inside an event: the script's own business
+  local head = q:sub(1, 64):upper()
+  if not (head:match("^%s*SET[%s@]") or head:match("^%s*ALTER%s+SESSION%s")) then return end
+  session_warned = true
+  io.stderr:write(string.format("WARNING: %s ran '%s' on a pooled connection: with --users it "
+    .. "reaches one of the pool's connections only; set session state in connection_init(con), "
+    .. "which runs on every new connection and after every reconnect\n",
+    U and "user_init" or "thread_init", short(q)))
+end
+
+function Pooled:query(q)
+  check_session_statement(q)
+  return on(self):query(q)
+end
 function Pooled:query_row(q) return on(self):query_row(q) end
 function Pooled:bulk_insert_init(p) return on(self):bulk_insert_init(p) end
 function Pooled:bulk_insert_next(r) return on(self):bulk_insert_next(r) end
@@ -724,10 +847,12 @@ local PooledStatement = {}
 PooledStatement.__index = PooledStatement
 
 function Pooled:prepare(q)
+  check_self(self, Pooled, "prepare()", "a connection")
   return setmetatable({ con = self, sql = q, per = {}, bind_create = Statement.bind_create }, PooledStatement)
 end
 
 function PooledStatement:bind_param(...)
+  check_self(self, PooledStatement, "bind_param()", "a statement")
   if select("#", ...) == 0 then return nil end
   keep_arrays(self, param_array(...))
   for c, st in pairs(self.per) do
@@ -757,6 +882,7 @@ local function private_params(arr, n)
 end
 
 function PooledStatement:execute()
+  check_self(self, PooledStatement, "execute()", "a statement")
   local U = user_context()
   local priv, keep
   sync(self)
@@ -777,17 +903,21 @@ function PooledStatement:execute()
   local rc = run_execute(rs, st.stmt, self.sql)
   priv, keep = nil, nil
   if rc ~= OK then return c:check_error(rc, self.sql) end
-  if rs.r.kind == KIND_READ then return rs end
-  return NULL_RESULT
+  return outcome(c, rs)
 end
 
 function PooledStatement:close()
+  check_self(self, PooledStatement, "close()", "a statement")
   for _, st in pairs(self.per) do st:close() end
   self.per = {}
 end
 
+-- Outside a user (thread_init) the pool's first connection opens at once: a wrong password or
+-- database fails thread_init as it does in thread mode, instead of every user's first event.
 pooled_connect = function(drv)
-  return setmetatable({ pool = pool_for(drv), driver = drv }, Pooled)
+  local pool = pool_for(drv)
+  if not user_context() then acquire(pool) end
+  return setmetatable({ pool = pool, driver = drv }, Pooled)
 end
 
 local errbuf = ffi.new("char[512]")

@@ -8,7 +8,7 @@ local C = ffi.C
 
 return function(env)
   local worker, raise, user_context, sync = env.worker, env.raise, env.user_context, env.sync
-  local CLOSED = env.CLOSED
+  local CLOSED, check_self, Connection = env.CLOSED, env.check_self, env.Connection
   local OK, ESQL, ELOST, PENDING = C.LB_DB_OK, C.LB_DB_ESQL, C.LB_DB_ELOST, C.LB_DB_PENDING
   local ENOTSUP = C.LB_DB_ENOTSUP
 
@@ -23,6 +23,7 @@ return function(env)
   Result.__index = Result
 
   function Result:fetch_row()
+    check_self(self, Result, "fetch_row()", "a pipeline result")
     local con = self.connection
     if con.conn == nil then raise(CLOSED) end
     if self.kind ~= "read" or con.pipe_serial ~= self.serial then return nil end
@@ -44,6 +45,7 @@ return function(env)
   Pipeline.__index = Pipeline
 
   local function check_open(p)
+    check_self(p, Pipeline, "a pipeline method", "a pipeline from con:pipeline()")
     local con = p.connection
     if con.conn == nil then raise(CLOSED) end
     if not p.open then raise("SQL API error: this pipeline was already run (call con:pipeline() again)") end
@@ -98,6 +100,7 @@ return function(env)
 
   -- Leaves the pipeline without running it (what was already sent is discarded).
   function Pipeline:abort()
+    check_self(self, Pipeline, "abort()", "a pipeline from con:pipeline()")
     if self.open then
       self.open = false
       if self.connection.conn ~= nil then C.lb_db_pipeline_abort(self.connection.conn) end
@@ -147,7 +150,7 @@ return function(env)
       r.serial, r.next_row, r.sql = serial, 0, sqls[i]
       r.status, r.kind, r.nfields = STATUS[it.status], KINDS[k], it.r.nfields
       if k == 1 then
-        r.nrows, r.affected_rows = tonumber(it.r.nrows), nil
+        r.nrows, r.affected_rows = tonumber(it.r.nrows), 0
       else
         local a = tonumber(it.r.affected_rows)
         r.nrows, r.affected_rows = a, a
@@ -173,10 +176,13 @@ return function(env)
     local give_back = opts and opts.errors == "return"
     if give_back then
       local res = results(self, con)
-      if rc == ELOST and C.lb_sql_reconnect(worker, con.conn, 0) ~= OK and
-          C.lb_worker_stopping(worker) == 0 then
-        raise("lost the connection and could not reconnect: " ..
-          ffi.string(C.lb_db_conn_error(con.conn).message))
+      if rc == ELOST then
+        local again = C.lb_sql_reconnect(worker, con.conn, 0)
+        if again ~= OK and C.lb_worker_stopping(worker) == 0 then
+          raise("lost the connection and could not reconnect: " ..
+            ffi.string(C.lb_db_conn_error(con.conn).message))
+        end
+        if again == OK then env.reconnected(con) end
       end
       return res
     end
@@ -189,6 +195,7 @@ return function(env)
   -- con:pipeline() on a physical connection: its one pipeline object, reset (a pipeline left
   -- open by an error is dropped).
   local function open(con)
+    check_self(con, Connection, "pipeline()", "a connection")
     if con.conn == nil then raise(CLOSED) end
     local p = con.pipeline_obj
     if p and p.open then p:abort() end

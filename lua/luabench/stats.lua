@@ -11,7 +11,13 @@ local C = ffi.C
 local sb = sysbench
 local worker = sb.worker
 
+local api = require("luabench.api_check")
 local OK, ERROR, ROLLBACK, RETRY = 0, 1, 2, 3
+
+local function callable(f)
+  local mt = type(f) ~= "function" and getmetatable(f)
+  return type(f) == "function" or (type(mt) == "table" and mt.__call ~= nil)
+end
 
 local Type = {}
 Type.__index = Type
@@ -23,7 +29,9 @@ function Type:start() return C.lb_clock_ns(worker) end
 -- Lua state), in tables keyed by type id. mark: the event's start, the same for every attempt
 -- of one event (a retry restarts event() but not the event), so a new event is told from a
 -- retry without any work in the event loop.
-local thread_open = { mark = {}, t0 = {}, attempts = {} }
+-- open: the types begun in the event and not yet ended (done, rollback, error), which a failed
+-- event counts as errors.
+local thread_open = { mark = {}, t0 = {}, attempts = {}, open = {} }
 
 local function open_of()
   local U = sb._users
@@ -31,7 +39,7 @@ local function open_of()
     local i = U.current
     local o = U.txn[i]
     if not o then
-      o = { mark = {}, t0 = {}, attempts = {} }
+      o = { mark = {}, t0 = {}, attempts = {}, open = {} }
       U.txn[i] = o
     end
     return o, U.start[i] or -1 -- (user_init: before its first event)
@@ -52,6 +60,7 @@ function Type:begin()
   end
   local t0 = C.lb_clock_ns(worker)
   o.mark[id], o.t0[id], o.attempts[id] = mark, t0, 1
+  if mark then o.open[id] = mark end
   return t0
 end
 
@@ -66,15 +75,29 @@ local function open_t0(self)
   local o, mark = open_of()
   if mark < 0 then mark = nil end
   if not mark or o.mark[self.id] ~= mark then
-    error(string.format("%s: done()/rollback() without a start mark (call begin() or start() first)",
-      tostring(self.name)), 3)
+    api.raise(string.format("%s: done()/rollback() without a start mark (call begin() or start() first)",
+      tostring(self.name)))
   end
   return o.t0[self.id]
 end
 
-function Type:done(t0) C.lb_type_record(worker, self.id, t0 or open_t0(self), OK) end
-function Type:rollback(t0) C.lb_type_record(worker, self.id, t0 or open_t0(self), ROLLBACK) end
-function Type:error() C.lb_type_record(worker, self.id, 0, ERROR) end
+local function ended(self)
+  local o = open_of()
+  o.open[self.id] = nil
+end
+
+function Type:done(t0)
+  C.lb_type_record(worker, self.id, t0 or open_t0(self), OK)
+  ended(self)
+end
+function Type:rollback(t0)
+  C.lb_type_record(worker, self.id, t0 or open_t0(self), ROLLBACK)
+  ended(self)
+end
+function Type:error()
+  C.lb_type_record(worker, self.id, 0, ERROR)
+  ended(self)
+end
 function Type:retry() C.lb_type_record(worker, self.id, 0, RETRY) end
 
 -- Runs f(...) and records it: done when it returns (with all of f's results, not just the first
@@ -89,11 +112,26 @@ local function measured(self, t0, ok, ...)
 end
 
 function Type:measure(f, ...)
+  if not callable(f) then api.raise("measure() needs a function to run, got " .. type(f)) end
   return measured(self, C.lb_clock_ns(worker), pcall(f, ...))
 end
 
+api.guard_methods(Type, "a statistics type from luabench.stats.type()")
+
 local stats = {}
 local types = {}
+
+-- Called by the event loop (runner.lua) when an event fails (an error other than a retry):
+-- a transaction begun in it and not ended is that type's error, so the type's errors add up to
+-- the failed events (and a type whose every transaction fails stays in the report).
+sb._stats_event_failed = function()
+  local o, mark = open_of()
+  if mark < 0 then return end
+  for id, m in pairs(o.open) do
+    if m == mark then C.lb_type_record(worker, id, 0, ERROR) end
+    o.open[id] = nil
+  end
+end
 
 function stats.type(name)
   local t = types[name]

@@ -93,6 +93,12 @@ function M.new(name, opts)
         M.fail("%s needs a database: --db-driver=pgsql or --db-driver=mysql (got '%s')", name, d:name())
       end
       drv, dia = d, found
+      -- Every connection of the workload gets the dialect's session statements: run by the
+      -- connection hook (sql.lua), so also on each connection of a --users pool and after a
+      -- reconnect.
+      d._session = function(con)
+        for _, sql in ipairs(found.session) do con:query(sql) end
+      end
     end
     return drv
   end
@@ -104,22 +110,23 @@ function M.new(name, opts)
 
   -- A connection with the dialect's session statements only (loaders, checks).
   function w.open()
-    local con = w.driver():connect()
-    for _, sql in ipairs(w.dialect().session) do con:query(sql) end
-    return con
+    return w.driver():connect()
   end
 
-  -- (Re)applies the session settings: after a reconnect the server has forgotten them.
+  -- Applies the session settings to a physical connection (the connection hook does it on every
+  -- new connection and after every reconnect).
   function w.session(con)
     local d = w.dialect()
     for _, sql in ipairs(d.session) do con:query(sql) end
     if opts.session then opts.session(con, d) end
   end
 
+  -- A connection with the workload's session settings too (the run): from now on every new
+  -- connection of this state, pooled ones included, gets them.
   function w.connect()
-    local con = w.driver():connect()
-    w.session(con)
-    return con
+    local d = w.driver()
+    d._session = w.session
+    return d:connect()
   end
 
   return w

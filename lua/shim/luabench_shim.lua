@@ -38,6 +38,7 @@ function M.sleep(seconds)
   ffi.C.nanosleep(req, nil)
 end
 M.think = M.sleep
+M.pause = M.sleep
 
 function M.stopping() return false end
 

@@ -16,15 +16,15 @@
 
 #include "engine/ffi_engine.h"
 
-struct lb_uhist;
+struct lb_script_hist;
 struct lb_mutexes;
 
 /* ---- user histograms: sysbench.histogram (script_hist.c); updates are thread-safe --------------- */
-LB_FFI struct lb_uhist *lb_uhist_new(uint32_t size, double range_min, double range_max);
-LB_FFI void lb_uhist_free(struct lb_uhist *h);
-LB_FFI void lb_uhist_update(struct lb_uhist *h, double value);
-LB_FFI void lb_uhist_print(struct lb_uhist *h);
-LB_FFI double lb_uhist_percentile(struct lb_uhist *h, double pct);
+LB_FFI struct lb_script_hist *lb_script_hist_new(uint32_t size, double range_min, double range_max);
+LB_FFI void lb_script_hist_free(struct lb_script_hist *h);
+LB_FFI void lb_script_hist_update(struct lb_script_hist *h, double value);
+LB_FFI void lb_script_hist_print(struct lb_script_hist *h);
+LB_FFI double lb_script_hist_percentile(struct lb_script_hist *h, double pct);
 
 /* ---- named objects shared by all Lua states of a run (shared.c) --------------------------- */
 /* Zeroed memory of `size` bytes named `name`, created on first use and kept until the run ends. Later
@@ -37,6 +37,38 @@ LB_FFI uint64_t lb_atomic_add(uint64_t *p, uint64_t v);
 LB_FFI uint64_t lb_atomic_load(uint64_t *p);
 LB_FFI uint64_t lb_atomic_cas(uint64_t *p, uint64_t expected, uint64_t desired);
 
+/* ---- sockets for scripts: luabench.socket (socket.c) --------------------------------------
+ * Non-blocking TCP or connected UDP. Functions return >= 0, or -errno (lb_sock_strerror says
+ * it in words); -EAGAIN/-EINPROGRESS mean: wait for the socket (lb_sock_wait in a thread,
+ * lb_user_sched_wait_fd for a user), then call again. Byte counts are doubles (FFI numbers). */
+struct lb_sock;
+enum { LB_SOCK_READ = 1, LB_SOCK_WRITE = 2 };
+/* Resolves host and starts connecting; NULL with the reason in err. */
+LB_FFI struct lb_sock *lb_sock_open(struct lb_worker *w, const char *host, int port, int udp, char *err, int errlen);
+/* 0 once connected, -EINPROGRESS while the handshake goes on, -errno when it failed. */
+LB_FFI int lb_sock_connected(struct lb_sock *s);
+LB_FFI int lb_sock_fd(struct lb_sock *s);
+/* Sends what the socket takes now (bytes sent; counted in bytes_written). */
+LB_FFI double lb_sock_send(struct lb_sock *s, const char *data, size_t len);
+/* Sends up to len (at most 64 KiB) zero bytes. */
+LB_FFI double lb_sock_send_zeros(struct lb_sock *s, size_t len);
+/* Reads what is there into the socket's buffer: bytes read (counted in bytes_read), 0 at the
+ * end of the stream. */
+LB_FFI double lb_sock_fill(struct lb_sock *s);
+/* The buffered bytes: how many, where, the length up to and including the first delim (-1:
+ * not there yet), and taking n of them (returns how many were taken). */
+LB_FFI double lb_sock_buffered(struct lb_sock *s);
+LB_FFI const char *lb_sock_peek(struct lb_sock *s);
+LB_FFI double lb_sock_find(struct lb_sock *s, const char *delim, size_t dlen);
+LB_FFI double lb_sock_consume(struct lb_sock *s, double n);
+/* Waits (blocking the thread) until the socket is ready for `events` (LB_SOCK_*) or timeout_ns
+ * passed (< 0: no limit): the events ready, 0 on timeout. */
+LB_FFI int lb_sock_wait(struct lb_sock *s, uint32_t events, double timeout_ns);
+LB_FFI void lb_sock_close(struct lb_sock *s);
+LB_FFI const char *lb_sock_strerror(int err);
+/* The run's sockets: opened, connected, failed to connect, closed. */
+LB_FFI void lb_sock_counts(struct lb_worker *w, uint64_t *out4);
+
 /* ---- built-in workload kernels (kernels.c) ------------------------------------------------ */
 /* cpu: trial-divides every number in [3, max_prime]; returns the number of primes found. */
 LB_FFI uint32_t lb_kernel_cpu(uint32_t max_prime);
@@ -45,6 +77,13 @@ LB_FFI uint32_t lb_kernel_cpu(uint32_t max_prime);
 LB_FFI uint64_t lb_kernel_memory(void *buf, uint64_t size_bytes, int oper, int rnd, struct lb_rng *r);
 /* Allocates an aligned block for the memory test (huge pages when hugetlb != 0). */
 LB_FFI void *lb_kernel_memory_alloc(uint64_t size_bytes, int hugetlb);
+/* Frees a block of lb_kernel_memory_alloc(size, 0) (not one of huge pages). */
+LB_FFI void lb_kernel_memory_free(void *p);
+/* memory --memory-method: mbw's three ways of copying an array (man mbw): one memcpy() of the
+ * whole array, a loop of long-sized element copies (its size a multiple of sizeof(long)), or
+ * memcpy() in block_bytes pieces. Returns the bytes copied (0 for an unknown method). */
+enum lb_mbw_method { LB_MBW_MEMCPY = 0, LB_MBW_DUMB = 1, LB_MBW_MCBLOCK = 2 };
+LB_FFI uint64_t lb_kernel_mbw_copy(void *dst, const void *src, uint64_t bytes, int method, uint64_t block_bytes);
 /* threads: `yields` times lock mutex `idx`, sched_yield(), unlock. */
 LB_FFI void lb_kernel_threads(struct lb_mutexes *m, uint32_t idx, uint32_t yields);
 /* A ticket counter of the run (threads test: which lock the next event uses). */
@@ -80,7 +119,7 @@ LB_FFI uint32_t sb_rand_default(uint32_t a, uint32_t b);
 LB_FFI uint64_t sb_rand_uniform_uint64(void);
 LB_FFI double sb_rand_uniform_double(void);
 
-typedef struct lb_uhist sb_histogram_t;
+typedef struct lb_script_hist sb_histogram_t;
 LB_FFI sb_histogram_t *sb_histogram_new(size_t size, double range_min, double range_max);
 LB_FFI void sb_histogram_delete(sb_histogram_t *h);
 LB_FFI void sb_histogram_update(sb_histogram_t *h, double value);

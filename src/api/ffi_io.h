@@ -1,6 +1,6 @@
 /* Part of the FFI surface (see ffi.h): file I/O. Parsed only by the Lua states that load luabench.io. */
-#ifndef LB_BIND_FFI_IO_H
-#define LB_BIND_FFI_IO_H
+#ifndef LB_API_FFI_IO_H
+#define LB_API_FFI_IO_H
 
 #ifndef LB_CDEF
 #include "api/ffi.h"
@@ -43,7 +43,7 @@ struct lb_fio_lat {
 /* Process-wide figures of the current window. Index 0..3 of the iops arrays: read, write,
  * sync, all. depth_pct: share of time with 0, 1, 2-3, 4-7, 8-15, 16-31, 32-63, 64+ I/Os in
  * flight (summed over threads). dev: /proc/diskstats deltas of the watched device (fields in
- * devstats.h order; dev[8] is the in-flight count at the end), from the run's system metrics
+ * sys/diskstats.h order; dev[8] is the in-flight count at the end), from the run's system metrics
  * (dev_source 1: no merge counts) or, with --system-stats=off, from fileio's own readings
  * (dev_source 2). The CPU figures come from the same source. */
 struct lb_fio_window {

@@ -1,6 +1,6 @@
 /* Part of the FFI surface (see ffi.h): the SQL layer. Parsed only by the Lua states that load sysbench.sql. */
-#ifndef LB_BIND_FFI_SQL_H
-#define LB_BIND_FFI_SQL_H
+#ifndef LB_API_FFI_SQL_H
+#define LB_API_FFI_SQL_H
 
 #ifndef LB_CDEF
 #include "api/ffi.h"
@@ -14,13 +14,18 @@ struct lb_worker;
 /* ---- SQL (bind/sql.c): the driver layer plus accounting, waiting and --db-* options --------- */
 
 /* The result object of a connection (one live result set per connection, as in sysbench). The
- * first fields are what sysbench scripts read: rs.nrows (rows, or affected rows for DML),
- * rs.nfields. */
+ * first fields are what sysbench scripts read: rs.nrows (rows of a result set, affected rows of
+ * DML, 0 for other statements), rs.nfields. sql.lua gives every connection two: one for
+ * statements that return rows, and one (no_rows = 1) standing for sysbench's NULL result, which
+ * compares equal to nil but whose fields answer like the other's. */
 struct lb_sql_result {
 	uint32_t nrows;
 	uint32_t nfields;
 	int32_t counter;             /* how the statement was counted (sb_counter_type) */
 	int32_t freed;               /* rs:free() was called for this result set */
+	double affected_rows;        /* rows the statement changed, 0 for reads (a double: a Lua
+					number to scripts, exact to 2^53) */
+	int32_t no_rows;             /* 1: the NULL result of a statement that returned no rows */
 	struct lb_db_result r;
 	struct lb_db_row row;
 	struct lb_db_conn *conn;
@@ -32,6 +37,8 @@ struct lb_sql_result {
 LB_FFI struct lb_db_config *lb_sql_config(struct lb_worker *w, const char *name, char *err,
 					  uint32_t errlen);
 LB_FFI const char *lb_sql_driver_name(struct lb_db_config *cfg);
+/* lb_db_driver_supports() of the configuration's driver: 1, 0, or -1 for an unknown feature. */
+LB_FFI int32_t lb_sql_driver_supports(struct lb_db_config *cfg, const char *feature);
 /* Notes the server's product and version from connection c for the run's result (the first
  * connection of the run that tells it). */
 LB_FFI void lb_sql_connected(struct lb_worker *w, struct lb_db_conn *c);
@@ -46,7 +53,7 @@ LB_FFI int32_t lb_sql_execute(struct lb_worker *w, struct lb_sql_result *rs, str
 LB_FFI int32_t lb_sql_bulk_next(struct lb_worker *w, struct lb_sql_result *rs, const char *row, uint64_t len);
 LB_FFI int32_t lb_sql_bulk_done(struct lb_worker *w, struct lb_sql_result *rs);
 /* Non-blocking twins for emulated users: start returns LB_DB_PENDING or the final code (then
- * counted like the blocking calls); after PENDING, park on the connection (lb_usched_wait_db)
+ * counted like the blocking calls); after PENDING, park on the connection (lb_user_sched_wait_db)
  * and call lb_sql_step with the readiness bits until it returns something else. */
 LB_FFI int32_t lb_sql_query_start(struct lb_worker *w, struct lb_sql_result *rs, const char *sql, uint64_t len);
 LB_FFI int32_t lb_sql_execute_start(struct lb_worker *w, struct lb_sql_result *rs, struct lb_db_stmt *s);

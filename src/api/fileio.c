@@ -33,7 +33,7 @@
 #include "util/clock.h"
 #include "engine/engine.h"
 #include "engine/latency_hist.h"
-#include "io/devstats.h"
+#include "sys/diskstats.h"
 #include "engine/stats.h"
 #include "sys/sysmetrics.h"
 #include "util/util.h"
@@ -68,6 +68,7 @@ struct lb_fio_stat {
 	struct part part[DIR_N][PART_N];
 	struct sec_chunk *sec[SEC_CHUNKS];
 	uint32_t sec_cur;            /* second of the last completion (publishing cadence) */
+	int64_t win_start_ns;        /* its window's start (since the epoch): seconds count from it */
 	struct lb_io_ctx *ctx[MAX_CTX];
 	uint32_t nctx;
 	/* published by the owner, read by the report (under pub_lock) */
@@ -85,7 +86,7 @@ struct moment {
 	int64_t t_ns;                /* CLOCK_MONOTONIC */
 	double user_s, sys_s;
 	bool have_dev;
-	uint64_t dev[LB_IO_DEV_NFIELDS];
+	uint64_t dev[LB_DISKSTAT_NFIELDS];
 };
 
 /* A run's file I/O state: every worker's statistics and the CPU and device readings. */
@@ -94,7 +95,7 @@ struct fio_run {
 	struct lb_fio_stat *stats;   /* kept to the end of the run: reports read them after the
 				      * workers are gone */
 	bool have_watch;
-	struct lb_io_dev watch;
+	struct lb_disk_dev watch;
 	uint32_t start_window;       /* window of `start_m` */
 	struct moment start_m, end_m;
 	int nfinished;
@@ -146,14 +147,14 @@ static void take_moment(const struct fio_run *run, struct moment *m)
 	getrusage(RUSAGE_SELF, &ru);
 	m->user_s = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6;
 	m->sys_s = (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
-	m->have_dev = run->have_watch && lb_io_dev_read(&run->watch, NULL, m->dev) == 0;
+	m->have_dev = run->have_watch && lb_diskstats_read(&run->watch, NULL, m->dev) == 0;
 }
 
 LB_FFI int lb_fio_watch(struct lb_worker *w, const char *path, char *err, uint32_t errlen)
 {
 	struct fio_run *run = fio_run_of(w->eng);
-	struct lb_io_dev d;
-	int r = lb_io_dev_of_path(path, NULL, &d, err, errlen);
+	struct lb_disk_dev d;
+	int r = lb_diskstats_dev_of_path(path, NULL, &d, err, errlen);
 
 	pthread_mutex_lock(&run->lock);
 	run->have_watch = r == 0;
@@ -249,6 +250,13 @@ static void new_window(struct lb_fio_stat *s, uint32_t win)
 		}
 	for (uint32_t i = 0; i < s->nctx; i++)
 		lb_io_depth_reset(s->ctx[i]);
+	/* Per-second counts start again at the window's own second 0, so that the series covers the
+	 * measured window exactly whatever the warm-up (counted from the epoch, a window starting
+	 * at 2.0003 s lost its first second). The engine sets the start before the window number. */
+	s->win_start_ns = __atomic_load_n(&s->w->eng->window_start_ns, __ATOMIC_ACQUIRE);
+	for (uint32_t c = 0; c < SEC_CHUNKS && s->sec[c]; c++)
+		memset(s->sec[c], 0, sizeof(*s->sec[c]));
+	s->sec_cur = UINT32_MAX;
 	s->closed_depth = 0;
 	memset(s->closed_depth_ns, 0, sizeof(s->closed_depth_ns));
 	__atomic_store_n(&s->window, win, __ATOMIC_RELEASE);
@@ -350,7 +358,7 @@ static void record(struct lb_fio_stat *s, struct lb_io *io)
 		__atomic_store_n(&pc->n, pc->n + 1, __ATOMIC_RELAXED);
 		__atomic_store_n(&pc->sum_ns, pc->sum_ns + (lat - sub), __ATOMIC_RELAXED);
 	}
-	int64_t rel = (int64_t)io->complete_ns - w->eng->epoch_ns;
+	int64_t rel = (int64_t)io->complete_ns - w->eng->epoch_ns - s->win_start_ns;
 	uint32_t sec = rel > 0 ? (uint32_t)(rel / LB_NS_PER_S) : 0;
 	if (sec < SEC_CHUNK * SEC_CHUNKS) {
 		struct sec_chunk *k = sec_chunk(s, sec / SEC_CHUNK);
@@ -490,21 +498,20 @@ static void window_figures(struct lb_fio_report *r)
 	wf->end_s = (double)end / 1e9;
 	wf->elapsed_s = wf->end_s - wf->start_s;
 
-	/* Whole seconds inside the window. */
-	uint32_t first = (uint32_t)ceil(wf->start_s), last = end > 0 ? (uint32_t)(end / LB_NS_PER_S) : 0;
-	r->first_sec = first;
-	r->nsec = last > first ? last - first : 0;
-	if (r->nsec > SEC_CHUNK * SEC_CHUNKS - first)
-		r->nsec = 0;
+	/* The window's whole seconds, counted from its start (a run stopped by --time ends a few
+	 * microseconds either side of a whole second: the last one counts when it is 95% there). */
+	double whole = wf->elapsed_s > 0 ? floor(wf->elapsed_s + 0.05) : 0;
+	r->first_sec = 0;
+	r->nsec = whole < (double)SEC_CHUNK * SEC_CHUNKS ? (uint32_t)whole : 0;
 	for (int d = 0; d <= DIR_N; d++)
 		r->series[d] = lb_xcalloc(r->nsec ? r->nsec : 1, sizeof(double));
 
 	pthread_mutex_lock(&run->lock);
 	for (struct lb_fio_stat *s = run->stats; s; s = s->next) {
-		if (!s->worker)
+		if (!s->worker || __atomic_load_n(&s->window, __ATOMIC_ACQUIRE) != r->window)
 			continue;
 		for (uint32_t k = 0; k < r->nsec; k++) {
-			uint32_t sec = first + k;
+			uint32_t sec = k;
 			struct sec_chunk *c = __atomic_load_n(&s->sec[sec / SEC_CHUNK], __ATOMIC_ACQUIRE);
 
 			if (!c)
@@ -549,15 +556,15 @@ static void window_figures(struct lb_fio_report *r)
 				continue;
 			wf->have_dev = 1;
 			wf->dev_source = 1;
-			wf->dev[LB_IO_DEV_READS] = d->reads;
-			wf->dev[LB_IO_DEV_WRITES] = d->writes;
-			wf->dev[LB_IO_DEV_FLUSHES] = d->flushes;
-			wf->dev[LB_IO_DEV_READ_SECTORS] = (uint64_t)llround(d->read_mib_per_s * ss.interval_s * 2048);
-			wf->dev[LB_IO_DEV_WRITE_SECTORS] = (uint64_t)llround(d->write_mib_per_s * ss.interval_s * 2048);
-			wf->dev[LB_IO_DEV_READ_MS] = (uint64_t)llround(d->read_await_ms * (double)d->reads);
-			wf->dev[LB_IO_DEV_WRITE_MS] = (uint64_t)llround(d->write_await_ms * (double)d->writes);
-			wf->dev[LB_IO_DEV_BUSY_MS] = (uint64_t)llround(d->util_pct / 100 * ms);
-			wf->dev[LB_IO_DEV_QUEUE_MS] = (uint64_t)llround(d->avg_queue * ms);
+			wf->dev[LB_DISKSTAT_READS] = d->reads;
+			wf->dev[LB_DISKSTAT_WRITES] = d->writes;
+			wf->dev[LB_DISKSTAT_FLUSHES] = d->flushes;
+			wf->dev[LB_DISKSTAT_READ_SECTORS] = (uint64_t)llround(d->read_mib_per_s * ss.interval_s * 2048);
+			wf->dev[LB_DISKSTAT_WRITE_SECTORS] = (uint64_t)llround(d->write_mib_per_s * ss.interval_s * 2048);
+			wf->dev[LB_DISKSTAT_READ_MS] = (uint64_t)llround(d->read_await_ms * (double)d->reads);
+			wf->dev[LB_DISKSTAT_WRITE_MS] = (uint64_t)llround(d->write_await_ms * (double)d->writes);
+			wf->dev[LB_DISKSTAT_BUSY_MS] = (uint64_t)llround(d->util_pct / 100 * ms);
+			wf->dev[LB_DISKSTAT_QUEUE_MS] = (uint64_t)llround(d->avg_queue * ms);
 		}
 		lb_sys_sample_fini(&ss);
 	} else if (run->start_window == r->window) {
@@ -575,8 +582,8 @@ static void window_figures(struct lb_fio_report *r)
 		if (a->have_dev && b->have_dev) {
 			wf->have_dev = 1;
 			wf->dev_source = 2;
-			for (int i = 0; i < LB_IO_DEV_NFIELDS && i < 17; i++)
-				wf->dev[i] = i == LB_IO_DEV_IN_FLIGHT ? b->dev[i]
+			for (int i = 0; i < LB_DISKSTAT_NFIELDS && i < 17; i++)
+				wf->dev[i] = i == LB_DISKSTAT_IN_FLIGHT ? b->dev[i]
 					: b->dev[i] >= a->dev[i] ? b->dev[i] - a->dev[i] : 0;
 		}
 	}
@@ -688,119 +695,6 @@ LB_FFI uint32_t lb_fio_report_series(struct lb_fio_report *r, uint32_t dir, doub
 	if (out)
 		memcpy(out, r->series[dir], n * sizeof(double));
 	return r->nsec;
-}
-
-/* ---- helpers shared by threads ---------------------------------------------------------- */
-
-LB_FFI uint64_t lb_fio_ticket(uint64_t *counter, uint64_t n)
-{
-	return __atomic_fetch_add(counter, n, __ATOMIC_RELAXED);
-}
-
-LB_FFI uint64_t lb_fio_seq_next(uint64_t *cursor, uint64_t want, uint64_t file_size,
-				uint64_t total, uint64_t *len_out)
-{
-	uint64_t cur = __atomic_load_n(cursor, __ATOMIC_RELAXED), len, next;
-
-	do {
-		if (cur >= total)
-			cur = 0;
-		uint64_t in_file = cur % file_size;
-		len = file_size - in_file < want ? file_size - in_file : want;
-		next = cur + len >= total ? 0 : cur + len;
-	} while (!__atomic_compare_exchange_n(cursor, &cur, next, true, __ATOMIC_RELAXED,
-					      __ATOMIC_RELAXED));
-	*len_out = len;
-	return cur;
-}
-
-/* A keyed 4-round Feistel network on 2h bits, walked until it lands below n: a pseudo-random
- * permutation of [0, n) that needs no memory (fio keeps a bitmap for the same purpose). */
-static uint64_t round_fn(uint64_t x, uint64_t key, int round)
-{
-	x ^= key + (uint64_t)round * UINT64_C(0x9e3779b97f4a7c15);
-	x *= UINT64_C(0xbf58476d1ce4e5b9);
-	x ^= x >> 31;
-	x *= UINT64_C(0x94d049bb133111eb);
-	x ^= x >> 29;
-	return x;
-}
-
-LB_FFI uint64_t lb_fio_perm(uint64_t i, uint64_t n, uint64_t key)
-{
-	if (n <= 1)
-		return 0;
-	int bits = 64 - __builtin_clzll(n - 1);
-	int h = (bits + 1) / 2;
-	uint64_t mask = (UINT64_C(1) << h) - 1, x = i % n;
-
-	do {
-		uint64_t l = x >> h, r = x & mask;
-		for (int k = 0; k < 4; k++) {
-			uint64_t t = l ^ (round_fn(r, key, k) & mask);
-			l = r;
-			r = t;
-		}
-		x = (l << h) | r;
-	} while (x >= n);
-	return x;
-}
-
-/* Busy ranges: an array of slots under a spin lock. Only --validate uses it, where two I/Os
- * on the same bytes at once would make a correct device look torn. */
-struct lb_fio_busy {
-	uint32_t lock, n;
-	struct {
-		uint32_t used, file;
-		uint64_t off, len;
-	} slot[];
-};
-
-LB_FFI struct lb_fio_busy *lb_fio_busy_get(struct lb_worker *w, const char *name, uint32_t slots)
-{
-	uint64_t size = sizeof(struct lb_fio_busy) + (uint64_t)slots * sizeof(((struct lb_fio_busy *)0)->slot[0]);
-	struct lb_fio_busy *b = lb_shared_bytes(w, name, size);
-
-	if (b)
-		__atomic_store_n(&b->n, slots, __ATOMIC_RELEASE);
-	return b;
-}
-
-LB_FFI int32_t lb_fio_busy_claim(struct lb_fio_busy *b, uint32_t file, uint64_t off, uint64_t len)
-{
-	int32_t got = -1, free_slot = -1;
-
-	while (__atomic_exchange_n(&b->lock, 1, __ATOMIC_ACQUIRE))
-		;
-	for (uint32_t i = 0; i < b->n; i++) {
-		if (!b->slot[i].used) {
-			if (free_slot < 0)
-				free_slot = (int32_t)i;
-			continue;
-		}
-		if (b->slot[i].file == file && b->slot[i].off < off + len && off < b->slot[i].off + b->slot[i].len)
-			goto out;
-	}
-	if (free_slot >= 0) {
-		b->slot[free_slot].used = 1;
-		b->slot[free_slot].file = file;
-		b->slot[free_slot].off = off;
-		b->slot[free_slot].len = len;
-		got = free_slot;
-	}
-out:
-	__atomic_store_n(&b->lock, 0, __ATOMIC_RELEASE);
-	return got;
-}
-
-LB_FFI void lb_fio_busy_release(struct lb_fio_busy *b, int32_t slot)
-{
-	if (slot >= 0 && (uint32_t)slot < b->n) {
-		while (__atomic_exchange_n(&b->lock, 1, __ATOMIC_ACQUIRE))
-			;
-		b->slot[slot].used = 0;
-		__atomic_store_n(&b->lock, 0, __ATOMIC_RELEASE);
-	}
 }
 
 LB_FFI int32_t lb_fio_create(const char *path, uint64_t size_bytes, char *err, uint32_t errlen)

@@ -89,6 +89,54 @@ LB_FFI void *lb_kernel_memory_alloc(uint64_t size_bytes, int hugetlb)
 	return p;
 }
 
+LB_FFI void lb_kernel_memory_free(void *p)
+{
+	free(p);
+}
+
+/* mbw's DUMB method: one long at a time, as mbw's binary does it (a scalar loop). Kept so: at
+ * -O2 gcc would otherwise vectorize it or turn it into the memcpy call MEMCPY measures. */
+__attribute__((optimize("no-tree-loop-distribute-patterns", "no-tree-vectorize")))
+static uint64_t copy_elements(long *restrict dst, const long *restrict src, uint64_t n)
+{
+	for (uint64_t i = 0; i < n; i++)
+		dst[i] = src[i];
+	return n * sizeof(long);
+}
+
+/* mbw's MCBLOCK method: the destination filled by memcpy in block_bytes pieces, each from the
+ * start of the source: mbw advances only its destination pointer, so its source block stays in
+ * the cache and the figure is mostly write bandwidth. The same here, to give its figures; the last
+ * piece is shorter (mbw's would run past the array when the block does not divide it). */
+static uint64_t copy_blocks(char *dst, const char *src, uint64_t bytes, uint64_t block_bytes)
+{
+	uint64_t done = 0;
+	if (block_bytes > bytes)
+		block_bytes = bytes;
+	while (bytes - done >= block_bytes) {
+		memcpy(dst + done, src, block_bytes);
+		done += block_bytes;
+	}
+	if (done < bytes)
+		memcpy(dst + done, src, bytes - done);
+	return bytes;
+}
+
+LB_FFI uint64_t lb_kernel_mbw_copy(void *dst, const void *src, uint64_t bytes, int method, uint64_t block_bytes)
+{
+	switch (method) {
+	case LB_MBW_MEMCPY:
+		memcpy(dst, src, bytes);
+		return bytes;
+	case LB_MBW_DUMB:
+		return copy_elements(dst, src, bytes / sizeof(long));
+	case LB_MBW_MCBLOCK:
+		return copy_blocks(dst, src, bytes, block_bytes ? block_bytes : bytes);
+	default:
+		return 0;
+	}
+}
+
 LB_FFI void lb_kernel_threads(struct lb_mutexes *m, uint32_t idx, uint32_t yields)
 {
 	pthread_mutex_t *mx = lb_mutexes_at(m, idx);

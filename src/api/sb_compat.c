@@ -127,20 +127,20 @@ LB_FFI double lb_rand_double(struct lb_rng *r)
 
 LB_FFI sb_histogram_t *sb_histogram_new(size_t size, double range_min, double range_max)
 {
-	return lb_uhist_new((uint32_t)size, range_min, range_max);
+	return lb_script_hist_new((uint32_t)size, range_min, range_max);
 }
 
 LB_FFI void sb_histogram_delete(sb_histogram_t *h)
 {
-	lb_uhist_free(h);
+	lb_script_hist_free(h);
 }
 
 LB_FFI void sb_histogram_update(sb_histogram_t *h, double value)
 {
-	lb_uhist_update(h, value);
+	lb_script_hist_update(h, value);
 }
 
 LB_FFI void sb_histogram_print(sb_histogram_t *h)
 {
-	lb_uhist_print(h);
+	lb_script_hist_print(h);
 }

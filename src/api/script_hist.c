@@ -8,18 +8,18 @@
 #include "api/ffi.h"
 #include "util/util.h"
 
-struct lb_uhist {
+struct lb_script_hist {
 	uint32_t size;
 	double range_min, range_max;
 	double mult, deduct; /* index = log(v) * mult - deduct */
 	uint64_t *counts;
 };
 
-LB_FFI struct lb_uhist *lb_uhist_new(uint32_t size, double range_min, double range_max)
+LB_FFI struct lb_script_hist *lb_script_hist_new(uint32_t size, double range_min, double range_max)
 {
 	if (size < 2 || !(range_min > 0) || !(range_max > range_min))
 		return NULL;
-	struct lb_uhist *h = lb_xzalloc(sizeof(*h));
+	struct lb_script_hist *h = lb_xzalloc(sizeof(*h));
 	h->size = size;
 	h->range_min = range_min;
 	h->range_max = range_max;
@@ -29,7 +29,7 @@ LB_FFI struct lb_uhist *lb_uhist_new(uint32_t size, double range_min, double ran
 	return h;
 }
 
-LB_FFI void lb_uhist_free(struct lb_uhist *h)
+LB_FFI void lb_script_hist_free(struct lb_script_hist *h)
 {
 	if (h) {
 		free(h->counts);
@@ -37,7 +37,7 @@ LB_FFI void lb_uhist_free(struct lb_uhist *h)
 	}
 }
 
-LB_FFI void lb_uhist_update(struct lb_uhist *h, double value)
+LB_FFI void lb_script_hist_update(struct lb_script_hist *h, double value)
 {
 	double v = value < h->range_min ? h->range_min : value > h->range_max ? h->range_max : value;
 	uint32_t i = (uint32_t)floor(log(v) * h->mult - h->deduct + 0.5);
@@ -46,12 +46,12 @@ LB_FFI void lb_uhist_update(struct lb_uhist *h, double value)
 	__atomic_fetch_add(&h->counts[i], 1, __ATOMIC_RELAXED);
 }
 
-static double bucket_value(const struct lb_uhist *h, uint32_t i)
+static double bucket_value(const struct lb_script_hist *h, uint32_t i)
 {
 	return exp((i + h->deduct) / h->mult);
 }
 
-LB_FFI double lb_uhist_percentile(struct lb_uhist *h, double pct)
+LB_FFI double lb_script_hist_percentile(struct lb_script_hist *h, double pct)
 {
 	uint64_t total = 0;
 	for (uint32_t i = 0; i < h->size; i++)
@@ -69,7 +69,7 @@ LB_FFI double lb_uhist_percentile(struct lb_uhist *h, double pct)
 	return h->range_max;
 }
 
-LB_FFI void lb_uhist_print(struct lb_uhist *h)
+LB_FFI void lb_script_hist_print(struct lb_script_hist *h)
 {
 	uint64_t maxc = 0;
 	for (uint32_t i = 0; i < h->size; i++)

@@ -10,7 +10,7 @@
 
 #include "api/ffi_sql.h"
 #include "util/clock.h"
-#include "api/dbopts.h"
+#include "engine/dbopts.h"
 #include "db/monitor.h"
 #include "engine/engine.h"
 #include "util/log.h"
@@ -63,7 +63,7 @@ LB_FFI struct lb_db_config *lb_sql_config(struct lb_worker *w, const char *name,
 {
 	struct lb_engine *e = w->eng;
 	if (!name || !*name)
-		name = lb_dbopts_default_driver(e->opts);
+		name = lb_dbopts_default_driver(e->session.opts);
 	struct config_cache *cache = lb_engine_ext(e, &cache_kind);
 	struct cached_config *configs = cache->configs;
 	struct lb_db_config *cfg = NULL;
@@ -77,13 +77,13 @@ LB_FFI struct lb_db_config *lb_sql_config(struct lb_worker *w, const char *name,
 		if (!drv) {
 			snprintf(err, errlen, "invalid database driver name: '%s'", name);
 			/* sysbench says this on a line of its own, then fails with the bare reason. */
-			if (!e->additions) {
+			if (!e->session.additions) {
 				lb_fatal("%s", err);
 				err[0] = '\0';
 			}
 		} else {
 			struct lb_db_options o;
-			lb_dbopts_build(e->opts, name, &o);
+			lb_dbopts_build(e->session.opts, name, &o);
 			if (lb_db_config_new(drv, &o, &cfg, err, errlen) == LB_DB_OK) {
 				snprintf(configs[i].name, sizeof(configs[i].name), "%s", name);
 				configs[i].cfg = cfg;
@@ -115,15 +115,20 @@ LB_FFI void lb_sql_connected(struct lb_worker *w, struct lb_db_conn *c)
 LB_FFI int lb_sql_driver_known(struct lb_worker *w, const char *name)
 {
 	if (!name || !*name)
-		name = lb_opts_str(w->eng->opts, "db-driver");
+		name = lb_opts_str(w->eng->session.opts, "db-driver");
 	if (!*name)
-		name = lb_dbopts_default_driver(w->eng->opts);
+		name = lb_dbopts_default_driver(w->eng->session.opts);
 	return lb_db_find_driver(name) != NULL;
 }
 
 LB_FFI const char *lb_sql_driver_name(struct lb_db_config *cfg)
 {
 	return cfg ? lb_db_driver_name(lb_db_config_driver(cfg)) : "";
+}
+
+LB_FFI int32_t lb_sql_driver_supports(struct lb_db_config *cfg, const char *feature)
+{
+	return cfg ? lb_db_driver_supports(lb_db_config_driver(cfg), feature) : 0;
 }
 
 /* Absolute CLOCK_MONOTONIC time after which nothing may keep waiting for the server. */
@@ -133,7 +138,7 @@ static int64_t hard_stop_ns(const struct lb_engine *e)
 		return 0;
 	if (!e->started || e->deadline_ns == INT64_MAX)
 		return INT64_MAX;
-	return e->epoch_ns + e->deadline_ns + e->cfg.end_grace_ns;
+	return e->epoch_ns + e->deadline_ns + e->session.cfg.end_grace_ns;
 }
 
 static int32_t wait_done(struct lb_worker *w, struct lb_db_conn *c, struct lb_db_result *out)
@@ -197,6 +202,7 @@ static int32_t closed(struct lb_sql_result *rs)
 		memset(&rs->r, 0, sizeof(rs->r));
 		rs->nrows = 0;
 		rs->nfields = 0;
+		rs->affected_rows = 0;
 	}
 	return LB_DB_EINVAL;
 }
@@ -220,10 +226,13 @@ static int32_t finish(struct lb_worker *w, struct lb_sql_result *rs, int32_t rc,
 		rs->counter = kind_counter[r->kind];
 		lb_stats_add(&w->stats, (enum lb_cnt)rs->counter, 1);
 	}
-	rs->nrows = (uint32_t)(r->kind == LB_DB_KIND_READ ? r->nrows : r->affected_rows);
-	rs->nfields = r->kind == LB_DB_KIND_READ ? r->nfields : 0;
+	bool rows = r->kind == LB_DB_KIND_READ;
+	bool changed = r->kind == LB_DB_KIND_WRITE || r->kind == LB_DB_KIND_OTHER;
+	rs->affected_rows = changed ? (double)r->affected_rows : 0.0;
+	rs->nrows = (uint32_t)(rows ? r->nrows : changed ? r->affected_rows : 0);
+	rs->nfields = rows ? r->nfields : 0;
 	rs->freed = 0;
-	if (LB_UNLIKELY(w->eng->cfg.db_debug))
+	if (LB_UNLIKELY(w->eng->session.cfg.db_debug))
 		debug_log(w, rs, rc, what, len, t0);
 	return rc;
 }
@@ -245,7 +254,7 @@ LB_FFI int32_t lb_sql_connect(struct lb_worker *w, struct lb_db_conn *c)
 LB_FFI int32_t lb_sql_query(struct lb_worker *w, struct lb_sql_result *rs, const char *sql, uint64_t len)
 {
 	REFUSE_CLOSED(rs);
-	int64_t t0 = w->eng->cfg.db_debug ? lb_now_ns() : 0;
+	int64_t t0 = w->eng->session.cfg.db_debug ? lb_now_ns() : 0;
 	int32_t rc = lb_db_query_start(rs->conn, sql, len, &rs->r);
 	if (rc == LB_DB_PENDING)
 		rc = wait_done(w, rs->conn, &rs->r);
@@ -257,7 +266,7 @@ LB_FFI int32_t lb_sql_execute(struct lb_worker *w, struct lb_sql_result *rs, str
 	REFUSE_CLOSED(rs);
 	if (LB_UNLIKELY(!s))
 		return closed(rs);
-	int64_t t0 = w->eng->cfg.db_debug ? lb_now_ns() : 0;
+	int64_t t0 = w->eng->session.cfg.db_debug ? lb_now_ns() : 0;
 	int32_t rc = lb_db_execute_start(s, &rs->r);
 	if (rc == LB_DB_PENDING)
 		rc = wait_done(w, rs->conn, &rs->r);
@@ -290,7 +299,7 @@ LB_FFI int32_t lb_sql_step(struct lb_worker *w, struct lb_sql_result *rs, uint32
 LB_FFI int32_t lb_sql_bulk_next(struct lb_worker *w, struct lb_sql_result *rs, const char *row, uint64_t len)
 {
 	REFUSE_CLOSED(rs);
-	int64_t t0 = w->eng->cfg.db_debug ? lb_now_ns() : 0;
+	int64_t t0 = w->eng->session.cfg.db_debug ? lb_now_ns() : 0;
 	int32_t rc = lb_db_bulk_insert_next(rs->conn, row, len, &rs->r);
 	if (rc == LB_DB_OK && rs->r.kind == LB_DB_KIND_NONE)
 		return rc; /* only buffered */
@@ -300,7 +309,7 @@ LB_FFI int32_t lb_sql_bulk_next(struct lb_worker *w, struct lb_sql_result *rs, c
 LB_FFI int32_t lb_sql_bulk_done(struct lb_worker *w, struct lb_sql_result *rs)
 {
 	REFUSE_CLOSED(rs);
-	int64_t t0 = w->eng->cfg.db_debug ? lb_now_ns() : 0;
+	int64_t t0 = w->eng->session.cfg.db_debug ? lb_now_ns() : 0;
 	int32_t rc = lb_db_bulk_insert_done(rs->conn, &rs->r);
 	return finish(w, rs, rc, "(bulk insert flush)", 19, t0);
 }
@@ -309,18 +318,23 @@ LB_FFI int32_t lb_sql_bulk_done(struct lb_worker *w, struct lb_sql_result *rs)
 static int32_t pipeline_finish(struct lb_worker *w, struct lb_sql_result *rs, int32_t rc, int64_t t0)
 {
 	uint32_t n = lb_db_pipeline_count(rs->conn);
-
-	for (uint32_t i = 0; i < n; i++) {
+	/* A pipeline the connection lost before its sync point counts nothing: the server rolls
+	 * back its implicit transaction, and the retry runs every statement again (answers that
+	 * arrived before the loss were counted twice). */
+	bool lost = false;
+	for (uint32_t i = 0; i < n && !lost; i++)
+		lost = lb_db_pipeline_result(rs->conn, i)->status == LB_DB_PIPE_LOST;
+	for (uint32_t i = 0; i < n && !lost; i++) {
 		const struct lb_db_pipe_result *it = lb_db_pipeline_result(rs->conn, i);
-		if (it->status != LB_DB_PIPE_LOST && it->status != LB_DB_PIPE_QUEUED &&
-		    it->r.kind != LB_DB_KIND_NONE)
+		if (it->status != LB_DB_PIPE_QUEUED && it->r.kind != LB_DB_KIND_NONE)
 			lb_stats_add(&w->stats, (enum lb_cnt)kind_counter[it->r.kind], 1);
 	}
 	memset(&rs->r, 0, sizeof(rs->r));
 	rs->nrows = 0;
 	rs->nfields = 0;
+	rs->affected_rows = 0;
 	rs->freed = 0;
-	if (LB_UNLIKELY(w->eng->cfg.db_debug)) {
+	if (LB_UNLIKELY(w->eng->session.cfg.db_debug)) {
 		char what[64];
 		int len = snprintf(what, sizeof(what), "(pipeline of %u statements)", n);
 		rs->r.kind = rc == LB_DB_OK ? LB_DB_KIND_OTHER : LB_DB_KIND_ERROR;
@@ -333,7 +347,7 @@ static int32_t pipeline_finish(struct lb_worker *w, struct lb_sql_result *rs, in
 LB_FFI int32_t lb_sql_pipeline_run(struct lb_worker *w, struct lb_sql_result *rs)
 {
 	REFUSE_CLOSED(rs);
-	int64_t t0 = w->eng->cfg.db_debug ? lb_now_ns() : 0;
+	int64_t t0 = w->eng->session.cfg.db_debug ? lb_now_ns() : 0;
 	int32_t rc = lb_db_pipeline_run_start(rs->conn, &rs->r);
 	if (rc == LB_DB_PENDING)
 		rc = wait_done(w, rs->conn, &rs->r);
@@ -365,7 +379,7 @@ LB_FFI int32_t lb_sql_reconnect(struct lb_worker *w, struct lb_db_conn *c, int a
 		lb_db_disconnect(c);
 		return LB_DB_ECONNECT;
 	}
-	int64_t deadline = lb_now_ns() + w->eng->cfg.db_reconnect_ns;
+	int64_t deadline = lb_now_ns() + w->eng->session.cfg.db_reconnect_ns;
 	int64_t stop = hard_stop_ns(w->eng);
 	if (stop < deadline)
 		deadline = stop;

@@ -28,6 +28,33 @@ static int c_set_sql_used(lua_State *L)
 	return 0;
 }
 
+/* A line at one of sysbench's log levels (0 FATAL .. 5 DEBUG): filtered by --verbosity, with
+ * the level's prefix, on the stream the level goes to, as sysbench's C tests log. */
+static int c_log(lua_State *L)
+{
+	lua_Integer level = luaL_checkinteger(L, 1);
+	const char *msg = luaL_checkstring(L, 2);
+	if (level < LB_LOG_FATAL || level > LB_LOG_DEBUG)
+		return luaL_argerror(L, 1, "a log level from 0 (FATAL) to 5 (DEBUG)");
+	lb_log((enum lb_log_level)level, "%s", msg);
+	return 0;
+}
+
+/* option_text(name): the value as given (nil when empty or unset, as sysbench's NULL) and
+ * whether it was coerced (not one of the option's type: it reads as sysbench reads it). */
+static int c_option_text(lua_State *L)
+{
+	const char *name = luaL_checkstring(L, 1);
+	const struct lb_opts *opts = vm_of(L)->eng->session.opts;
+	const struct lb_opt *o = opts ? lb_opts_find(opts, name) : NULL;
+	if (o && o->value && *o->value)
+		lua_pushstring(L, o->value);
+	else
+		lua_pushnil(L);
+	lua_pushboolean(L, o && o->coerced);
+	return 2;
+}
+
 /* ---- JSON ---------------------------------------------------------------------------------- */
 
 #define JSON_MAX_DEPTH 64
@@ -207,9 +234,9 @@ static int c_json_decode(lua_State *L)
 
 static void push_argv(lua_State *L, const struct lb_engine *e)
 {
-	lua_createtable(L, e->argc, 1);
-	for (int i = 0; i < e->argc; i++) {
-		lua_pushstring(L, e->argv[i]);
+	lua_createtable(L, e->session.argc, 1);
+	for (int i = 0; i < e->session.argc; i++) {
+		lua_pushstring(L, e->session.argv[i]);
 		lua_rawseti(L, -2, i);
 	}
 }
@@ -226,6 +253,8 @@ void lb_capi_install(struct lb_vm *vm)
 	struct lb_engine *e = vm->eng;
 	static const luaL_Reg fns[] = {
 		{ "set_sql_used", c_set_sql_used },
+		{ "log", c_log },
+		{ "option_text", c_option_text },
 		{ "json_encode", c_json_encode },
 		{ "json_decode", c_json_decode },
 		{ NULL, NULL },
@@ -244,39 +273,43 @@ void lb_capi_install(struct lb_vm *vm)
 	lua_setfield(L, -2, "tid");
 	lua_pushstring(L, role_name(vm->w));
 	lua_setfield(L, -2, "role");
-	lua_pushinteger(L, e->cfg.threads);
+	lua_pushinteger(L, e->session.cfg.threads);
 	lua_setfield(L, -2, "threads");
 	lua_pushstring(L, LB_VERSION);
 	lua_setfield(L, -2, "version");
 	lua_pushstring(L, LB_SYSBENCH_API);
 	lua_setfield(L, -2, "api_version");
-	lua_pushboolean(L, e->additions);
+	lua_pushboolean(L, e->session.additions);
 	lua_setfield(L, -2, "additions");
 	/* --debug: the event loop takes tracebacks where event() fails (runner.lua) */
-	lua_pushboolean(L, e->additions && lb_log_verbosity() >= LB_LOG_DEBUG);
+	lua_pushboolean(L, e->session.additions && lb_log_verbosity() >= LB_LOG_DEBUG);
 	lua_setfield(L, -2, "tracebacks");
-	if (e->version_string) {
-		lua_pushstring(L, e->version_string);
+	if (e->session.sysbench_help) {
+		lua_pushstring(L, e->session.sysbench_help);
+		lua_setfield(L, -2, "sysbench_help");
+	}
+	if (e->session.version_string) {
+		lua_pushstring(L, e->session.version_string);
 		lua_setfield(L, -2, "version_string");
 	}
 	lua_pushstring(L, LUAJIT_VERSION);
 	lua_setfield(L, -2, "luajit_version");
 	push_argv(L, e);
 	lua_setfield(L, -2, "argv");
-	if (e->command) {
-		lua_pushstring(L, e->command);
+	if (e->session.command) {
+		lua_pushstring(L, e->session.command);
 		lua_setfield(L, -2, "command");
 	}
-	if (e->script) {
-		lua_pushstring(L, e->script->name);
+	if (e->session.script) {
+		lua_pushstring(L, e->session.script->name);
 		lua_setfield(L, -2, "script_path");
 	}
-	if (e->opts && lb_opts_find(e->opts, "db-dialect-file")) {
-		lua_pushstring(L, lb_opts_str(e->opts, "db-dialect-file"));
+	if (e->session.opts && lb_opts_find(e->session.opts, "db-dialect-file")) {
+		lua_pushstring(L, lb_opts_str(e->session.opts, "db-dialect-file"));
 		lua_setfield(L, -2, "dialect_file");
 	}
-	if (e->opts && lb_opts_find(e->opts, "luajit-cmd")) {
-		lua_pushstring(L, lb_opts_str(e->opts, "luajit-cmd"));
+	if (e->session.opts && lb_opts_find(e->session.opts, "luajit-cmd")) {
+		lua_pushstring(L, lb_opts_str(e->session.opts, "luajit-cmd"));
 		lua_setfield(L, -2, "luajit_cmd");
 	}
 	lua_setglobal(L, "__luabench_c");

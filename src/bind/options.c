@@ -58,7 +58,7 @@ static char *underscored(const char *name)
 int lb_options_export(struct lb_vm *vm, char *err, size_t errlen)
 {
 	lua_State *L = vm->L;
-	const struct lb_opts *opts = vm->eng->opts;
+	const struct lb_opts *opts = vm->eng->session.opts;
 	if (!opts)
 		return 0;
 	lua_getglobal(L, "sysbench");
@@ -67,7 +67,7 @@ int lb_options_export(struct lb_vm *vm, char *err, size_t errlen)
 		char *key = underscored(opts->v[i]->name);
 		push_opt_value(L, opts->v[i]);
 		lua_setfield(L, -2, key);
-		if (vm->eng->legacy_options) {
+		if (vm->eng->session.legacy_options) {
 			/* Legacy scripts read options as globals; never overwrite a function. */
 			lua_getglobal(L, key);
 			bool fn = lua_isfunction(L, -1);
@@ -160,7 +160,7 @@ static int register_one(lua_State *L, struct lb_opts *opts, const char *name, co
 	lua_pop(L, 3);
 	if (!o) {
 		snprintf(err, errlen, "%s", msg);
-		return -1;
+		return LB_VM_OPTION_VALUE;
 	}
 	/* { ..., luabench = true }: an option sysbench's own script does not have. */
 	lua_getfield(L, -1, "luabench");
@@ -178,7 +178,22 @@ int lb_vm_register_options(struct lb_vm *vm, struct lb_opts *opts, bool *declare
 			   size_t errlen)
 {
 	lua_State *L = vm->L;
+	struct lb_session *s = &vm->eng->session;
 	*declared = false;
+	/* A script that declares no options takes unknown ones as globals (sysbench's 0.5 way). */
+	s->legacy_options = s->script && !s->script->builtin;
+	/* sysbench checks the declarations in this Lua function (a script may still call it) and
+	 * stops with a FATAL naming it. */
+	lb_lua_push_path(L, "sysbench.cmdline.read_cmdline_options");
+	if (lua_isfunction(L, -1)) {
+		char msg[1024];
+		if (lb_lua_pcall(L, 0, 0, msg, sizeof(msg)) < 0) {
+			snprintf(err, errlen, "`sysbench.cmdline.read_cmdline_options' function failed: %s", msg);
+			return -1;
+		}
+	} else {
+		lua_pop(L, 1);
+	}
 	lb_lua_push_path(L, "sysbench.cmdline.options");
 	if (!lua_istable(L, -1)) {
 		lua_pop(L, 1);
@@ -197,17 +212,21 @@ int lb_vm_register_options(struct lb_vm *vm, struct lb_opts *opts, bool *declare
 	}
 	qsort(names, (size_t)n, sizeof(char *), cmp_str);
 	int rc = 0;
-	const char *group = vm->eng->script ? vm->eng->script->test_name : "script";
+	const char *group = s->script ? s->script->test_name : "script";
+	/* sysbench's C tests read their values their own way (the test then checks them) */
+	opts->sysbench_values = s->plain_init_errors;
 	for (int i = 0; i < n && rc == 0; i++) {
 		lua_getfield(L, -1, names[i]);
 		rc = register_one(L, opts, names[i], group, err, errlen);
 		lua_pop(L, 1);
 	}
+	opts->sysbench_values = false;
 	for (int i = 0; i < n; i++)
 		free(names[i]);
 	free(names);
 	lua_pop(L, 1);
 	*declared = n > 0;
+	s->legacy_options = s->legacy_options && n == 0;
 	return rc;
 }
 
@@ -249,16 +268,16 @@ int lb_vm_help(struct lb_vm *vm, struct lb_opts *opts, char *err, size_t errlen)
 		lb_options_export(vm, NULL, 0);
 		return lb_vm_call(vm, "help", false, err, errlen) < 0 ? -1 : 0;
 	}
-	const char *group = vm->eng->script->test_name;
+	const char *group = vm->eng->session.script->test_name;
 	bool any = false;
 	for (int i = 0; i < opts->n; i++)
 		any |= !strcmp(opts->v[i]->group, group);
 	if (any) {
 		printf("%s options:\n", group);
-		lb_opts_print_help(opts, group, vm->eng->additions, stdout);
+		lb_opts_print_help(opts, group, vm->eng->session.additions, stdout);
 		printf("\n");
 	}
-	if (vm->eng->additions && print_commands(vm, group))
+	if (vm->eng->session.additions && print_commands(vm, group))
 		return 0;
 	if (!any) {
 		snprintf(err, errlen, "'%s' test does not implement the 'help' command.", group);

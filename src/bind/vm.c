@@ -187,7 +187,7 @@ static void set_paths(lua_State *L)
 
 static int load_script_chunk(struct lb_vm *vm, char *err, size_t errlen)
 {
-	const struct lb_script *s = vm->eng->script;
+	const struct lb_script *s = vm->eng->session.script;
 	lua_State *L = vm->L;
 	if (!s)
 		return 0;
@@ -211,7 +211,7 @@ struct lb_vm *lb_vm_new(struct lb_engine *eng, struct lb_worker *w, char *err, s
 	vm->eng = eng;
 	vm->w = w;
 	lua_atpanic(L, on_panic);
-	lua_pushboolean(L, eng->additions && lb_log_verbosity() >= LB_LOG_DEBUG);
+	lua_pushboolean(L, eng->session.additions && lb_log_verbosity() >= LB_LOG_DEBUG);
 	lua_setfield(L, LUA_REGISTRYINDEX, TRACEBACKS_KEY);
 	luaL_openlibs(L);
 	set_paths(L);

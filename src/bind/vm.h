@@ -46,7 +46,10 @@ void lb_vm_free(struct lb_vm *vm);
  * no options). */
 int lb_vm_export_options(struct lb_vm *vm, char *err, size_t errlen);
 /* Registers the options the script declares in sysbench.cmdline.options; *declared tells
- * whether it declared any (otherwise unknown options are accepted: legacy mode). */
+ * whether it declared any (otherwise unknown options are accepted: legacy mode). Returns 0,
+ * -1 (a malformed declaration: a failure) or LB_VM_OPTION_VALUE (a value given for an option
+ * is not one: a command-line mistake, which sysbench prints without a level). */
+#define LB_VM_OPTION_VALUE (-2)
 int lb_vm_register_options(struct lb_vm *vm, struct lb_opts *opts, bool *declared, char *err,
 			   size_t errlen);
 

@@ -1,5 +1,6 @@
 /* Command line: two-pass option parsing, workload resolution and command dispatch. */
 #include "cli/cli.h"
+#include "cli/net_server.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -8,12 +9,11 @@
 
 #include <unistd.h>
 
+#include "bind/standalone.h"
 #include "bind/vm.h"
-#include "api/dbopts.h"
+#include "engine/dbopts.h"
 #include "engine/engine.h"
-#include "engine/worker.h"
 #include "lb_config.h"
-#include "output/lua_tool.h"
 #include "output/merge.h"
 #include "output/personality.h"
 #include "output/result_json.h"
@@ -31,12 +31,15 @@
 struct cli {
 	const struct lb_personality *p;
 	struct lb_opts opts;
+	struct lb_session session; /* what runs, filled from the command line */
 	struct lb_engine eng;
-	bool have_engine;    /* eng is initialised */
+	bool have_engine;    /* eng is initialised (once the workload is loaded) */
 	struct lb_script *script;
 	const char *test;    /* positional 1 */
 	const char *command; /* positional 2 */
 	bool usage;          /* err is a command-line mistake (usage_error), not a failure */
+	bool deprecated_used[4]; /* which of deprecated[] set something: warned after parsing */
+	const char *deprecated_value[4]; /* their "=value" (or ""): applied after parsing */
 	struct lb_thresholds thresholds; /* --threshold */
 	char err[ERRLEN];
 };
@@ -44,9 +47,10 @@ struct cli {
 static const struct {
 	const char *old, *new, *def;
 } deprecated[] = {
+	/* sysbench's order of its warnings, whatever the order on the command line */
 	{ "num-threads", "threads", "1" },
-	{ "max-time", "time", "0" },
 	{ "max-requests", "events", "0" },
+	{ "max-time", "time", "0" },
 	{ "tx-rate", "rate", "0" },
 };
 
@@ -74,12 +78,7 @@ static int push_option(struct cli *c, const char *arg)
 	}
 	for (size_t i = 0; i < LB_ARRAY_LENGTH(deprecated); i++) {
 		if (nlen == strlen(deprecated[i].old) && lb_name_eqn(name, deprecated[i].old, nlen)) {
-			/* sysbench warns only when the old name sets something other than its default. */
-			if (name[nlen] != '=' || strcmp(name + nlen + 1, deprecated[i].def))
-				lb_warn("--%s is deprecated, use --%s instead", deprecated[i].old, deprecated[i].new);
-			char *renamed = lb_xasprintf("%s%s", deprecated[i].new, name + nlen);
-			lb_opts_push(&c->opts, renamed, "command line");
-			free(renamed);
+			c->deprecated_value[i] = name + nlen;
 			lb_opts_push(&c->opts, name, "command line");
 			return 0;
 		}
@@ -137,6 +136,39 @@ static int collect_args(struct cli *c, int argc, char **argv)
 	return 0;
 }
 
+/* Once the options are registered: an old name's value (read as the old option, so a mistake
+ * names it) goes to the new one, which it overrides wherever each is given (sysbench). */
+static int apply_deprecated(struct cli *c)
+{
+	for (size_t i = 0; i < LB_ARRAY_LENGTH(deprecated); i++) {
+		const char *v = c->deprecated_value[i];
+		struct lb_opt *to = v ? lb_opts_find(&c->opts, deprecated[i].new) : NULL;
+		if (!to)
+			continue;
+		/* sysbench takes (and warns about) an old name set to something other than 0 or its
+		 * default; --max-time only when positive */
+		int64_t n = lb_opts_int(&c->opts, deprecated[i].old);
+		char def[32];
+		snprintf(def, sizeof(def), "%lld", (long long)n);
+		if (!n || !strcmp(def, deprecated[i].def) || (!strcmp(deprecated[i].old, "max-time") && n < 0))
+			continue;
+		c->deprecated_used[i] = true;
+		if (lb_opt_set(to, def, c->err, ERRLEN) < 0)
+			return -1;
+		to->given = true;
+	}
+	return 0;
+}
+
+/* After the whole command line and its values are read, as sysbench (--test's warning came
+ * while parsing; a value that is not one stops before these). */
+static void warn_deprecated(struct cli *c)
+{
+	for (size_t i = 0; i < LB_ARRAY_LENGTH(deprecated); i++)
+		if (c->deprecated_used[i])
+			lb_warn("--%s is deprecated, use --%s instead", deprecated[i].old, deprecated[i].new);
+}
+
 static void print_version_header(struct cli *c)
 {
 	if (lb_log_verbosity() < LB_LOG_NOTICE)
@@ -162,6 +194,9 @@ static void usage_error(struct cli *c, const char *msg)
 static void fatal_error(struct cli *c, const char *msg)
 {
 	const char *nl = strchr(msg, '\n');
+	/* a message that ends in an empty line (sysbench's "...\n" texts) keeps it */
+	if (nl && !nl[strspn(nl, "\n")])
+		nl = NULL;
 	if (nl && !c->p->additions)
 		lb_fatal("%.*s", (int)(nl - msg), msg);
 	else
@@ -180,7 +215,8 @@ static void print_usage(struct cli *c)
 	       "  luabench merge a.json b.json ...   combine results of processes that ran together (luabench merge --help)\n"
 	       "  luabench plot sweep.csv|run.json   charts of a sweep (tools/sweep) or of one run's time series (SVG, PNG)\n"
 	       "  luabench compare A B ...           results, merged results or sweeps side by side, with ratios (luabench compare --help)\n"
-	       "  luabench report INPUT... -o F.html one self-contained HTML report of runs, sweeps or a comparison\n\n");
+	       "  luabench report INPUT... -o F.html one self-contained HTML report of runs, sweeps or a comparison\n"
+	       "  luabench net-server [--port=N]     the peer of the net workload (doc/workloads/net.md)\n\n");
 	const char *groups[64];
 	int ng = 0;
 	for (int i = 0; i < c->opts.n; i++) {
@@ -207,7 +243,7 @@ static int check_unknown(struct cli *c)
 {
 	struct lb_pending *p;
 	while ((p = lb_opts_first_unused(&c->opts))) {
-		if (c->eng.legacy_options) {
+		if (c->eng.session.legacy_options) {
 			/* Legacy scripts (no declared options) get unknown options as strings, or as
 			 * booleans when given without a value. */
 			enum lb_opt_type t = p->value ? LB_OPT_STRING : LB_OPT_BOOL;
@@ -257,18 +293,21 @@ static int load_workload(struct cli *c)
 			lb_script_explain(c->test, c->err, ERRLEN);
 		return -1;
 	}
-	e->script = c->script;
-	e->workload = c->script->name;
-	e->plain_init_errors = c_test(c->script);
-	e->control_w = lb_worker_new(e, 0, LB_ROLE_CONTROL);
-	lb_worker_set_self(e->control_w);
-	e->control = lb_vm_new(e, e->control_w, c->err, ERRLEN);
-	if (!e->control)
+	c->session.script = c->script;
+	c->session.workload = c->script->name;
+	c->session.plain_init_errors = c_test(c->script);
+	if (c->p->sysbench && c->script->builtin)
+		c->session.sysbench_help = lb_personality_sysbench_test_help_text(c->script->name);
+	lb_engine_init(e, &c->session, &lb_lua_host);
+	c->have_engine = true;
+	if (lb_engine_open_control(e, c->err, ERRLEN) < 0)
 		return -1;
 	bool declared;
-	if (lb_vm_register_options(e->control, &c->opts, &declared, c->err, ERRLEN) < 0)
+	int rc = lb_vm_register_options(e->control, &c->opts, &declared, c->err, ERRLEN);
+	if (rc < 0) {
+		c->usage = rc == LB_VM_OPTION_VALUE;
 		return -1;
-	e->legacy_options = !declared && !c->script->builtin;
+	}
 	if (check_unknown(c) < 0)
 		return -1;
 	return lb_vm_export_options(e->control, c->err, ERRLEN);
@@ -289,7 +328,7 @@ static int run_command(struct cli *c)
 	const char *cmd = c->command;
 	bool parallel = false;
 	if (lb_vm_has_command(e->control, cmd, &parallel)) {
-		if (parallel && e->cfg.threads > 1)
+		if (parallel && e->session.cfg.threads > 1)
 			return lb_engine_run_parallel(e, cmd);
 		int rc = lb_vm_call_command(e->control, cmd, c->err, ERRLEN);
 		if (rc < 0)
@@ -311,7 +350,10 @@ static int run_command(struct cli *c)
 			return 1;
 		}
 		int rc = lb_vm_call(e->control, cmd, false, c->err, ERRLEN);
-		if (rc < 0)
+		/* sysbench's C tests log their own message; a script's failure is named by its hook. */
+		if (rc < 0 && e->session.plain_init_errors)
+			lb_fatal("%s", c->err);
+		else if (rc < 0)
 			lb_fatal("`%s' function failed: %s", cmd, c->err);
 		return rc ? 1 : 0;
 	}
@@ -321,14 +363,15 @@ static int run_command(struct cli *c)
 			return 1;
 		}
 		struct lb_run_output out;
-		lb_run_output_init(&out, e, c->p);
+		lb_run_output_init(&out, c->p);
+		e->sink = &lb_run_output_sink;
+		e->sink_ctx = &out;
 		out.thresholds = &c->thresholds;
 		int rc = lb_engine_run(e);
+		lb_run_output_fini(&out);
 		/* Failed thresholds make a run that succeeded otherwise exit with 4. */
 		if (rc == 0 && out.thresholds_failed)
 			rc = LB_EXIT_THRESHOLDS;
-		if (!e->threads_stuck)
-			lb_run_output_fini(&out);
 		return rc;
 	}
 	const char *hint = suggest_command(c, cmd);
@@ -348,9 +391,17 @@ static int setup(struct cli *c, int argc, char **argv)
 	    lb_config_register_options(&c->opts, c->err, ERRLEN) < 0 ||
 	    lb_dbopts_register(&c->opts, c->err, ERRLEN) < 0 ||
 	    lb_sysmon_register_options(&c->opts, c->err, ERRLEN) < 0 ||
-	    lb_srvmon_register_options(&c->opts, c->err, ERRLEN) < 0)
+	    lb_srvmon_register_options(&c->opts, c->err, ERRLEN) < 0 || apply_deprecated(c) < 0)
 		return -1;
 	c->usage = false;
+	int64_t verbosity = lb_opts_int(&c->opts, "verbosity");
+	if (verbosity < LB_LOG_FATAL || verbosity > LB_LOG_DEBUG) {
+		/* sysbench keeps it in a byte and says so on stdout, without a level */
+		printf("Invalid value for verbosity: %d\n", (int)(unsigned char)verbosity);
+		c->err[0] = '\0';
+		return -1;
+	}
+	warn_deprecated(c);
 	lb_log_set_verbosity(lb_opts_bool(&c->opts, "debug") ? LB_LOG_DEBUG
 							    : (int)lb_opts_int(&c->opts, "verbosity"));
 	struct lb_config cfg;
@@ -360,21 +411,24 @@ static int setup(struct cli *c, int argc, char **argv)
 	    lb_sysmon_configure(&c->opts, &cfg.sys, c->err, ERRLEN) < 0 ||
 	    lb_srvmon_configure(&c->opts, &cfg.srv, c->err, ERRLEN) < 0)
 		return -1;
-	if (cfg.output_path && lb_result_check_path(cfg.output_path, c->err, ERRLEN) < 0)
+	if (cfg.output_path && lb_result_json_check_path(cfg.output_path, c->err, ERRLEN) < 0)
 		return -1;
 	if (lb_thresholds_read(&c->thresholds, &c->opts, c->err, ERRLEN) < 0)
 		return -1;
 	if (c->p->additions && lb_dbopts_check_driver(&c->opts, c->err, ERRLEN) < 0)
 		return -1;
 	/* Before the banner and for any command, as sysbench checks it with the options. */
-	if (!cfg.time_ns && !cfg.events)
+	/* sysbench warns before its log takes --verbosity: whatever the level */
+	if (!cfg.time_ns && !cfg.events) {
+		int v = lb_log_verbosity();
+		lb_log_set_verbosity(v < LB_LOG_WARNING ? LB_LOG_WARNING : v);
 		lb_warn("Both event and time limits are disabled, running an endless test");
-	lb_engine_init(&c->eng, &cfg);
-	c->have_engine = true;
-	c->eng.opts = &c->opts;
-	c->eng.argc = argc;
-	c->eng.argv = argv;
-	c->eng.host = &lb_lua_host;
+		lb_log_set_verbosity(v);
+	}
+	c->session.cfg = cfg;
+	c->session.opts = &c->opts;
+	c->session.argc = argc;
+	c->session.argv = argv;
 	return 0;
 }
 
@@ -383,9 +437,6 @@ static void cleanup(struct cli *c)
 	struct lb_engine *e = &c->eng;
 	if (e->threads_stuck)
 		return; /* workers may still be running: the process exits without tearing down */
-	/* The Lua states first: their connections use per-run state the engine frees. */
-	lb_vm_free(e->control);
-	lb_worker_free(e->control_w);
 	if (c->have_engine)
 		lb_engine_fini(e);
 	lb_script_free(c->script);
@@ -432,12 +483,16 @@ static bool other_command(int argc, char **argv, int *rc)
 		return true;
 	}
 	if (!strcmp(argv[1], "compare") || !strcmp(argv[1], "report")) {
-		*rc = lb_lua_tool_main(!strcmp(argv[1], "compare") ? "luabench.compare" : "luabench.report_html",
+		*rc = lb_tool_main(!strcmp(argv[1], "compare") ? "luabench.compare" : "luabench.report_html",
 				       argc - 1, argv + 1);
 		return true;
 	}
 	if (!strcmp(argv[1], "plot")) {
 		*rc = run_plot(argc - 1, argv + 1);
+		return true;
+	}
+	if (!strcmp(argv[1], "net-server")) {
+		*rc = lb_net_server_main(argc - 1, argv + 1);
 		return true;
 	}
 	return false;
@@ -460,7 +515,12 @@ int lb_cli_main(int argc, char **argv, bool *must_exit_now)
 	if (c->p->problems_to_stdout)
 		lb_log_set_problem_stream(stdout);
 	if (setup(c, argc, argv) < 0) {
-		if (c->usage)
+		/* sysbench refuses a general boolean's value after its banner */
+		if (c->usage && !strncmp(c->err, "invalid option: ", 16))
+			print_version_header(c);
+		if (!c->err[0])
+			; /* said already */
+		else if (c->usage)
 			usage_error(c, c->err);
 		else
 			fatal_error(c, c->err);
@@ -482,11 +542,11 @@ int lb_cli_main(int argc, char **argv, bool *must_exit_now)
 		rc = 0;
 		goto out;
 	}
-	if (c->eng.cfg.format != LB_FORMAT_TEXT)
+	if (c->session.cfg.format != LB_FORMAT_TEXT)
 		lb_log_set_info_stream(stderr);
-	c->eng.command = c->command;
-	c->eng.version_string = lb_personality_version_string(c->p);
-	c->eng.additions = c->p->additions;
+	c->session.command = c->command;
+	c->session.version_string = lb_personality_version_string(c->p);
+	c->session.additions = c->p->additions;
 	print_version_header(c);
 	if (load_workload(c) < 0) {
 		if (c->usage)

@@ -1,5 +1,5 @@
-#ifndef LB_CLI_H
-#define LB_CLI_H
+#ifndef LB_CLI_CLI_H
+#define LB_CLI_CLI_H
 
 #include <stdbool.h>
 

@@ -313,6 +313,10 @@ static void copy_options(struct lb_db_options *d, const struct lb_db_options *s)
 	d->odbc_dsn = dup_opt(s->odbc_dsn);
 	d->odbc_connection_string = dup_opt(s->odbc_connection_string);
 	d->dialect = dup_opt(s->dialect);
+	d->sqlite_journal_mode = dup_opt(s->sqlite_journal_mode);
+	d->sqlite_synchronous = dup_opt(s->sqlite_synchronous);
+	d->sqlite_begin = dup_opt(s->sqlite_begin);
+	d->duckdb_memory_limit = dup_opt(s->duckdb_memory_limit);
 }
 
 static void free_options(struct lb_db_options *o)
@@ -320,7 +324,8 @@ static void free_options(struct lb_db_options *o)
 	const char *all[] = { o->hosts, o->ports, o->sockets, o->user, o->password, o->db,
 			      o->ssl_mode, o->ssl_ca, o->ssl_cert, o->ssl_key, o->ssl_cipher,
 			      o->driver_ignore_errors, o->ignore_errors, o->odbc_dsn,
-			      o->odbc_connection_string, o->dialect };
+			      o->odbc_connection_string, o->dialect, o->sqlite_journal_mode,
+			      o->sqlite_synchronous, o->sqlite_begin, o->duckdb_memory_limit };
 	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
 		free((char *)all[i]);
 }

@@ -1,7 +1,7 @@
 /* Internals shared by the core of the database layer and its drivers. Not part of the public
  * API (the Lua binding only sees driver.h). */
-#ifndef LB_DB_INT_H
-#define LB_DB_INT_H
+#ifndef LB_DB_DB_INT_H
+#define LB_DB_DB_INT_H
 
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -198,6 +198,25 @@ int32_t lb_db_copy(struct lb_db_conn *c, const char *sql, const char *data, size
 int32_t lb_db_copy_put(struct lb_db_conn *c, const char *sql, const char *data, size_t len,
 		       struct lb_db_result *out);
 int32_t lb_db_copy_end(struct lb_db_conn *c, struct lb_db_result *out);
+
+/* ---- stored result sets (rows.c) ---- */
+/* Every value of a result set NUL-terminated, one after another in `data`;
+ * cells[2 * (row * nfields + col)] is the offset of a value (-1 for NULL), the next its length. */
+struct lb_db_rows {
+	struct lb_db_buf data;
+	int64_t *cells;
+	size_t cells_cap;
+	uint64_t next_row;
+};
+void lb_db_rows_reset(struct lb_db_rows *r);
+/* The cell pair of value idx (row * nfields + col), grown as needed. */
+int64_t *lb_db_rows_cell(struct lb_db_rows *r, uint64_t idx);
+/* Appends len bytes at v (NULL: SQL NULL) with a terminator and points *cell at them. */
+void lb_db_rows_append(struct lb_db_rows *r, const char *v, size_t len, int64_t *cell);
+/* The next row into values/lengths: 1, or 0 past nrows (the driver's fetch_row). */
+int lb_db_rows_fetch(struct lb_db_rows *r, uint64_t nrows, uint32_t nfields, const char **values,
+		     uint64_t *lengths);
+void lb_db_rows_free(struct lb_db_rows *r);
 
 /* ---- pipelines (pipeline.c) ---- */
 /* After an operation ends: a pipeline run leaves unanswered items LOST (rc ELOST). */

@@ -20,6 +20,12 @@ extern const struct lb_db_ops lb_db_mysql_ops;
 #if LB_HAVE_ODBC
 extern const struct lb_db_ops lb_db_odbc_ops;
 #endif
+#if LB_HAVE_SQLITE
+extern const struct lb_db_ops lb_db_sqlite_ops;
+#endif
+#if LB_HAVE_DUCKDB
+extern const struct lb_db_ops lb_db_duckdb_ops;
+#endif
 
 /* The registry: an explicit list, so what is built in is visible in one place. */
 /* In the order --help lists their options (sysbench's: mysql, then pgsql). */
@@ -32,6 +38,12 @@ static const struct lb_db_ops *const registry[] = {
 #endif
 #if LB_HAVE_ODBC
 	&lb_db_odbc_ops,
+#endif
+#if LB_HAVE_SQLITE
+	&lb_db_sqlite_ops,
+#endif
+#if LB_HAVE_DUCKDB
+	&lb_db_duckdb_ops,
 #endif
 	&lb_db_null_ops,
 };
@@ -54,7 +66,7 @@ static bool ops_valid(const struct lb_db_ops *o)
 	return o->version == LB_DB_OPS_VERSION && o->name && o->name[0] && o->connect_start &&
 	       o->close && o->query_start && o->step && o->fetch_row && o->result_free &&
 	       (ps || no_ps) && (pipe == 0 || pipe == 6) &&
-	       (!o->copy_put == !o->copy_end) && (!o->copy_put || o->copy_start) && (o->dialect == LB_DB_DIALECT_PGSQL || o->dialect == LB_DB_DIALECT_MYSQL);
+	       (!o->copy_put == !o->copy_end) && (!o->copy_put || o->copy_start) && (o->quoting == LB_DB_QUOTING_PGSQL || o->quoting == LB_DB_QUOTING_MYSQL);
 }
 
 static void registry_check(void)
@@ -97,6 +109,19 @@ const char *lb_db_driver_name(const struct lb_db_ops *drv)
 const char *lb_db_driver_description(const struct lb_db_ops *drv)
 {
 	return drv && drv->description ? drv->description : "";
+}
+
+int32_t lb_db_driver_supports(const struct lb_db_ops *drv, const char *feature)
+{
+	static const char *const names[] = { "prepare", "copy", "copy_stream", "pipeline" };
+	const bool has[] = {
+		drv && drv->prepare_start, drv && drv->copy_start, drv && drv->copy_put,
+		drv && drv->pipeline_begin,
+	};
+	for (size_t i = 0; feature && i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strcmp(feature, names[i]))
+			return has[i];
+	return -1;
 }
 
 const char *lb_db_strerror(int32_t rc)

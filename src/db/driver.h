@@ -158,6 +158,20 @@ struct lb_db_options {
 	/* The SQL dialect to use whatever the server says ("pgsql", "mysql", ...); NULL = the
 	 * server family the connection reports (lb_db_config_dialect()). */
 	const char *dialect;
+	/* sqlite: the database file is `db`; these pragmas are set on every connection (NULL / 0 =
+	 * leave the library's own; the command line's defaults are in db/sqlite_options.c). */
+	const char *sqlite_journal_mode;   /* PRAGMA journal_mode: delete, truncate, persist, memory,
+					    * wal, off */
+	const char *sqlite_synchronous;    /* PRAGMA synchronous: off, normal, full, extra */
+	int64_t sqlite_cache_size;         /* PRAGMA cache_size: pages, or KiB when negative */
+	int32_t sqlite_busy_timeout_ms;    /* how long a statement waits for a lock; 0 = not */
+	int32_t sqlite_pad;
+	const char *sqlite_begin;          /* what a bare BEGIN starts: deferred, immediate,
+					    * exclusive (NULL = deferred, SQLite's) */
+	/* duckdb: the database file is `db` (or ":memory:"); DuckDB's threads setting (0 = its
+	 * default) and memory_limit (NULL = its default). */
+	int32_t duckdb_threads;
+	const char *duckdb_memory_limit;
 };
 
 /* One statement parameter. lb_db_stmt_bind() borrows an array of these; execute reads the
@@ -221,6 +235,11 @@ const struct lb_db_ops *lb_db_driver_at(uint32_t idx);
 /* Static strings. */
 const char *lb_db_driver_name(const struct lb_db_ops *drv);
 const char *lb_db_driver_description(const struct lb_db_ops *drv);
+/* Whether the driver can do `feature`: "prepare" (server-side prepared statements), "copy"
+ * (bulk load from memory), "copy_stream" (one streaming COPY over many pieces), "pipeline"
+ * (several statements per round trip). 1 or 0; -1 for a feature name this list lacks.
+ * Workloads ask this instead of testing a driver's name. */
+int32_t lb_db_driver_supports(const struct lb_db_ops *drv, const char *feature);
 /* A static, human-readable name for an lb_db_rc value. */
 const char *lb_db_strerror(int32_t rc);
 
@@ -439,16 +458,16 @@ void lb_db_pipeline_abort(struct lb_db_conn *c);
 #define LB_DB_OPS_VERSION 8 /* 2: options, read_options; 3: in_transaction; 4: server_version;
 			     * 5: pipeline_*; 6: thread_stack_bytes; 7: copy_put, copy_end; 8: monitor */
 
-enum lb_db_dialect {
-	LB_DB_DIALECT_PGSQL = 1,  /* '' strings, E'' escapes, "ids", $tag$ quotes, nested comments */
-	LB_DB_DIALECT_MYSQL = 2,  /* backslash escapes, "strings", `ids`, # comments */
+enum lb_db_quoting {
+	LB_DB_QUOTING_PGSQL = 1,  /* '' strings, E'' escapes, "ids", $tag$ quotes, nested comments */
+	LB_DB_QUOTING_MYSQL = 2,  /* backslash escapes, "strings", `ids`, # comments */
 };
 
 struct lb_db_ops {
 	uint32_t version;                 /* LB_DB_OPS_VERSION */
 	const char *name;
 	const char *description;
-	uint32_t dialect;                 /* enum lb_db_dialect: how `?` placeholders are found */
+	uint32_t quoting;                 /* enum lb_db_quoting: how `?` placeholders are found */
 	uint32_t conn_priv_size;
 	uint32_t stmt_priv_size;
 	const char *default_ignore_errors; /* when driver_ignore_errors is NULL */

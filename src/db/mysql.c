@@ -547,7 +547,7 @@ const struct lb_db_ops lb_db_mysql_ops = {
 #else
 	.description = "MySQL driver (libmysqlclient, blocking)",
 #endif
-	.dialect = LB_DB_DIALECT_MYSQL,
+	.quoting = LB_DB_QUOTING_MYSQL,
 	.conn_priv_size = sizeof(struct my_conn),
 	.stmt_priv_size = sizeof(struct my_stmt),
 	.default_ignore_errors = "1213,1020,1205",

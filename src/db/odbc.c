@@ -142,35 +142,6 @@ static int odbc_in_transaction(struct lb_db_conn *c)
 
 /* ---- result sets --------------------------------------------------------------------------- */
 
-static void rows_reset(struct odbc_rows *r)
-{
-	r->data.len = 0;
-	r->next_row = 0;
-}
-
-int64_t *lb_odbc_cell(struct odbc_rows *r, uint64_t idx)
-{
-	if (2 * idx + 2 > r->cells_cap) {
-		r->cells_cap = r->cells_cap ? 2 * r->cells_cap : 64;
-		while (r->cells_cap < 2 * idx + 2)
-			r->cells_cap *= 2;
-		r->cells = lb_xrealloc(r->cells, r->cells_cap * sizeof(*r->cells));
-	}
-	return &r->cells[2 * idx];
-}
-
-void lb_odbc_append_value(struct odbc_rows *r, const char *v, size_t len, int64_t *cell)
-{
-	struct lb_db_buf *b = &r->data;
-
-	lb_db_buf_reserve(b, len + 1);
-	cell[0] = (int64_t)b->len;
-	cell[1] = (int64_t)len;
-	memcpy(b->data + b->len, v, len);
-	b->len += len;
-	b->data[b->len++] = '\0';
-}
-
 /* One value as text, appended with its terminator; a long value comes in several pieces. */
 static int fetch_value(struct lb_db_conn *c, SQLHSTMT h, SQLUSMALLINT col, int64_t *cell)
 {
@@ -209,12 +180,12 @@ static int fetch_value(struct lb_db_conn *c, SQLHSTMT h, SQLUSMALLINT col, int64
 static int store_rows(struct lb_db_conn *c, SQLHSTMT h, SQLSMALLINT ncols,
 		      struct odbc_block *blk)
 {
-	struct odbc_rows *r = &O(c)->rows;
+	struct lb_db_rows *r = &O(c)->rows;
 	uint64_t n = 0;
 	SQLRETURN ret;
 	int rc;
 
-	rows_reset(r);
+	lb_db_rows_reset(r);
 	rc = blk ? lb_odbc_block_store(c, blk, h, ncols, &n) : 1;
 	if (rc < 0)
 		return rc;
@@ -223,7 +194,7 @@ static int store_rows(struct lb_db_conn *c, SQLHSTMT h, SQLSMALLINT ncols,
 	while (SQL_SUCCEEDED(ret = SQLFetch(h))) {
 		for (SQLSMALLINT i = 0; i < ncols; i++) {
 			rc = fetch_value(c, h, (SQLUSMALLINT)(i + 1),
-					 lb_odbc_cell(r, n * (uint64_t)ncols + (uint64_t)i));
+					 lb_db_rows_cell(r, n * (uint64_t)ncols + (uint64_t)i));
 			if (rc < 0)
 				return rc;
 		}
@@ -289,23 +260,12 @@ int lb_odbc_finish(struct lb_db_conn *c, SQLHSTMT h, SQLRETURN ret, struct odbc_
 
 static int odbc_fetch_row(struct lb_db_conn *c, const char **values, uint64_t *lengths)
 {
-	struct odbc_rows *r = &O(c)->rows;
-	uint32_t nf = c->res.nfields;
-
-	if (r->next_row >= c->res.nrows)
-		return 0;
-	const int64_t *cell = &r->cells[2 * r->next_row * nf];
-	for (uint32_t i = 0; i < nf; i++, cell += 2) {
-		values[i] = cell[0] < 0 ? NULL : r->data.data + cell[0];
-		lengths[i] = cell[0] < 0 ? 0 : (uint64_t)cell[1];
-	}
-	r->next_row++;
-	return 1;
+	return lb_db_rows_fetch(&O(c)->rows, c->res.nrows, c->res.nfields, values, lengths);
 }
 
 static void odbc_result_free(struct lb_db_conn *c)
 {
-	rows_reset(&O(c)->rows);
+	lb_db_rows_reset(&O(c)->rows);
 }
 
 /* ---- text queries -------------------------------------------------------------------------- */
@@ -502,7 +462,7 @@ static int odbc_connect_start(struct lb_db_conn *c, int64_t deadline_ns)
 static void odbc_close(struct lb_db_conn *c)
 {
 	struct odbc_conn *p = O(c);
-	struct odbc_rows rows = p->rows;
+	struct lb_db_rows rows = p->rows;
 	struct odbc_io *io = p->io;
 
 	if (p->text)
@@ -516,7 +476,7 @@ static void odbc_close(struct lb_db_conn *c)
 	memset(p, 0, sizeof(*p));
 	p->rows = rows; /* buffers and the helper thread are kept for the next session */
 	p->io = io;
-	rows_reset(&p->rows);
+	lb_db_rows_reset(&p->rows);
 }
 
 static void odbc_conn_fini(struct lb_db_conn *c)
@@ -524,8 +484,7 @@ static void odbc_conn_fini(struct lb_db_conn *c)
 	struct odbc_conn *p = O(c);
 
 	lb_odbc_io_stop(c);
-	lb_db_buf_free(&p->rows.data);
-	free(p->rows.cells);
+	lb_db_rows_free(&p->rows);
 }
 
 static int odbc_check_options(const struct lb_db_options *o, char *err, size_t errlen)
@@ -548,7 +507,7 @@ const struct lb_db_ops lb_db_odbc_ops = {
 	.version = LB_DB_OPS_VERSION,
 	.name = "odbc",
 	.description = "ODBC driver (unixODBC; blocking calls)",
-	.dialect = LB_DB_DIALECT_PGSQL, /* standard quoting for finding `?` */
+	.quoting = LB_DB_QUOTING_PGSQL, /* standard quoting for finding `?` */
 	.conn_priv_size = sizeof(struct odbc_conn),
 	.stmt_priv_size = sizeof(struct odbc_stmt),
 	/* deadlocks, serialization failures, lock wait timeouts, unique violations (pgsql's

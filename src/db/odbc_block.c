@@ -85,7 +85,7 @@ static int copy_block(struct lb_db_conn *c, struct odbc_block *b, uint64_t *n)
 	for (SQLULEN r = 0; r < b->fetched; r++, (*n)++) {
 		for (SQLSMALLINT i = 0; i < b->ncols; i++) {
 			SQLLEN ind = b->ind[i][r];
-			int64_t *cell = lb_odbc_cell(&O(c)->rows, *n * (uint64_t)b->ncols + (uint64_t)i);
+			int64_t *cell = lb_db_rows_cell(&O(c)->rows, *n * (uint64_t)b->ncols + (uint64_t)i);
 			if (ind == SQL_NULL_DATA) {
 				cell[0] = -1;
 				cell[1] = 0;
@@ -96,7 +96,7 @@ static int copy_block(struct lb_db_conn *c, struct odbc_block *b, uint64_t *n)
 						"longer than its display size allows", i + 1);
 				return LB_DB_ESQL;
 			}
-			lb_odbc_append_value(&O(c)->rows, b->buf[i] + r * b->width[i], (size_t)ind,
+			lb_db_rows_append(&O(c)->rows, b->buf[i] + r * b->width[i], (size_t)ind,
 					     cell);
 		}
 	}

@@ -17,17 +17,6 @@ enum odbc_family {
 	ODBC_FAMILY_MYSQL,
 };
 
-/* A fully fetched result set: the values of every row, NUL-terminated, one after another in
- * `data`; cells[row * nfields + col] is the offset of a value, or -1 for NULL. Fetching it all
- * at once is what the native drivers do too (store_result, PGresult): the row count is known
- * and the statement handle is free again when the call returns. */
-struct odbc_rows {
-	struct lb_db_buf data;
-	int64_t *cells;
-	size_t cells_cap;
-	uint64_t next_row;
-};
-
 struct odbc_conn {
 	SQLHENV env;
 	SQLHDBC dbc;
@@ -36,7 +25,7 @@ struct odbc_conn {
 	bool in_trans;              /* a BEGIN was seen and no COMMIT/ROLLBACK since */
 	int family;                 /* enum odbc_family */
 	char dbms[96];              /* SQL_DBMS_NAME and SQL_DBMS_VER */
-	struct odbc_rows rows;
+	struct lb_db_rows rows;         /* fetched whole (db/rows.c), as the native drivers' */
 	/* Offloaded calls (odbc_io.c): the helper thread, the arguments of the call in flight,
 	 * and the statement handle it runs on (for SQLCancel). */
 	struct odbc_io *io;
@@ -82,8 +71,6 @@ int lb_odbc_error(struct lb_db_conn *c, SQLSMALLINT type, SQLHANDLE h, SQLRETURN
 /* The outcome of an SQLExecute/SQLExecDirect; `blk`: a prepared statement's block fetch
  * state (one result), NULL for a text query */
 int lb_odbc_finish(struct lb_db_conn *c, SQLHSTMT h, SQLRETURN ret, struct odbc_block *blk);
-int64_t *lb_odbc_cell(struct odbc_rows *r, uint64_t idx);
-void lb_odbc_append_value(struct odbc_rows *r, const char *v, size_t len, int64_t *cell);
 
 /* odbc_block.c */
 int lb_odbc_block_store(struct lb_db_conn *c, struct odbc_block *b, SQLHSTMT h,

@@ -136,7 +136,7 @@ uint32_t lb_db_sql_placeholders(const char *sql, size_t len, uint32_t dialect,
 	size_t i = 0;
 
 	while (i < len) {
-		size_t next = dialect == LB_DB_DIALECT_MYSQL ? skip_mysql(sql, len, i)
+		size_t next = dialect == LB_DB_QUOTING_MYSQL ? skip_mysql(sql, len, i)
 							     : skip_pgsql(sql, len, i);
 		if (next != i) {
 			i = next;

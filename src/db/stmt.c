@@ -25,9 +25,9 @@ static struct lb_db_stmt *stmt_new(struct lb_db_conn *c, const char *sql, size_t
 	s->conn = c;
 	s->sql = lb_xstrndup(sql, len);
 	s->sql_len = len;
-	s->nparams = lb_db_sql_placeholders(s->sql, len, c->ops->dialect, NULL, 0);
+	s->nparams = lb_db_sql_placeholders(s->sql, len, c->ops->quoting, NULL, 0);
 	s->ph_offsets = lb_xzalloc((s->nparams ? s->nparams : 1) * sizeof(*s->ph_offsets));
-	lb_db_sql_placeholders(s->sql, len, c->ops->dialect, s->ph_offsets, s->nparams);
+	lb_db_sql_placeholders(s->sql, len, c->ops->quoting, s->ph_offsets, s->nparams);
 	s->priv = lb_xzalloc(c->ops->stmt_priv_size);
 	s->id = ++c->next_stmt_id;
 	s->emulated = c->cfg->opts.ps_mode == LB_DB_PS_DISABLE || !c->ops->prepare_start ||

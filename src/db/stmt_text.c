@@ -25,7 +25,7 @@ static int append_number(struct lb_db_conn *c, const struct lb_db_param *p)
 
 	if (p->type == LB_DB_TYPE_FLOAT || p->type == LB_DB_TYPE_DOUBLE) {
 		if (!isfinite(p->f64)) {
-			if (c->ops->dialect != LB_DB_DIALECT_PGSQL)
+			if (c->ops->quoting != LB_DB_QUOTING_PGSQL)
 				return lb_db_misuse(c, "non-finite DOUBLE parameter");
 			n = snprintf(num, sizeof(num), "'%s'",
 				     isnan(p->f64) ? "NaN" : p->f64 > 0 ? "Infinity" : "-Infinity");

@@ -2,7 +2,7 @@
 
 #include <string.h>
 
-void lb_sched_init(struct lb_sched *s, double rate_per_s, bool constant,
+void lb_arrivals_init(struct lb_arrivals *s, double rate_per_s, bool constant,
 		   const struct lb_rand_conf *rc, int64_t start_ns)
 {
 	memset(s, 0, sizeof(*s));
@@ -14,17 +14,17 @@ void lb_sched_init(struct lb_sched *s, double rate_per_s, bool constant,
 	s->next_ns = start_ns;
 }
 
-void lb_sched_fini(struct lb_sched *s)
+void lb_arrivals_fini(struct lb_arrivals *s)
 {
 	pthread_mutex_destroy(&s->lock);
 }
 
-static double gap(struct lb_sched *s, struct lb_rng *r)
+static double gap(struct lb_arrivals *s, struct lb_rng *r)
 {
 	return s->constant ? s->interval_ns : lb_rand_exp(r, s->interval_ns);
 }
 
-int64_t lb_sched_take(struct lb_sched *s)
+int64_t lb_arrivals_take(struct lb_arrivals *s)
 {
 	pthread_mutex_lock(&s->lock);
 	int64_t t = s->next_ns;
@@ -34,7 +34,7 @@ int64_t lb_sched_take(struct lb_sched *s)
 	return t;
 }
 
-void lb_sched_note_lag(struct lb_sched *s, int64_t lag_ns)
+void lb_arrivals_note_lag(struct lb_arrivals *s, int64_t lag_ns)
 {
 	if (lag_ns <= __atomic_load_n(&s->max_lag_ns, __ATOMIC_RELAXED))
 		return;
@@ -44,7 +44,7 @@ void lb_sched_note_lag(struct lb_sched *s, int64_t lag_ns)
 	pthread_mutex_unlock(&s->lock);
 }
 
-uint64_t lb_sched_backlog(struct lb_sched *s, int64_t now_ns, uint64_t cap)
+uint64_t lb_arrivals_backlog(struct lb_arrivals *s, int64_t now_ns, uint64_t cap)
 {
 	pthread_mutex_lock(&s->lock);
 	struct lb_rng r = s->rng;
@@ -59,7 +59,7 @@ uint64_t lb_sched_backlog(struct lb_sched *s, int64_t now_ns, uint64_t cap)
 	return n;
 }
 
-int64_t lb_sched_lag(struct lb_sched *s, int64_t now_ns)
+int64_t lb_arrivals_lag(struct lb_arrivals *s, int64_t now_ns)
 {
 	int64_t next = __atomic_load_n(&s->next_ns, __ATOMIC_RELAXED);
 	return now_ns > next ? now_ns - next : 0;

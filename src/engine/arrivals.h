@@ -6,8 +6,8 @@
  * latency, measured from the intended start, includes the time it waited. This is a single
  * queue served by all workers (like sysbench's ring), but nothing is ever dropped or aborted:
  * a backlog is only reported (queue length and lag). */
-#ifndef LB_SCHED_H
-#define LB_SCHED_H
+#ifndef LB_ENGINE_ARRIVALS_H
+#define LB_ENGINE_ARRIVALS_H
 
 #include <pthread.h>
 #include <stdbool.h>
@@ -15,7 +15,7 @@
 
 #include "engine/rand.h"
 
-struct lb_sched {
+struct lb_arrivals {
 	pthread_mutex_t lock;
 	double interval_ns;  /* mean gap between arrivals */
 	bool constant;       /* fixed gaps instead of exponential ones */
@@ -25,16 +25,16 @@ struct lb_sched {
 	int64_t max_lag_ns;  /* largest (actual start - intended start) seen */
 };
 
-void lb_sched_init(struct lb_sched *s, double rate_per_s, bool constant,
+void lb_arrivals_init(struct lb_arrivals *s, double rate_per_s, bool constant,
 		   const struct lb_rand_conf *rc, int64_t start_ns);
-void lb_sched_fini(struct lb_sched *s);
+void lb_arrivals_fini(struct lb_arrivals *s);
 /* Takes the next arrival; returns its intended start. Thread-safe. */
-int64_t lb_sched_take(struct lb_sched *s);
+int64_t lb_arrivals_take(struct lb_arrivals *s);
 /* Notes how late an event actually started. Thread-safe. */
-void lb_sched_note_lag(struct lb_sched *s, int64_t lag_ns);
+void lb_arrivals_note_lag(struct lb_arrivals *s, int64_t lag_ns);
 /* Arrivals due at or before now_ns that no worker has taken yet (capped at `cap`). */
-uint64_t lb_sched_backlog(struct lb_sched *s, int64_t now_ns, uint64_t cap);
+uint64_t lb_arrivals_backlog(struct lb_arrivals *s, int64_t now_ns, uint64_t cap);
 /* Current lag: now - intended start of the oldest arrival not yet taken (0 if none is due). */
-int64_t lb_sched_lag(struct lb_sched *s, int64_t now_ns);
+int64_t lb_arrivals_lag(struct lb_arrivals *s, int64_t now_ns);
 
 #endif

@@ -87,7 +87,8 @@ int lb_config_register_options(struct lb_opts *opts, char *err, int errlen)
 		      errlen) < 0 ||
 	    lb_opts_add_defs(opts, rand_opts, LB_ARRAY_LENGTH(rand_opts),
 		      "Pseudo-Random Numbers Generator options", err, errlen) < 0 ||
-	    lb_opts_add_defs(opts, log_opts, LB_ARRAY_LENGTH(log_opts), "Log options", err, errlen) < 0)
+	    lb_opts_add_defs(opts, log_opts, LB_ARRAY_LENGTH(log_opts), "Log options", err, errlen) < 0 ||
+	    lb_place_register_options(opts, err, errlen) < 0)
 		return -1;
 	return 0;
 }
@@ -138,8 +139,10 @@ static int parse_percentiles(struct lb_config *c, const char *s, char *err, int 
 static int parse_forced_shutdown(struct lb_config *c, const char *s, char *err, int errlen)
 {
 	c->forced_shutdown_ns = -1;
-	if (!*s || !strcmp(s, "off"))
+	if (!strcmp(s, "off"))
 		return 0;
+	if (!*s)
+		s = "5%"; /* --forced-shutdown= as the bare option (sysbench) */
 	char *end;
 	double v = strtod(s, &end);
 	if (end == s || v < 0 || (*end && strcmp(end, "%"))) {
@@ -171,9 +174,9 @@ static int parse_checkpoints(struct lb_config *c, const struct lb_opt *o, char *
 	for (int i = 0; i < o->nlist; i++) {
 		char *end;
 		double v = strtod(o->list[i], &end);
-		if (end == o->list[i] || *end || v <= 0) {
-			snprintf(err, (size_t)errlen,
-				 "Invalid value for the 'report-checkpoints' option: '%s'", o->list[i]);
+		if (end == o->list[i] || *end || v < 0) {
+			/* sysbench's message */
+			snprintf(err, (size_t)errlen, "Invalid value for --report-checkpoints: '%s'", o->list[i]);
 			return -1;
 		}
 		if (c->ncheckpoints == LB_MAX_CHECKPOINTS) {
@@ -345,6 +348,11 @@ int lb_config_read(struct lb_config *c, const struct lb_opts *o, char *err, int 
 	int64_t threads = lb_opts_int(o, "threads"), t = lb_opts_int(o, "time");
 	int64_t events = lb_opts_int(o, "events"), warm = lb_opts_int(o, "warmup-time");
 	int64_t ri = lb_opts_int(o, "report-interval"), tit = lb_opts_int(o, "thread-init-timeout");
+	if (threads == 0) {
+		/* sysbench's, with the empty line its log leaves after it */
+		snprintf(err, (size_t)errlen, "Invalid value for --threads: 0.\n\n");
+		return -1;
+	}
 	if (check_range("threads", threads, 1, 100000, err, errlen) < 0 ||
 	    check_range("time", t, 0, INT32_MAX, err, errlen) < 0 ||
 	    check_range("events", events, 0, INT64_MAX, err, errlen) < 0 ||
@@ -359,6 +367,10 @@ int lb_config_read(struct lb_config *c, const struct lb_opts *o, char *err, int 
 	c->report_interval_ns = ri * LB_NS_PER_S;
 	c->thread_init_timeout_ns = tit * LB_NS_PER_S;
 	c->thread_stack_bytes = (uint64_t)lb_opts_int(o, "thread-stack-size");
+	if (!c->thread_stack_bytes) {
+		snprintf(err, (size_t)errlen, "Invalid value for thread-stack-size: 0.\n\n"); /* sysbench's */
+		return -1;
+	}
 	double grace = lb_opts_double(o, "end-grace");
 	if (grace < 0 || grace > 86400 || !isfinite(grace)) {
 		snprintf(err, (size_t)errlen, "Invalid value for the 'end-grace' option: '%s' (expected seconds, 0..86400)",
@@ -389,7 +401,7 @@ int lb_config_read(struct lb_config *c, const struct lb_opts *o, char *err, int 
 	if (parse_forced_shutdown(c, lb_opts_str(o, "forced-shutdown"), err, errlen) < 0 ||
 	    parse_checkpoints(c, lb_opts_find(o, "report-checkpoints"), err, errlen) < 0 ||
 	    parse_rand(c, o, err, errlen) < 0 || parse_format(c, lb_opts_str(o, "format"), err, errlen) < 0 ||
-	    parse_distributed(c, o, err, errlen) < 0)
+	    parse_distributed(c, o, err, errlen) < 0 || lb_place_configure(o, &c->place, err, errlen) < 0)
 		return -1;
 	if (c->histogram && !c->npercentiles) {
 		snprintf(err, (size_t)errlen, "--histogram cannot be used with --percentile=0");

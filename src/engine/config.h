@@ -8,6 +8,7 @@
 
 #include "engine/rand.h"
 #include "engine/srvmon.h"
+#include "sys/placement.h"
 #include "sys/sysmetrics.h"
 
 struct lb_opts;
@@ -29,6 +30,7 @@ struct lb_config {
 	int64_t checkpoints_ns[LB_MAX_CHECKPOINTS];
 	int ncheckpoints;
 	struct lb_sys_conf sys;     /* --system-stats, --report-system, --db-server-* */
+	struct lb_place_conf place; /* --cpu-affinity, --numa-node */
 	struct lb_srv_conf srv;     /* --server-stats, --metrics-listen */
 	double start_at;            /* --start-at: wall-clock start, s since the epoch (0 = now) */
 #define LB_START_AT_TOLERANCE_S 1.0 /* how late a process may reach --start-at */

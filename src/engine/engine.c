@@ -10,10 +10,12 @@
 #include "util/util.h"
 #include "engine/worker.h"
 
-void lb_engine_init(struct lb_engine *e, const struct lb_config *cfg)
+void lb_engine_init(struct lb_engine *e, const struct lb_session *s, const struct lb_host *host)
 {
 	memset(e, 0, sizeof(*e));
-	e->cfg = *cfg;
+	e->session = *s;
+	e->host = host;
+	const struct lb_config *cfg = &e->session.cfg;
 	e->rate_mode = cfg->rate > 0;
 	e->deadline_ns = INT64_MAX;
 	/* Before the run starts, time counts from here (luabench.time() in init, prepare...). */
@@ -28,8 +30,52 @@ void lb_engine_init(struct lb_engine *e, const struct lb_config *cfg)
 	lb_snap_init(&e->window_base);
 }
 
+static void free_state(struct lb_engine *e, struct lb_vm **vm, struct lb_worker **w)
+{
+	if (*vm)
+		e->host->state_free(*vm);
+	*vm = NULL;
+	lb_worker_free(*w);
+	*w = NULL;
+}
+
+int lb_engine_open_control(struct lb_engine *e, char *err, size_t errlen)
+{
+	e->control_w = lb_worker_new(e, 0, LB_ROLE_CONTROL);
+	lb_worker_set_self(e->control_w);
+	e->control = e->host->state_new(e, e->control_w, err, errlen);
+	return e->control ? 0 : -1;
+}
+
+int lb_engine_open_reporter(struct lb_engine *e)
+{
+	const struct lb_config *c = &e->session.cfg;
+	/* Its hooks print text: only in text mode (JSON and CSV keep stdout machine-readable). */
+	if (!c->report_interval_ns || c->format != LB_FORMAT_TEXT ||
+	    !e->host->has_hook(e->control, "report_intermediate"))
+		return 0;
+	char err[1024];
+	e->reporter_w = lb_worker_new(e, c->threads, LB_ROLE_REPORTER);
+	e->reporter = e->host->state_new(e, e->reporter_w, err, sizeof(err));
+	if (!e->reporter) {
+		lb_fatal("cannot create the reporter's Lua state: %s", err);
+		return -1;
+	}
+	return 0;
+}
+
+void lb_engine_close_reporter(struct lb_engine *e)
+{
+	free_state(e, &e->reporter, &e->reporter_w);
+}
+
 void lb_engine_fini(struct lb_engine *e)
 {
+	/* The Lua states first: their connections use per-run states freed below. */
+	free_state(e, &e->reporter, &e->reporter_w);
+	if (e->control_w && lb_worker_self() == e->control_w)
+		lb_worker_set_self(NULL);
+	free_state(e, &e->control, &e->control_w);
 	for (int i = 0; i < e->nworkers; i++)
 		lb_worker_free(e->workers[i]);
 	free(e->workers);
@@ -42,7 +88,7 @@ void lb_engine_fini(struct lb_engine *e)
 	free(e->fatal);
 	lb_snap_fini(&e->window_base);
 	if (e->rate_mode && e->started)
-		lb_sched_fini(&e->sched);
+		lb_arrivals_fini(&e->sched);
 	for (int i = LB_MAX_EXT - 1; i >= 0; i--)
 		if (e->ext[i].kind)
 			e->ext[i].kind->destroy(e->ext[i].state);

@@ -7,8 +7,8 @@
  *     cli ── sets up ──► engine ── host: states, hooks, event loops ──► bind
  *                          └────── sink: header, intervals, results ──► output
  */
-#ifndef LB_ENGINE_H
-#define LB_ENGINE_H
+#ifndef LB_ENGINE_ENGINE_H
+#define LB_ENGINE_ENGINE_H
 
 #include <pthread.h>
 #include <semaphore.h>
@@ -20,6 +20,8 @@
 #include "engine/config.h"
 #include "engine/rand.h"
 #include "engine/result.h"
+#include "engine/session.h"
+#include "engine/sink.h"
 #include "engine/stats.h"
 #include "sys/sysmetrics.h"
 
@@ -47,27 +49,6 @@ struct lb_host {
 	bool (*has_hook)(struct lb_vm *vm, const char *name);
 };
 
-/* Where a run's reports go. ctx is lb_engine.sink_ctx. */
-struct lb_run_sink {
-	/* Before the threads start: the options header and the workload's own lines. -1 ends the
-	 * run (exit code 1) after the sink said why. */
-	int (*header)(void *ctx, const struct lb_config *cfg);
-	/* The threads are ready: the start barrier is released right after this returns. */
-	void (*started)(void *ctx, const struct lb_config *cfg);
-	/* An intermediate sample, as a result whose st holds the interval's figures (r->sys its
-	 * system metrics); it is in the time series too. -1: a report hook failed. */
-	int (*interval)(void *ctx, const struct lb_result *r);
-	/* A statistics window ended: a checkpoint (r->status "checkpoint") or the end of the run.
-	 * -1: a report hook or the result file failed. */
-	int (*window)(void *ctx, const struct lb_result *r);
-	/* The run failed before it could report: r holds what ran and r->error. */
-	void (*failed)(void *ctx, const struct lb_result *r);
-	/* After the header and the workload's before_threads hook (which opens what the run needs,
-	 * as sysbench's file test does after its header), just before the threads start. May be
-	 * NULL. */
-	void (*ready)(void *ctx);
-};
-
 /* Per-run state of a layer above the engine (the SQL configurations, file I/O statistics,
  * shared objects), created on its first use and destroyed with the engine. `kind` is the
  * address of a static descriptor that identifies the state. */
@@ -79,23 +60,18 @@ struct lb_ext_kind {
 #define LB_MAX_EXT 8
 
 struct lb_engine {
-	/* Set by the caller between lb_engine_init and lb_engine_run. */
-	struct lb_config cfg;
-	const struct lb_opts *opts;
-	int argc;                    /* the command line, for sysbench.cmdline.argv */
-	char **argv;
-	const char *command;         /* NULL when none was given */
-	const char *workload;        /* the script's name as given, for results */
-	const char *version_string;  /* sysbench.version_string (the CLI's personality says) */
-	bool additions;              /* print luabench's notes beyond sysbench's output (personality) */
-	struct lb_script *script;    /* the host's script, opaque here */
-	bool legacy_options;         /* the script declares no options: export them as globals */
-	bool plain_init_errors;      /* init() errors are option checks, printed as they are */
+	struct lb_session session;   /* what runs: a copy of the caller's (lb_engine_init) */
 	const struct lb_host *host;
+	/* Where the run's reports go; set by the caller before lb_engine_run. */
 	const struct lb_run_sink *sink;
 	void *sink_ctx;
-	struct lb_vm *control;       /* the global state: init, done, prepare, commands (the caller's) */
+	/* The global state (init, done, prepare, commands, report hooks) and the reporter's
+	 * (report_intermediate runs in a state of its own): the engine's, made by
+	 * lb_engine_open_control and at the start of a run. */
+	struct lb_vm *control;
 	struct lb_worker *control_w;
+	struct lb_vm *reporter;
+	struct lb_worker *reporter_w;
 
 	struct lb_worker **workers;  /* cfg.threads run workers */
 	int nworkers;
@@ -107,7 +83,7 @@ struct lb_engine {
 	uint32_t window;             /* statistics window id (moves at warm-up end, checkpoints) */
 	uint64_t events_claimed;     /* --events tickets handed out */
 	bool rate_mode;
-	struct lb_sched sched;
+	struct lb_arrivals sched;
 	bool sql_used;               /* a DB driver was created: use the SQL report layout */
 	struct lb_types types;       /* transaction type names (luabench.stats) */
 	struct lb_stmt_names stmt_names; /* --report-statements: statement texts */
@@ -146,6 +122,7 @@ struct lb_engine {
 	 * out, or a signal), and the longest any of them had been running. Atomic. */
 	uint64_t cut_off;
 	int64_t cut_off_age_max_ns;
+	int64_t grace_excluded_ns;   /* time waited past --time for events then cut off: not in the window */
 	/* The database server's product and version, from the first connection that told it
 	 * (server_set: 0 none, 1 being written, 2 written). */
 	char server[128];
@@ -157,11 +134,22 @@ struct lb_engine {
 	} ext[LB_MAX_EXT];
 };
 
-/* An idle engine for configuration cfg (time counts from now until a run starts). */
-void lb_engine_init(struct lb_engine *e, const struct lb_config *cfg);
-/* Frees what the engine owns: workers, time series, per-run states. Not the control state,
- * the script or the options, which belong to the caller. */
+/* An idle engine for session s, running scripts through host (time counts from now until a
+ * run starts). The session is copied; what it points to (options, script) stays the caller's
+ * and must outlive the engine. */
+void lb_engine_init(struct lb_engine *e, const struct lb_session *s, const struct lb_host *host);
+/* Frees what the engine owns: its Lua states, workers, time series, per-run states. Not the
+ * script or the options, which belong to the caller. */
 void lb_engine_fini(struct lb_engine *e);
+
+/* Makes the control state (the script loaded, its main chunk run) and makes its worker the
+ * calling thread's (sysbench's FFI calls find it there). 0, or -1 with a message. */
+int lb_engine_open_control(struct lb_engine *e, char *err, size_t errlen);
+
+/* The reporter's state (report_intermediate), when the script and the options want one, and
+ * its end (before the final report). For the run (run.c). */
+int lb_engine_open_reporter(struct lb_engine *e);
+void lb_engine_close_reporter(struct lb_engine *e);
 
 /* Runs the "run" command: init, threads, reports, done. Returns the process exit code. */
 int lb_engine_run(struct lb_engine *eng);

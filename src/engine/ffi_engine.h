@@ -36,30 +36,38 @@ LB_FFI int lb_worker_tid(struct lb_worker *w);
 LB_FFI struct lb_rng *lb_worker_rng(struct lb_worker *w);
 /* 1 once the run is stopping (time up, signal, fatal error): long custom loops should poll it. */
 LB_FFI int lb_worker_stopping(struct lb_worker *w);
+/* 1 once a fatal error (in any thread) has failed the run. */
+LB_FFI int lb_run_failed(struct lb_worker *w);
 LB_FFI void lb_sleep_ns(double ns);
 
 /* ---- emulated users (user_sched.c, worker.c) ---------------------------------------------------
  * With --users, each worker runs its users as Lua coroutines. A user parks itself here before
- * yielding (on a timer, on a database socket, or on nothing until lb_usched_ready), and the
- * worker's loop asks lb_usched_next() whom to resume; that call blocks in epoll until a timer
+ * yielding (on a timer, on a database socket, or on nothing until lb_user_sched_ready), and the
+ * worker's loop asks lb_user_sched_next() whom to resume; that call blocks in epoll until a timer
  * is due or a socket is ready. One scheduler per worker, used by that worker's thread only. */
-struct lb_usched;
+struct lb_user_sched;
 
-LB_FFI struct lb_usched *lb_usched_new(struct lb_worker *w, int nusers);
-LB_FFI void lb_usched_free(struct lb_usched *s);
+LB_FFI struct lb_user_sched *lb_user_sched_new(struct lb_worker *w, int nusers);
+LB_FFI void lb_user_sched_free(struct lb_user_sched *s);
 /* Wakes `user` (0..nusers-1 on this worker) at wake_ns (ns since the run started). */
-LB_FFI void lb_usched_sleep(struct lb_usched *s, int user, double wake_ns);
+LB_FFI void lb_user_sched_sleep(struct lb_user_sched *s, int user, double wake_ns);
+/* The same inside an event (luabench.pause: client-side work): after the time limit it still
+ * wakes, as a statement in flight completes, so the event can end (within --end-grace). */
+LB_FFI void lb_user_sched_pause(struct lb_user_sched *s, int user, double wake_ns);
 /* Wakes `user` when connection c's operation in flight can progress, or at its deadline
  * (then with LB_DB_WAIT_TIMEOUT). Returns 0, or -1 if the connection has nothing in flight. */
-LB_FFI int lb_usched_wait_db(struct lb_usched *s, int user, struct lb_db_conn *c);
-/* Parks `user` without a wake-up of its own (lb_usched_ready will wake it). */
-LB_FFI void lb_usched_park(struct lb_usched *s, int user);
-LB_FFI void lb_usched_ready(struct lb_usched *s, int user);
+LB_FFI int lb_user_sched_wait_db(struct lb_user_sched *s, int user, struct lb_db_conn *c);
+/* Wakes `user` when socket fd is ready for `events` (1 read, 2 write; LB_DB_WAIT_* bits), or at
+ * deadline_ns (ns since the run started; <= 0: none), then with LB_DB_WAIT_TIMEOUT. */
+LB_FFI int lb_user_sched_wait_fd(struct lb_user_sched *s, int user, int fd, uint32_t events, double deadline_ns);
+/* Parks `user` without a wake-up of its own (lb_user_sched_ready will wake it). */
+LB_FFI void lb_user_sched_park(struct lb_user_sched *s, int user);
+LB_FFI void lb_user_sched_ready(struct lb_user_sched *s, int user);
 /* Whether `user` is parked on something (a yield without a wait would lose the user). */
-LB_FFI int lb_usched_waiting(struct lb_usched *s, int user);
+LB_FFI int lb_user_sched_waiting(struct lb_user_sched *s, int user);
 /* The next user to resume; *bits = database readiness (LB_DB_WAIT_*), 0 for other wake-ups.
  * Returns -1 when the run is over (time or event limit, shutdown): nobody is resumed again. */
-LB_FFI int lb_usched_next(struct lb_usched *s, uint32_t *bits);
+LB_FFI int lb_user_sched_next(struct lb_user_sched *s, uint32_t *bits);
 
 /* Users of this worker (0 = one implicit user: sysbench mode), all users, and the global id of
  * this worker's i-th user. */

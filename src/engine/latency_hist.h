@@ -8,8 +8,8 @@
  * Thread safety: one writer per histogram (its worker) using lb_hist_record(); any number of
  * readers may call lb_hist_add() concurrently. Writers and readers use relaxed atomic accesses,
  * so no locks or read-modify-write instructions are needed on the hot path. */
-#ifndef LB_HIST_H
-#define LB_HIST_H
+#ifndef LB_ENGINE_LATENCY_HIST_H
+#define LB_ENGINE_LATENCY_HIST_H
 
 #include <stdbool.h>
 #include <stddef.h>

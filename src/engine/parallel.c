@@ -29,8 +29,10 @@ static void *command_thread(void *arg)
 	char *err = lb_xzalloc(ERRLEN);
 	lb_worker_set_self(j->w);
 	const struct lb_host *host = j->eng->host;
-	struct lb_vm *vm = host->state_new(j->eng, j->w, err, ERRLEN);
 	j->rc = 1;
+	/* A parallel prepare fills memory and tables from where the run will read them. */
+	struct lb_vm *vm = lb_place_apply(&j->eng->session.cfg.place, j->w->tid, err, ERRLEN) < 0 ? NULL
+		: host->state_new(j->eng, j->w, err, ERRLEN);
 	if (vm) {
 		int rc = host->call_command(vm, j->command, err, ERRLEN);
 		j->rc = rc == 0 ? 0 : 1;
@@ -93,7 +95,7 @@ static void report_failures(struct command_job *jobs, int n, const char *command
 
 int lb_engine_run_parallel(struct lb_engine *e, const char *command)
 {
-	int n = e->cfg.threads;
+	int n = e->session.cfg.threads;
 	struct command_job *jobs = lb_xcalloc((size_t)n, sizeof(*jobs));
 	pthread_t *threads = lb_xcalloc((size_t)n, sizeof(*threads));
 	atomic_int failures = 0;

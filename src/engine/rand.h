@@ -3,8 +3,8 @@
  * Every worker (and the control state) owns one struct lb_rng; nothing is shared on the hot
  * path except rand.unique(), whose sequence is one per run by definition. Streams are seeded
  * from (--rand-seed, stream id), so a given seed reproduces every thread's numbers. */
-#ifndef LB_RAND_H
-#define LB_RAND_H
+#ifndef LB_ENGINE_RAND_H
+#define LB_ENGINE_RAND_H
 
 #include <stdint.h>
 

@@ -54,7 +54,9 @@ struct lb_interval_type {
 	int id;                     /* its name: lb_types_name(result->types, id) */
 	uint64_t done;
 	double avg_ms, max_ms;      /* NAN when not known (a merge of avg without counts) */
-	double pct_ms[LB_MAX_PERCENTILES]; /* the run's --percentile list; NAN when not known */
+	/* the per-type table's percentiles (lb_type_pct_list), so that every per-type row of a
+	 * comparison has a series; NAN when not known */
+	double pct_ms[LB_TYPE_MAX_PCTS];
 };
 
 /* One intermediate sample kept for the JSON/CSV time series. */
@@ -68,9 +70,14 @@ struct lb_interval {
 	uint32_t concurrency;
 	double oldest_ms;           /* the oldest event in flight at the sample (a stall shows) */
 	double lag_ms;
-	uint64_t type_done[LB_MAX_TYPES];
+	uint64_t type_cnt[LB_MAX_TYPES][LB_TCNT_MAX]; /* per type: done, errors, rollbacks, retries */
 	struct lb_interval_type *types; /* the types seen in it (owned by the result's owner) */
 	int ntypes;
+	/* --report-statements: the statements run in it, id = the statement's index (owned as
+	 * types); errors in type_cnt's sense are in stmt_errors */
+	struct lb_interval_type *stmts;
+	uint64_t *stmt_errors;
+	int nstmts;
 	int sys;                    /* its system metrics: lb_sysmon_at(sysmon, sys); -1 = none */
 	int srv;                    /* its server statistics: lb_srvmon_at(srvmon, srv); -1 = none */
 };
@@ -80,6 +87,7 @@ struct lb_thread_figures {
 	uint64_t events;
 	double time_s;              /* sum of its events' latencies */
 	uint64_t lat_min_ns, lat_max_ns; /* exact over the window (0 when not known, as in a merge) */
+	const struct lb_placement *place; /* --cpu-affinity/--numa-node: where it ran; NULL = not asked */
 };
 
 /* A --threshold evaluated on the final window (output/thresholds.c). */
@@ -120,6 +128,7 @@ struct lb_result {
 	uint64_t cut_off;           /* events whose statement the end of the run cut off */
 	const char *server;         /* the database server's product and version, NULL unknown */
 	int64_t cut_off_age_max_ns; /* the longest such an event had been running */
+	int64_t grace_excluded_ns;  /* time waited past --time for them, left out of the window */
 	uint64_t overflow;          /* latencies beyond the histogram's range */
 	int64_t max_lag_ns;         /* rate mode: the largest start lag */
 	uint64_t unserved_arrivals; /* rate mode: arrivals due but not started at the end */
@@ -137,12 +146,13 @@ struct lb_result {
 };
 
 /* Fills st's percentiles (those of cfg) from histogram h; min/max bound the extremes. */
-void lb_report_fill_pct(struct lb_report_stat *st, const struct lb_config *cfg,
+void lb_result_fill_pct(struct lb_report_stat *st, const struct lb_config *cfg,
 			const struct lb_hist *h, uint64_t min_ns, uint64_t max_ns);
 /* Fills r->st from r->snap: the window's totals, min/max/avg/sum and percentiles, over
  * time_s seconds. */
 void lb_result_fill_stat(struct lb_result *r, double time_s, uint64_t min_ns, uint64_t max_ns);
-/* Fills iv's per-type figures from the interval's snapshot s (allocates iv->types). */
+/* Fills iv's per-type and per-statement figures from the interval's snapshot s (allocates iv->types,
+ * iv->stmts and iv->stmt_errors). */
 void lb_interval_fill_types(struct lb_interval *iv, const struct lb_config *cfg, const struct lb_snap *s);
 /* Frees the per-type figures of n intervals (not the array). */
 void lb_intervals_free_types(struct lb_interval *iv, int n);

@@ -55,6 +55,15 @@ static int worker_init(struct lb_worker *w, char *err)
 {
 	const struct lb_host *host = w->eng->host;
 	char msg[ERRLEN - 64];
+	/* Before the Lua state exists, so that its memory comes from the node asked for. */
+	const struct lb_place_conf *place = &w->eng->session.cfg.place;
+	if (lb_place_wanted(place)) {
+		if (lb_place_apply(place, w->tid, err, ERRLEN) < 0)
+			return -1;
+		lb_place_read(&w->place);
+		lb_info("Worker thread (#%d) placed on CPUs %s, memory policy %s%s%s", w->tid, w->place.cpus,
+			w->place.mem_policy, *w->place.mem_nodes ? " " : "", w->place.mem_nodes);
+	}
 	w->vm = host->state_new(w->eng, w, msg, sizeof(msg));
 	if (!w->vm) {
 		snprintf(err, ERRLEN, "%s", msg);
@@ -184,7 +193,7 @@ static void *worker_thread(void *arg)
 
 static size_t thread_stack_size(const struct lb_engine *e)
 {
-	size_t stack = e->cfg.thread_stack_bytes;
+	size_t stack = e->session.cfg.thread_stack_bytes;
 	size_t floor = LB_MIN_THREAD_STACK > PTHREAD_STACK_MIN ? LB_MIN_THREAD_STACK : PTHREAD_STACK_MIN;
 	if (stack >= floor)
 		return stack;
@@ -202,7 +211,7 @@ static int start_threads(struct lb_engine *e)
 	pthread_attr_t attr;
 	pthread_attr_init(&attr);
 	pthread_attr_setstacksize(&attr, thread_stack_size(e));
-	e->looping = e->cfg.threads;
+	e->looping = e->session.cfg.threads;
 	for (int i = 0; i < e->nworkers; i++) {
 		int rc = pthread_create(&e->workers[i]->thread, &attr, worker_thread, e->workers[i]);
 		if (rc) {
@@ -225,7 +234,7 @@ static int wait_initialized(struct lb_engine *e)
 {
 	struct timespec until;
 	clock_gettime(CLOCK_REALTIME, &until);
-	until.tv_sec += e->cfg.thread_init_timeout_ns / LB_NS_PER_S;
+	until.tv_sec += e->session.cfg.thread_init_timeout_ns / LB_NS_PER_S;
 	int rc = 0;
 	pthread_mutex_lock(&e->lock);
 	while (e->initialized < e->nworkers && !e->fatal && rc != ETIMEDOUT)
@@ -242,11 +251,11 @@ static void release_barrier(struct lb_engine *e)
 	pthread_mutex_lock(&e->lock);
 	e->epoch_ns = lb_now_ns();
 	e->epoch_wall_ns = lb_wall_ns();
-	int64_t limit = e->cfg.time_ns ? e->cfg.time_ns + e->cfg.warmup_ns : INT64_MAX;
+	int64_t limit = e->session.cfg.time_ns ? e->session.cfg.time_ns + e->session.cfg.warmup_ns : INT64_MAX;
 	e->deadline_ns = limit;
 	e->window_start_ns = 0;
 	if (e->rate_mode)
-		lb_sched_init(&e->sched, e->cfg.rate, e->cfg.rate_constant, &e->cfg.rand, 0);
+		lb_arrivals_init(&e->sched, e->session.cfg.rate, e->session.cfg.rate_constant, &e->session.cfg.rand, 0);
 	e->started = true;
 	pthread_cond_broadcast(&e->cond);
 	pthread_mutex_unlock(&e->lock);
@@ -256,13 +265,13 @@ static void release_barrier(struct lb_engine *e)
  * Processes launched together by an orchestrator then measure the same window. */
 static int wait_start_at(struct lb_engine *e)
 {
-	if (!e->cfg.start_at)
+	if (!e->session.cfg.start_at)
 		return 0;
-	int64_t at = (int64_t)(e->cfg.start_at * 1e9);
+	int64_t at = (int64_t)(e->session.cfg.start_at * 1e9);
 	double wait_s = (double)(at - lb_wall_ns()) / 1e9;
 	if (wait_s < -LB_START_AT_TOLERANCE_S) {
 		char *msg = lb_xasprintf("the threads were ready %.1f seconds after --start-at=%.3f: give a later start time",
-					 -wait_s, e->cfg.start_at);
+					 -wait_s, e->session.cfg.start_at);
 		lb_engine_fail(e, msg);
 		free(msg);
 		return -1;
@@ -295,6 +304,9 @@ static void join_threads(struct lb_engine *e)
 
 static void new_window(struct lb_engine *e, int64_t now)
 {
+	/* The start first: a worker that sees the new window number reads its start (fileio counts
+	 * its per-second series from it). */
+	__atomic_store_n(&e->window_start_ns, now, __ATOMIC_RELAXED);
 	__atomic_add_fetch(&e->window, 1, __ATOMIC_RELEASE);
 	lb_engine_collect(e, &e->window_base);
 	for (int i = 0; i < e->nworkers; i++) {
@@ -302,7 +314,6 @@ static void new_window(struct lb_engine *e, int64_t now)
 		e->window_base_events[i] = __atomic_load_n(&s->cnt[LB_CNT_EVENT], __ATOMIC_RELAXED);
 		e->window_base_sum_ns[i] = __atomic_load_n(&s->lat_sum_ns, __ATOMIC_RELAXED);
 	}
-	e->window_start_ns = now;
 	lb_sysmon_new_window(e->sysmon, e->epoch_ns + now);
 	lb_srvmon_new_window(e->srvmon, e->epoch_ns + now);
 	/* Lets a workload snapshot its own counters (e.g. NOPM) where the measurement starts. */
@@ -347,17 +358,18 @@ static void push_interval(struct lb_engine *e, const struct lb_report_stat *st, 
 	iv->oldest_ms = st->oldest_s * 1e3;
 	iv->lag_ms = st->lag_s * 1e3;
 	for (int i = 0; i < LB_MAX_TYPES; i++)
-		iv->type_done[i] = st->snap->types[i] ? st->snap->types[i]->cnt[LB_TCNT_DONE] : 0;
-	lb_interval_fill_types(iv, &e->cfg, st->snap);
+		if (st->snap->types[i])
+			memcpy(iv->type_cnt[i], st->snap->types[i]->cnt, sizeof(iv->type_cnt[i]));
+	lb_interval_fill_types(iv, &e->session.cfg, st->snap);
 }
 
 /* What ran and how it ended: the part of a result that exists even when the run failed. */
 static void result_head(struct lb_engine *e, struct lb_result *r, const char *status)
 {
 	memset(r, 0, sizeof(*r));
-	r->cfg = &e->cfg;
-	r->workload = e->workload ? e->workload : "";
-	r->opts = e->opts;
+	r->cfg = &e->session.cfg;
+	r->workload = e->session.workload ? e->session.workload : "";
+	r->opts = e->session.opts;
 	r->types = &e->types;
 	r->stmt_names = &e->stmt_names;
 	r->sql = e->sql_used;
@@ -398,13 +410,13 @@ static void interval_report(struct lb_engine *e, struct monitor *m, int64_t now)
 	memcpy(st.cnt, m->delta.cnt, sizeof(st.cnt));
 	/* The interval's maximum comes from its histogram: exact extremes are per window. */
 	uint64_t max_ns = lb_hist_max(&m->delta.lat);
-	lb_report_fill_pct(&st, &e->cfg, &m->delta.lat, 0, max_ns);
+	lb_result_fill_pct(&st, &e->session.cfg, &m->delta.lat, 0, max_ns);
 	st.concurrency = m->cur.concurrency;
 	st.oldest_s = (double)oldest_in_flight_ns(e, now) / 1e9;
 	st.snap = &m->delta;
 	if (e->rate_mode) {
-		st.queue_length = lb_sched_backlog(&e->sched, now, 100000000);
-		st.lag_s = (double)lb_sched_lag(&e->sched, now) / 1e9;
+		st.queue_length = lb_arrivals_backlog(&e->sched, now, 100000000);
+		st.lag_s = (double)lb_arrivals_lag(&e->sched, now) / 1e9;
 	}
 	push_interval(e, &st, max_ns);
 	int sys = lb_sysmon_sample(e->sysmon, lb_now_ns());
@@ -456,6 +468,7 @@ static void window_result(struct lb_engine *e, int64_t end_ns, const char *statu
 				     e->window_base_sum_ns[i]) / 1e9;
 		t->lat_min_ns = t->events ? __atomic_load_n(&s->lat_min_ns, __ATOMIC_RELAXED) : 0;
 		t->lat_max_ns = __atomic_load_n(&s->lat_max_ns, __ATOMIC_RELAXED);
+		t->place = e->workers[i]->place.set ? &e->workers[i]->place : NULL;
 	}
 	r->threads = b->threads;
 	if (e->forced)
@@ -463,6 +476,7 @@ static void window_result(struct lb_engine *e, int64_t end_ns, const char *statu
 	r->cut_off = __atomic_load_n(&e->cut_off, __ATOMIC_RELAXED);
 	r->server = __atomic_load_n(&e->server_set, __ATOMIC_ACQUIRE) == 2 ? e->server : NULL;
 	r->cut_off_age_max_ns = __atomic_load_n(&e->cut_off_age_max_ns, __ATOMIC_RELAXED);
+	r->grace_excluded_ns = e->grace_excluded_ns;
 	r->max_lag_ns = e->sched.max_lag_ns;
 	r->unserved_arrivals = e->unserved_arrivals;
 	b->have_sys = lb_sysmon_window(e->sysmon, lb_now_ns(), &b->sys);
@@ -481,6 +495,12 @@ static int report_window(struct lb_engine *e, int64_t end_ns, bool final, const 
 	struct lb_result r;
 	window_result(e, end_ns, status, &b, &r);
 	r.st.final = final;
+	if (final && e->reporter) {
+		/* Closing the reporter's state first lets what it prints as it closes (a JSON
+		 * array's closing bracket) precede the summary. */
+		lb_engine_close_reporter(e);
+		e->sink->attach(e->sink_ctx, e->control, NULL);
+	}
 	int rc = e->sink->window(e->sink_ctx, &r);
 	if (b.have_sys)
 		lb_sys_sample_fini(&b.sys);
@@ -503,19 +523,19 @@ static void report_failure(struct lb_engine *e, const char *msg)
 
 static int64_t signal_grace_ns(const struct lb_engine *e)
 {
-	return e->cfg.forced_shutdown_ns >= 0 ? e->cfg.forced_shutdown_ns : LB_SIGNAL_GRACE_NS;
+	return e->session.cfg.forced_shutdown_ns >= 0 ? e->session.cfg.forced_shutdown_ns : LB_SIGNAL_GRACE_NS;
 }
 
 static int64_t next_wake(struct lb_engine *e, struct monitor *m)
 {
 	int64_t w = m->next_report_ns;
-	if (m->next_checkpoint < e->cfg.ncheckpoints && e->cfg.checkpoints_ns[m->next_checkpoint] < w)
-		w = e->cfg.checkpoints_ns[m->next_checkpoint];
-	if (!m->warm && e->cfg.warmup_ns < w)
-		w = e->cfg.warmup_ns;
-	if (e->cfg.forced_shutdown_ns >= 0 && e->deadline_ns != INT64_MAX &&
-	    e->deadline_ns + e->cfg.forced_shutdown_ns < w)
-		w = e->deadline_ns + e->cfg.forced_shutdown_ns;
+	if (m->next_checkpoint < e->session.cfg.ncheckpoints && e->session.cfg.checkpoints_ns[m->next_checkpoint] < w)
+		w = e->session.cfg.checkpoints_ns[m->next_checkpoint];
+	if (!m->warm && e->session.cfg.warmup_ns < w)
+		w = e->session.cfg.warmup_ns;
+	if (e->session.cfg.forced_shutdown_ns >= 0 && e->deadline_ns != INT64_MAX &&
+	    e->deadline_ns + e->session.cfg.forced_shutdown_ns < w)
+		w = e->deadline_ns + e->session.cfg.forced_shutdown_ns;
 	if (m->interrupted_ns >= 0 && m->interrupted_ns + signal_grace_ns(e) < w)
 		w = m->interrupted_ns + signal_grace_ns(e);
 	return w;
@@ -557,21 +577,21 @@ static bool monitor_loop(struct lb_engine *e, struct monitor *m)
 			told = true;
 			m->interrupted_ns = now;
 		}
-		if (!m->warm && now >= e->cfg.warmup_ns) {
+		if (!m->warm && now >= e->session.cfg.warmup_ns) {
 			new_window(e, now);
 			m->warm = true;
 		}
 		if (now >= m->next_report_ns) {
 			interval_report(e, m, now);
-			int64_t step = e->cfg.report_interval_ns ? e->cfg.report_interval_ns : LB_NS_PER_S;
+			int64_t step = e->session.cfg.report_interval_ns ? e->session.cfg.report_interval_ns : LB_NS_PER_S;
 			while (m->next_report_ns <= now)
 				m->next_report_ns += step;
 		}
-		if (m->next_checkpoint < e->cfg.ncheckpoints &&
-		    now >= e->cfg.checkpoints_ns[m->next_checkpoint])
+		if (m->next_checkpoint < e->session.cfg.ncheckpoints &&
+		    now >= e->session.cfg.checkpoints_ns[m->next_checkpoint])
 			checkpoint(e, m, now);
-		bool forced_due = e->cfg.forced_shutdown_ns >= 0 && e->deadline_ns != INT64_MAX &&
-				  now >= e->deadline_ns + e->cfg.forced_shutdown_ns;
+		bool forced_due = e->session.cfg.forced_shutdown_ns >= 0 && e->deadline_ns != INT64_MAX &&
+				  now >= e->deadline_ns + e->session.cfg.forced_shutdown_ns;
 		bool grace_over = m->interrupted_ns >= 0 && now >= m->interrupted_ns + signal_grace_ns(e);
 		if (forced_due || grace_over || interrupts >= 2)
 			return false;
@@ -583,7 +603,7 @@ static bool monitor_loop(struct lb_engine *e, struct monitor *m)
 
 static void create_workers(struct lb_engine *e)
 {
-	e->nworkers = e->cfg.threads;
+	e->nworkers = e->session.cfg.threads;
 	e->workers = lb_xcalloc((size_t)e->nworkers, sizeof(*e->workers));
 	for (int i = 0; i < e->nworkers; i++)
 		e->workers[i] = lb_worker_new(e, i, LB_ROLE_WORKER);
@@ -598,11 +618,14 @@ static void monitor_init(struct lb_engine *e, struct monitor *m)
 	lb_snap_init(&m->prev);
 	lb_snap_init(&m->delta);
 	/* Without --report-interval the series is still sampled every second for the result file. */
-	bool series = e->cfg.report_interval_ns || e->cfg.output_path || e->cfg.format != LB_FORMAT_TEXT;
-	m->next_report_ns = e->cfg.report_interval_ns ? e->cfg.report_interval_ns
+	bool series = e->session.cfg.report_interval_ns || e->session.cfg.output_path || e->session.cfg.format != LB_FORMAT_TEXT;
+	m->next_report_ns = e->session.cfg.report_interval_ns ? e->session.cfg.report_interval_ns
 				: series ? LB_NS_PER_S : INT64_MAX;
-	m->warm = e->cfg.warmup_ns == 0;
+	m->warm = e->session.cfg.warmup_ns == 0;
 	m->interrupted_ns = -1;
+	/* A checkpoint at 0 s is listed in the header but never reached (sysbench). */
+	while (m->next_checkpoint < e->session.cfg.ncheckpoints && e->session.cfg.checkpoints_ns[m->next_checkpoint] <= 0)
+		m->next_checkpoint++;
 }
 
 static void monitor_fini(struct monitor *m)
@@ -619,7 +642,7 @@ static void print_done(struct lb_engine *e)
 {
 	int timed_out = 0;
 	for (int i = 0; i < e->nworkers; i++)
-		timed_out += e->cfg.time_ns && !e->workers[i]->failed && e->workers[i]->end_ns >= e->deadline_ns;
+		timed_out += e->session.cfg.time_ns && !e->workers[i]->failed && e->workers[i]->end_ns >= e->deadline_ns;
 	if (timed_out)
 		lb_info("Time limit exceeded, exiting...");
 	if (timed_out > 1)
@@ -634,7 +657,7 @@ static void print_done(struct lb_engine *e)
 static void check_failed_events(struct lb_engine *e)
 {
 	uint64_t failed = 0, done = 0;
-	if (!e->cfg.users || e->fatal)
+	if (!e->session.cfg.users || e->fatal)
 		return;
 	for (int i = 0; i < e->nworkers; i++) {
 		const struct lb_stats *s = &e->workers[i]->stats;
@@ -652,12 +675,32 @@ static void check_failed_events(struct lb_engine *e)
 
 /* Returns the exit code: 0, 1 (error, or a report hook failed), 2 (forced shutdown) or 128 +
  * the signal (interrupted). */
+/* Where the measured window ends: when the last worker's loop ended, except that time a worker
+ * spent past --time waiting for events the end then cut off (--end-grace) is not in it: rates are
+ * the events counted over the time they completed in, and those events are not counted. */
+static int64_t window_end(struct lb_engine *e, int64_t *waited_ns)
+{
+	int64_t end = 0, end_waited = 0;
+	for (int i = 0; i < e->nworkers; i++) {
+		const struct lb_worker *w = e->workers[i];
+		int64_t t = w->end_ns;
+		if (e->session.cfg.time_ns && t > e->deadline_ns) {
+			int64_t counted = w->last_done_ns > e->deadline_ns ? w->last_done_ns : e->deadline_ns;
+			if (counted < t)
+				t = counted;
+		}
+		if (t > end)
+			end = t;
+		if (w->end_ns > end_waited)
+			end_waited = w->end_ns;
+	}
+	*waited_ns = end_waited > end ? end_waited - end : 0;
+	return end;
+}
+
 static int finish_run(struct lb_engine *e, bool completed, bool hook_failed)
 {
-	int64_t end = 0;
-	for (int i = 0; i < e->nworkers; i++)
-		if (e->workers[i]->end_ns > end)
-			end = e->workers[i]->end_ns;
+	int64_t end = window_end(e, &e->grace_excluded_ns);
 	if (!completed) {
 		e->forced = true;
 		e->threads_stuck = true;
@@ -672,7 +715,7 @@ static int finish_run(struct lb_engine *e, bool completed, bool hook_failed)
 			lb_fatal("The --max-time limit has expired, forcing shutdown...");
 	}
 	if (e->rate_mode)
-		e->unserved_arrivals = lb_sched_backlog(&e->sched, end, 100000000);
+		e->unserved_arrivals = lb_arrivals_backlog(&e->sched, end, 100000000);
 	/* After the workers closed their sessions: a server may count a session's work then. */
 	lb_srvmon_stop(e->srvmon, lb_now_ns(), completed);
 	e->end_wall_ns = lb_wall_ns();
@@ -695,7 +738,8 @@ static int finish_run(struct lb_engine *e, bool completed, bool hook_failed)
 /* Fails the run before it started: one line, the error result, exit code rc. */
 static int fail_early(struct lb_engine *e, const char *msg, int rc)
 {
-	lb_fatal("%s", msg);
+	if (*msg) /* empty: a built-in test logged its failure itself, at its levels */
+		lb_fatal("%s", msg);
 	report_failure(e, msg);
 	return rc;
 }
@@ -705,7 +749,7 @@ static int init_hook(struct lb_engine *e)
 	char err[ERRLEN];
 	if (e->host->call(e->control, "init", false, err, sizeof(err)) >= 0)
 		return 0;
-	char *msg = e->plain_init_errors ? lb_xstrdup(err) : lb_xasprintf("`init' function failed: %s", err);
+	char *msg = e->session.plain_init_errors ? lb_xstrdup(err) : lb_xasprintf("`init' function failed: %s", err);
 	fail_early(e, msg, 1);
 	free(msg);
 	return -1;
@@ -714,13 +758,13 @@ static int init_hook(struct lb_engine *e)
 /* The server monitor's first reading, with the workers connected and waiting at the barrier. */
 static void start_server_monitor(struct lb_engine *e)
 {
-	if (!e->cfg.srv.enabled || !e->additions)
+	if (!e->session.cfg.srv.enabled || !e->session.additions)
 		return;
 	pthread_mutex_lock(&e->lock);
 	struct lb_db_config *db = e->srv_db;
 	pthread_mutex_unlock(&e->lock);
 	/* A reading may take a quarter of the report interval, between 0.25 and 2 s. */
-	int64_t quarter_ms = (e->cfg.report_interval_ns ? e->cfg.report_interval_ns : LB_NS_PER_S) / 4 / 1000000;
+	int64_t quarter_ms = (e->session.cfg.report_interval_ns ? e->session.cfg.report_interval_ns : LB_NS_PER_S) / 4 / 1000000;
 	int32_t timeout_ms = (int32_t)(quarter_ms < 250 ? 250 : quarter_ms > 2000 ? 2000 : quarter_ms);
 	if (db)
 		e->srvmon = lb_srvmon_new(db, timeout_ms, lb_now_ns());
@@ -730,7 +774,7 @@ static void start_server_monitor(struct lb_engine *e)
  * the exit code. */
 static int start_run(struct lb_engine *e)
 {
-	e->sysmon = lb_sysmon_new(&e->cfg.sys);
+	e->sysmon = lb_sysmon_new(&e->session.cfg.sys);
 	if (start_threads(e) < 0) {
 		join_threads(e);
 		return 1;
@@ -738,7 +782,7 @@ static int start_run(struct lb_engine *e)
 	int init = wait_initialized(e);
 	if (init == -2) {
 		char *msg = lb_xasprintf("Worker threads failed to initialize within %lld seconds!",
-					 (long long)(e->cfg.thread_init_timeout_ns / LB_NS_PER_S));
+					 (long long)(e->session.cfg.thread_init_timeout_ns / LB_NS_PER_S));
 		fail_early(e, msg, 2);
 		free(msg);
 		e->threads_stuck = true;
@@ -746,18 +790,25 @@ static int start_run(struct lb_engine *e)
 	}
 	if (init == -1)
 		lb_fatal("Thread initialization failed!"); /* after the worker's own line, as sysbench */
-	if (init < 0 || wait_start_at(e) < 0) {
-		__atomic_store_n(&e->stop, 1, __ATOMIC_RELAXED);
-		pthread_cond_broadcast(&e->cond);
-		join_threads(e);
-		report_failure(e, e->fatal);
-		return 1;
+	char err[ERRLEN];
+	bool refused = false;
+	if (init == 0 && wait_start_at(e) == 0) {
+		start_server_monitor(e);
+		/* "Threads started!" comes before any line a worker prints, as in sysbench. The sink
+		 * may refuse the run (a --threshold on a type the script does not define). */
+		refused = e->sink->started(e->sink_ctx, &e->session.cfg, &e->types, e->srvmon != NULL, err,
+					   sizeof(err)) < 0;
+		if (!refused) {
+			release_barrier(e);
+			return 0;
+		}
+		lb_engine_fail(e, err);
 	}
-	start_server_monitor(e);
-	/* "Threads started!" comes before any line a worker prints, as in sysbench. */
-	e->sink->started(e->sink_ctx, &e->cfg);
-	release_barrier(e);
-	return 0;
+	__atomic_store_n(&e->stop, 1, __ATOMIC_RELAXED);
+	pthread_cond_broadcast(&e->cond);
+	join_threads(e);
+	report_failure(e, e->fatal);
+	return 1;
 }
 
 int lb_engine_run(struct lb_engine *e)
@@ -768,7 +819,10 @@ int lb_engine_run(struct lb_engine *e)
 	install_signals(e);
 	if (init_hook(e) < 0)
 		return 1;
-	if (e->sink->header(e->sink_ctx, &e->cfg) < 0)
+	if (lb_engine_open_reporter(e) < 0)
+		return 1;
+	e->sink->attach(e->sink_ctx, e->control, e->reporter);
+	if (e->sink->header(e->sink_ctx, &e->session.cfg) < 0)
 		return 1;
 	if (e->host->call(e->control, "sysbench.hooks.before_threads", false, err, sizeof(err)) < 0)
 		return fail_early(e, err, 1);
@@ -777,7 +831,7 @@ int lb_engine_run(struct lb_engine *e)
 	/* A workload that ends by itself (memory: --memory-total-size) ignores --events, as in
 	 * sysbench; the header above still shows what was given. */
 	if (e->host->has_hook(e->control, "_ignore_events"))
-		e->cfg.events = 0;
+		e->session.cfg.events = 0;
 	create_workers(e);
 	int rc = start_run(e);
 	if (rc)

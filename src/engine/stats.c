@@ -33,15 +33,23 @@ static void type_free(struct lb_type_stats *t)
 	}
 }
 
+/* A worker's statistics and a snapshot hold the same owned parts: the histograms and the
+ * per-type and per-statement blocks. */
+static void free_parts(struct lb_hist *lat, struct lb_hist *svc, struct lb_hist *wake,
+		       struct lb_type_stats **types, struct lb_type_stats **stmts)
+{
+	lb_hist_fini(lat);
+	lb_hist_fini(svc);
+	lb_hist_fini(wake);
+	for (int i = 0; i < LB_MAX_TYPES; i++)
+		type_free(types[i]);
+	for (int i = 0; i < LB_MAX_STMTS; i++)
+		type_free(stmts[i]);
+}
+
 void lb_stats_fini(struct lb_stats *s)
 {
-	lb_hist_fini(&s->lat);
-	lb_hist_fini(&s->svc);
-	lb_hist_fini(&s->wake);
-	for (int i = 0; i < LB_MAX_TYPES; i++)
-		type_free(s->types[i]);
-	for (int i = 0; i < LB_MAX_STMTS; i++)
-		type_free(s->stmts[i]);
+	free_parts(&s->lat, &s->svc, &s->wake, s->types, s->stmts);
 }
 
 void lb_types_init(struct lb_types *t)
@@ -215,13 +223,7 @@ void lb_snap_init(struct lb_snap *s)
 
 void lb_snap_fini(struct lb_snap *s)
 {
-	lb_hist_fini(&s->lat);
-	lb_hist_fini(&s->svc);
-	lb_hist_fini(&s->wake);
-	for (int i = 0; i < LB_MAX_TYPES; i++)
-		type_free(s->types[i]);
-	for (int i = 0; i < LB_MAX_STMTS; i++)
-		type_free(s->stmts[i]);
+	free_parts(&s->lat, &s->svc, &s->wake, s->types, s->stmts);
 }
 
 void lb_snap_clear(struct lb_snap *s)

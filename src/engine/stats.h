@@ -5,8 +5,8 @@
  * subtracting an earlier snapshot. So "resetting" statistics (checkpoints, end of warm-up) never
  * touches a worker's memory: it just moves a baseline. Only the exact minimum and maximum can't
  * be subtracted; they live in per-window slots the worker restarts when the window id changes. */
-#ifndef LB_STATS_H
-#define LB_STATS_H
+#ifndef LB_ENGINE_STATS_H
+#define LB_ENGINE_STATS_H
 
 #include <pthread.h>
 #include <stdalign.h>

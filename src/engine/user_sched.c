@@ -21,7 +21,7 @@
 #define MAX_EVENTS 64
 #define SLICE_NS (100 * LB_NS_PER_MS) /* re-check the stop flag at least this often */
 
-enum wait_kind { WAIT_NONE, WAIT_TIMER, WAIT_DB, WAIT_PARK, WAIT_READY, WAIT_KINDS };
+enum wait_kind { WAIT_NONE, WAIT_TIMER, WAIT_DB, WAIT_PARK, WAIT_READY, WAIT_PAUSE, WAIT_KINDS };
 
 struct timer {
 	int64_t wake_ns; /* ns since the run started */
@@ -37,7 +37,7 @@ struct user_slot {
 	int64_t wake_ns;   /* WAIT_READY after a timer: when it was due (for the lateness) */
 };
 
-struct lb_usched {
+struct lb_user_sched {
 	struct lb_worker *w;
 	int epfd;
 	int nusers;
@@ -55,9 +55,9 @@ struct lb_usched {
 	int nev, iev;
 };
 
-LB_FFI struct lb_usched *lb_usched_new(struct lb_worker *w, int nusers)
+LB_FFI struct lb_user_sched *lb_user_sched_new(struct lb_worker *w, int nusers)
 {
-	struct lb_usched *s = lb_xzalloc(sizeof(*s));
+	struct lb_user_sched *s = lb_xzalloc(sizeof(*s));
 	s->w = w;
 	s->nusers = nusers;
 	s->epfd = epoll_create1(EPOLL_CLOEXEC);
@@ -69,13 +69,13 @@ LB_FFI struct lb_usched *lb_usched_new(struct lb_worker *w, int nusers)
 	s->capheap = nusers + 16;
 	s->heap = lb_xcalloc((size_t)s->capheap, sizeof(struct timer));
 	if (s->epfd < 0) {
-		lb_usched_free(s);
+		lb_user_sched_free(s);
 		return NULL;
 	}
 	return s;
 }
 
-LB_FFI void lb_usched_free(struct lb_usched *s)
+LB_FFI void lb_user_sched_free(struct lb_user_sched *s)
 {
 	if (!s)
 		return;
@@ -90,7 +90,7 @@ LB_FFI void lb_usched_free(struct lb_usched *s)
 
 /* ---- the timer heap (min-heap on wake_ns) ---------------------------------------------------- */
 
-static void heap_push(struct lb_usched *s, int64_t wake_ns, int user)
+static void heap_push(struct lb_user_sched *s, int64_t wake_ns, int user)
 {
 	if (s->nheap == s->capheap) {
 		s->capheap *= 2;
@@ -105,7 +105,7 @@ static void heap_push(struct lb_usched *s, int64_t wake_ns, int user)
 	s->heap[i] = t;
 }
 
-static struct timer heap_pop(struct lb_usched *s)
+static struct timer heap_pop(struct lb_user_sched *s)
 {
 	struct timer top = s->heap[0], last = s->heap[--s->nheap];
 	int i = 0;
@@ -127,14 +127,14 @@ static struct timer heap_pop(struct lb_usched *s)
 
 /* ---- parking ---------------------------------------------------------------------------------- */
 
-static void set_kind(struct lb_usched *s, struct user_slot *u, enum wait_kind kind)
+static void set_kind(struct lb_user_sched *s, struct user_slot *u, enum wait_kind kind)
 {
 	s->nkind[u->kind]--;
 	s->nkind[kind]++;
 	u->kind = (uint8_t)kind;
 }
 
-static struct user_slot *begin_wait(struct lb_usched *s, int user, enum wait_kind kind)
+static struct user_slot *begin_wait(struct lb_user_sched *s, int user, enum wait_kind kind)
 {
 	struct user_slot *u = &s->users[user];
 	u->seq++;
@@ -143,7 +143,7 @@ static struct user_slot *begin_wait(struct lb_usched *s, int user, enum wait_kin
 }
 
 /* Queues a user to be resumed with `bits`; wake_ns > 0 when it was a timer due then. */
-static void make_ready(struct lb_usched *s, int user, uint32_t bits, int64_t wake_ns)
+static void make_ready(struct lb_user_sched *s, int user, uint32_t bits, int64_t wake_ns)
 {
 	struct user_slot *u = &s->users[user];
 	set_kind(s, u, WAIT_READY);
@@ -152,34 +152,40 @@ static void make_ready(struct lb_usched *s, int user, uint32_t bits, int64_t wak
 	s->ready[(s->rhead + s->rcount++) % s->nusers] = user;
 }
 
-LB_FFI void lb_usched_sleep(struct lb_usched *s, int user, double wake_ns)
+LB_FFI void lb_user_sched_sleep(struct lb_user_sched *s, int user, double wake_ns)
 {
 	begin_wait(s, user, WAIT_TIMER);
 	heap_push(s, (int64_t)wake_ns, user);
 }
 
-LB_FFI void lb_usched_park(struct lb_usched *s, int user)
+LB_FFI void lb_user_sched_pause(struct lb_user_sched *s, int user, double wake_ns)
+{
+	begin_wait(s, user, WAIT_PAUSE);
+	heap_push(s, (int64_t)wake_ns, user);
+}
+
+LB_FFI void lb_user_sched_park(struct lb_user_sched *s, int user)
 {
 	begin_wait(s, user, WAIT_PARK);
 }
 
-LB_FFI void lb_usched_ready(struct lb_usched *s, int user)
+LB_FFI void lb_user_sched_ready(struct lb_user_sched *s, int user)
 {
 	s->users[user].seq++;
 	make_ready(s, user, 0, 0);
 }
 
-LB_FFI int lb_usched_waiting(struct lb_usched *s, int user)
+LB_FFI int lb_user_sched_waiting(struct lb_user_sched *s, int user)
 {
 	return s->users[user].kind != WAIT_NONE;
 }
 
-static bool fd_known(struct lb_usched *s, int fd)
+static bool fd_known(struct lb_user_sched *s, int fd)
 {
 	return fd < s->nfd && s->fd_known[fd];
 }
 
-static void set_fd_known(struct lb_usched *s, int fd, bool known)
+static void set_fd_known(struct lb_user_sched *s, int fd, bool known)
 {
 	if (fd >= s->nfd) {
 		int n = fd + 64;
@@ -192,7 +198,7 @@ static void set_fd_known(struct lb_usched *s, int fd, bool known)
 
 /* Arms fd's ONESHOT entry for events/user, adding it if epoll doesn't know it (a socket that
  * was closed and reopened under the same number left epoll silently). */
-static int arm_fd(struct lb_usched *s, int fd, uint32_t events, int user)
+static int arm_fd(struct lb_user_sched *s, int fd, uint32_t events, int user)
 {
 	struct epoll_event ev = { .events = EPOLLONESHOT | events, .data.u32 = (uint32_t)user };
 	int rc = epoll_ctl(s->epfd, fd_known(s, fd) ? EPOLL_CTL_MOD : EPOLL_CTL_ADD, fd, &ev);
@@ -204,7 +210,7 @@ static int arm_fd(struct lb_usched *s, int fd, uint32_t events, int user)
 	return rc;
 }
 
-LB_FFI int lb_usched_wait_db(struct lb_usched *s, int user, struct lb_db_conn *c)
+LB_FFI int lb_user_sched_wait_db(struct lb_user_sched *s, int user, struct lb_db_conn *c)
 {
 	struct lb_db_wait wi;
 	lb_db_conn_wait_info(c, &wi);
@@ -224,6 +230,22 @@ LB_FFI int lb_usched_wait_db(struct lb_usched *s, int user, struct lb_db_conn *c
 	return 0;
 }
 
+LB_FFI int lb_user_sched_wait_fd(struct lb_user_sched *s, int user, int fd, uint32_t events, double deadline_ns)
+{
+	if (fd < 0)
+		return -1;
+	struct user_slot *u = begin_wait(s, user, WAIT_DB);
+	uint32_t ev = ((events & LB_DB_WAIT_READ) ? EPOLLIN : 0u) | ((events & LB_DB_WAIT_WRITE) ? EPOLLOUT : 0u);
+	if (arm_fd(s, fd, ev, user) < 0) {
+		make_ready(s, user, LB_DB_WAIT_READ | LB_DB_WAIT_WRITE, 0);
+		return 0;
+	}
+	u->fd = fd;
+	if (deadline_ns > 0)
+		heap_push(s, (int64_t)deadline_ns, user);
+	return 0;
+}
+
 /* ---- choosing the next user ---------------------------------------------------------------- */
 
 static uint32_t readiness(uint32_t ev)
@@ -237,7 +259,7 @@ static uint32_t readiness(uint32_t ev)
 }
 
 /* Makes runnable every user whose socket is ready (buffered epoll events). */
-static void promote_events(struct lb_usched *s)
+static void promote_events(struct lb_user_sched *s)
 {
 	for (; s->iev < s->nev; s->iev++) {
 		struct epoll_event *ev = &s->evs[s->iev];
@@ -250,15 +272,15 @@ static void promote_events(struct lb_usched *s)
 
 /* Makes runnable every user whose timer is due: think time over, or a statement's deadline
  * passed. While draining (the run is over) think timers are left alone: those users are between
- * interactions and stop there. */
-static void promote_timers(struct lb_usched *s, int64_t now, bool draining)
+ * interactions and stop there; pauses (inside an event) still end. */
+static void promote_timers(struct lb_user_sched *s, int64_t now, bool draining)
 {
 	while (s->nheap && s->heap[0].wake_ns <= now) {
 		struct timer t = heap_pop(s);
 		struct user_slot *u = &s->users[t.user];
 		if (t.seq != u->seq)
 			continue; /* stale: the user was woken another way since */
-		if (u->kind == WAIT_TIMER && !draining) {
+		if ((u->kind == WAIT_TIMER && !draining) || u->kind == WAIT_PAUSE) {
 			make_ready(s, t.user, 0, t.wake_ns);
 		} else if (u->kind == WAIT_DB) {
 			arm_fd(s, u->fd, 0, t.user); /* disarm: the statement is abandoned */
@@ -267,7 +289,7 @@ static void promote_timers(struct lb_usched *s, int64_t now, bool draining)
 	}
 }
 
-static int pop_ready(struct lb_usched *s, int64_t now, uint32_t *bits)
+static int pop_ready(struct lb_user_sched *s, int64_t now, uint32_t *bits)
 {
 	int user = s->ready[s->rhead];
 	s->rhead = (s->rhead + 1) % s->nusers;
@@ -281,7 +303,7 @@ static int pop_ready(struct lb_usched *s, int64_t now, uint32_t *bits)
 	return user;
 }
 
-static void wait_events(struct lb_usched *s, int64_t now, int64_t until)
+static void wait_events(struct lb_user_sched *s, int64_t now, int64_t until)
 {
 	int64_t wait = until - now;
 	if (s->nheap && s->heap[0].wake_ns - now < wait)
@@ -301,24 +323,25 @@ static void wait_events(struct lb_usched *s, int64_t now, int64_t until)
  * pool connection) are resumed until their event ends, so work the server committed is counted,
  * as a thread's last event is in sysbench mode; no new event starts (lb_user_event_next), and
  * nothing waits longer than --end-grace. A shutdown (signal, fatal error) stops at once. */
-LB_FFI int lb_usched_next(struct lb_usched *s, uint32_t *bits)
+LB_FFI int lb_user_sched_next(struct lb_user_sched *s, uint32_t *bits)
 {
 	struct lb_engine *e = s->w->eng;
 	for (;;) {
 		int64_t now = lb_now_ns() - e->epoch_ns;
 		bool draining = now >= e->deadline_ns;
 		if (__atomic_load_n(&e->stop, __ATOMIC_RELAXED) ||
-		    (draining && now >= e->deadline_ns + e->cfg.end_grace_ns)) {
+		    (draining && now >= e->deadline_ns + e->session.cfg.end_grace_ns)) {
 			/* users still waiting for the server, or for a connection, are cut off */
-			lb_worker_cut_off(s->w, (uint32_t)(s->nkind[WAIT_DB] + s->nkind[WAIT_PARK]));
+			lb_worker_cut_off(s->w, (uint32_t)(s->nkind[WAIT_DB] + s->nkind[WAIT_PARK] +
+							   s->nkind[WAIT_PAUSE]));
 			return -1;
 		}
 		promote_timers(s, now, draining);
 		promote_events(s);
 		if (s->rcount)
 			return pop_ready(s, now, bits);
-		if (draining && !s->nkind[WAIT_DB] && !s->nkind[WAIT_PARK])
+		if (draining && !s->nkind[WAIT_DB] && !s->nkind[WAIT_PARK] && !s->nkind[WAIT_PAUSE])
 			return -1;
-		wait_events(s, now, draining ? e->deadline_ns + e->cfg.end_grace_ns : e->deadline_ns);
+		wait_events(s, now, draining ? e->deadline_ns + e->session.cfg.end_grace_ns : e->deadline_ns);
 	}
 }

@@ -21,12 +21,12 @@ struct lb_worker *lb_worker_new(struct lb_engine *eng, int tid, enum lb_worker_r
 	w->tid = tid;
 	w->role = role;
 	lb_stats_init(&w->stats, role == LB_ROLE_WORKER && eng->rate_mode,
-		      role == LB_ROLE_WORKER && eng->cfg.users > 0);
+		      role == LB_ROLE_WORKER && eng->session.cfg.users > 0);
 	/* Stream 0 is the control state; workers are 1 + tid; the reporter and command threads
 	 * get streams of their own so no two Lua states ever share a sequence. */
 	uint64_t stream = role == LB_ROLE_CONTROL ? 0 : role == LB_ROLE_WORKER ? 1 + (uint64_t)tid
 		: role == LB_ROLE_REPORTER ? 1000003 : 2000003 + (uint64_t)tid;
-	lb_rng_seed(&w->rng, &eng->cfg.rand, stream);
+	lb_rng_seed(&w->rng, &eng->session.cfg.rand, stream);
 	return w;
 }
 
@@ -62,14 +62,14 @@ struct lb_worker *lb_worker_by_tid(int tid)
 static bool claim_events(struct lb_worker *w)
 {
 	struct lb_engine *e = w->eng;
-	uint64_t max = e->cfg.events;
+	uint64_t max = e->session.cfg.events;
 	uint64_t cur = __atomic_load_n(&e->events_claimed, __ATOMIC_RELAXED);
 	uint64_t chunk;
 	do {
 		if (cur >= max)
 			return false;
 		uint64_t remaining = max - cur;
-		chunk = remaining / ((uint64_t)e->cfg.threads * 8);
+		chunk = remaining / ((uint64_t)e->session.cfg.threads * 8);
 		if (chunk < 1)
 			chunk = 1;
 		if (chunk > 1024)
@@ -96,6 +96,7 @@ static inline void record_at(struct lb_worker *w, int64_t start_ns, int64_t now_
 	uint64_t lat = d > 0 ? (uint64_t)d : 0;
 	w->think_ns = 0;
 	lb_stats_event(&w->stats, lat, __atomic_load_n(&e->window, __ATOMIC_RELAXED));
+	w->last_done_ns = now_ns;
 	if (e->rate_mode)
 		lb_hist_record(&w->stats.svc, (uint64_t)(now_ns - w->actual_ns));
 	__atomic_store_n(&w->stats.in_event, 0, __ATOMIC_RELAXED);
@@ -104,7 +105,7 @@ static inline void record_at(struct lb_worker *w, int64_t start_ns, int64_t now_
 static int64_t rate_start(struct lb_worker *w, int64_t now_ns)
 {
 	struct lb_engine *e = w->eng;
-	int64_t t = lb_sched_take(&e->sched);
+	int64_t t = lb_arrivals_take(&e->sched);
 	if (t >= e->deadline_ns)
 		return -1;
 	if (t > now_ns) {
@@ -114,7 +115,7 @@ static int64_t rate_start(struct lb_worker *w, int64_t now_ns)
 			return -1;
 	}
 	w->actual_ns = now_ns;
-	lb_sched_note_lag(&e->sched, now_ns - t);
+	lb_arrivals_note_lag(&e->sched, now_ns - t);
 	return t;
 }
 
@@ -124,7 +125,7 @@ static inline bool may_start(struct lb_worker *w, int64_t now_ns)
 	struct lb_engine *e = w->eng;
 	if (LB_UNLIKELY(__atomic_load_n(&e->stop, __ATOMIC_RELAXED)) || now_ns >= e->deadline_ns)
 		return false;
-	if (e->cfg.events) {
+	if (e->session.cfg.events) {
 		if (!w->quota && !claim_events(w))
 			return false;
 		w->quota--;
@@ -188,7 +189,7 @@ LB_FFI int lb_event_abandon(struct lb_worker *w)
 	if (cut)
 		lb_worker_cut_off(w, 1);
 	/* With emulated users the figure counts users inside an event; otherwise it is 0 or 1. */
-	uint32_t n = w->eng->cfg.users && w->stats.in_event ? w->stats.in_event - 1 : 0;
+	uint32_t n = w->eng->session.cfg.users && w->stats.in_event ? w->stats.in_event - 1 : 0;
 	__atomic_store_n(&w->stats.in_event, n, __ATOMIC_RELAXED);
 	w->think_ns = 0;
 	return cut;
@@ -239,6 +240,15 @@ LB_FFI int lb_worker_stopping(struct lb_worker *w)
 	       (e->started && lb_now_ns() - e->epoch_ns >= e->deadline_ns);
 }
 
+LB_FFI int lb_run_failed(struct lb_worker *w)
+{
+	struct lb_engine *e = w->eng;
+	pthread_mutex_lock(&e->lock);
+	int failed = e->fatal != NULL;
+	pthread_mutex_unlock(&e->lock);
+	return failed;
+}
+
 LB_FFI void lb_sleep_ns(double ns)
 {
 	int64_t d = duration_ns(ns);
@@ -254,7 +264,7 @@ LB_FFI int lb_type_define(struct lb_worker *w, const char *name)
 /* --report-statements: the SQL layer asks once, when it loads, whether to time statements. */
 LB_FFI int lb_stmt_report_on(struct lb_worker *w)
 {
-	return w->eng->cfg.report_statements;
+	return w->eng->session.cfg.report_statements;
 }
 
 LB_FFI int lb_stmt_define(struct lb_worker *w, const char *text, size_t len)
@@ -298,7 +308,7 @@ LB_FFI void lb_type_record(struct lb_worker *w, int id, double start_ns, int out
 /* Users are dealt round-robin: worker t runs global users t, t + threads, t + 2 * threads... */
 LB_FFI int lb_users_here(struct lb_worker *w)
 {
-	int users = w->eng->cfg.users, threads = w->eng->cfg.threads;
+	int users = w->eng->session.cfg.users, threads = w->eng->session.cfg.threads;
 	if (!users || w->role != LB_ROLE_WORKER)
 		return 0;
 	return users / threads + (w->tid < users % threads);
@@ -306,17 +316,17 @@ LB_FFI int lb_users_here(struct lb_worker *w)
 
 LB_FFI int lb_users_total(struct lb_worker *w)
 {
-	return w->eng->cfg.users;
+	return w->eng->session.cfg.users;
 }
 
 LB_FFI int lb_users_global_id(struct lb_worker *w, int i)
 {
-	return w->tid + i * w->eng->cfg.threads;
+	return w->tid + i * w->eng->session.cfg.threads;
 }
 
 LB_FFI double lb_users_start_ns(struct lb_worker *w, int uid)
 {
-	const struct lb_config *c = &w->eng->cfg;
+	const struct lb_config *c = &w->eng->session.cfg;
 	if (c->ramp_rate_per_ns > 0)
 		return (double)uid / c->ramp_rate_per_ns;
 	if (c->ramp_up_ns && c->users)
@@ -326,7 +336,7 @@ LB_FFI double lb_users_start_ns(struct lb_worker *w, int uid)
 
 LB_FFI int lb_users_pool_size(struct lb_worker *w)
 {
-	int conns = w->eng->cfg.connections, threads = w->eng->cfg.threads;
+	int conns = w->eng->session.cfg.connections, threads = w->eng->session.cfg.threads;
 	return conns / threads + (w->tid < conns % threads);
 }
 
@@ -338,6 +348,7 @@ LB_FFI double lb_user_event_next(struct lb_worker *w, double prev_start_ns, doub
 		int64_t lat = now - (int64_t)prev_start_ns - (int64_t)excluded_ns;
 		lb_stats_event(&w->stats, lat > 0 ? (uint64_t)lat : 0, __atomic_load_n(&e->window, __ATOMIC_RELAXED));
 		__atomic_store_n(&w->stats.in_event, w->stats.in_event - 1, __ATOMIC_RELAXED);
+		w->last_done_ns = now;
 	}
 	if (!may_start(w, now))
 		return -1;

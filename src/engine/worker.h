@@ -1,14 +1,15 @@
 /* A worker: one thread, one Lua state, one RNG and one statistics block.
  * The control state (init/done/prepare/...) and the reporter's state also get a struct lb_worker
  * so Lua code sees the same API everywhere; only run workers count in the statistics. */
-#ifndef LB_WORKER_H
-#define LB_WORKER_H
+#ifndef LB_ENGINE_WORKER_H
+#define LB_ENGINE_WORKER_H
 
 #include <pthread.h>
 #include <stdint.h>
 
 #include "engine/rand.h"
 #include "engine/stats.h"
+#include "sys/placement.h"
 
 struct lb_engine;
 struct lb_vm;
@@ -38,7 +39,9 @@ struct lb_worker {
 	int failed;            /* thread_init/thread_run raised an error */
 	int ready;             /* thread_init done, waiting at the start barrier */
 	int64_t end_ns;        /* when the event loop ended (ns since the run started) */
+	int64_t last_done_ns;  /* when its last counted event completed (ns since the run started) */
 	char *errmsg;          /* owned; set when failed */
+	struct lb_placement place; /* --cpu-affinity/--numa-node: what the thread got */
 };
 
 struct lb_worker *lb_worker_new(struct lb_engine *eng, int tid, enum lb_worker_role role);

@@ -10,7 +10,7 @@
 
 #include "io_internal.h"
 
-#define MAX_DEPTH 65536u
+#define MAX_DEPTH LB_IO_MAX_DEPTH
 
 /* core_state bits of struct lb_io */
 #define IO_PENDING 1u /* submitted, not yet returned by lb_io_reap */
@@ -221,6 +221,12 @@ int lb_io_ctx_new(const char *name, uint32_t depth, struct lb_io_ctx **out, char
 	ops = lb_io_engine_find(name, &r, errbuf, errbuf_len);
 	if (!ops)
 		return r;
+	/* The engine's own limit, said before the kernel refuses it with EINVAL or EAGAIN. */
+	char why[160];
+	uint32_t most = lb_io_engine_max_depth(name, why, sizeof(why));
+	if (depth > most)
+		return lb_io_msg(errbuf, errbuf_len, LB_IO_E_ARG,
+				 "%s holds at most %u I/Os in flight (%s), not %u", name, most, why, depth);
 	r = ctx_alloc(ops, depth, &ctx);
 	if (r < 0)
 		return lb_io_msg(errbuf, errbuf_len, r, "I/O engine %s: out of memory", name);

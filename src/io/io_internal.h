@@ -1,7 +1,7 @@
 /* Internal to src/io: the file object, engine-side helpers and the engine tables.
  * Not part of the public/FFI surface. */
-#ifndef LB_IO_INTERNAL_H
-#define LB_IO_INTERNAL_H
+#ifndef LB_IO_IO_INTERNAL_H
+#define LB_IO_IO_INTERNAL_H
 
 #include <stdint.h>
 #include <time.h>

@@ -12,8 +12,8 @@
  *
  * All functions are pure (no global state after the first call), thread-safe and FFI-safe.
  */
-#ifndef LB_IO_CHECK_H
-#define LB_IO_CHECK_H
+#ifndef LB_IO_IOCHECK_H
+#define LB_IO_IOCHECK_H
 
 #include <stdint.h>
 

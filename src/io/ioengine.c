@@ -127,6 +127,29 @@ int64_t lb_io_engine_flags(const char *name)
 	return ops ? (int64_t)ops->flags : code;
 }
 
+uint32_t lb_io_engine_max_depth(const char *name, char *why, uint32_t why_len)
+{
+	int code;
+	const struct lb_io_ops *ops = lb_io_engine_find(name, &code, NULL, 0);
+	uint32_t n = LB_IO_MAX_DEPTH;
+
+	if (why && why_len)
+		snprintf(why, why_len, "luabench's limit");
+	if (!ops)
+		return 0;
+	if (ops->max_depth) {
+		char own[160] = "";
+		uint32_t m = ops->max_depth(own, sizeof(own));
+
+		if (m && m <= n) {
+			n = m;
+			if (why && why_len)
+				snprintf(why, why_len, "%s", own);
+		}
+	}
+	return n;
+}
+
 const char *lb_io_engine_fallback(const char *name)
 {
 	for (size_t i = 0; name && i < REGISTRY_LEN; i++)

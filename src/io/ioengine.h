@@ -21,8 +21,8 @@
  *   completion = complete_ns - issue_ns   (async engines; includes time spent waiting to be reaped)
  * Sync engines (psync, mmap) set issue_ns = start_ns: all of the latency is "completion".
  */
-#ifndef LB_IO_ENGINE_H
-#define LB_IO_ENGINE_H
+#ifndef LB_IO_IOENGINE_H
+#define LB_IO_IOENGINE_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -87,6 +87,8 @@ struct lb_io {
  * ------------------------------------------------------------------------------------- */
 
 #define LB_IO_OPS_VERSION 1
+/* The most I/Os one context holds, whatever the engine (an engine may allow fewer). */
+#define LB_IO_MAX_DEPTH 65536u
 
 enum lb_io_q {
 	LB_IO_Q_COMPLETED = 0, /* done inline (sync engine, or failed early): io->error/result set */
@@ -129,6 +131,9 @@ struct lb_io_ops {
 	int (*getevents)(struct lb_io_ctx *ctx, uint32_t min, uint32_t max, int64_t timeout_ns);
 	/* The i-th I/O collected by the last getevents(), with error/result_bytes filled in. */
 	struct lb_io *(*event)(struct lb_io_ctx *ctx, uint32_t i);
+	/* Optional: the most I/Os one context can hold here (the kernel's limit), with where the
+	 * limit comes from in why. Absent: the core's own limit (65536). */
+	uint32_t (*max_depth)(char *why, uint32_t why_len);
 };
 
 /* Check an ops table as the registry does. 0, or LB_IO_E_BADOPS with a message in errbuf.
@@ -141,6 +146,9 @@ LB_IO_API const char *lb_io_engine_name(uint32_t i);
 /* Flags of an engine that is built in and passed its check, or a negative code:
  * LB_IO_E_UNKNOWN, LB_IO_E_UNSUPPORTED (not built), LB_IO_E_BADOPS. */
 LB_IO_API int64_t lb_io_engine_flags(const char *name);
+/* The most I/Os one context of engine `name` can hold (its own limit, at most the core's 65536),
+ * and in why (may be NULL) where that limit comes from; 0 for an engine not built in. */
+LB_IO_API uint32_t lb_io_engine_max_depth(const char *name, char *why, uint32_t why_len);
 /* The engine that stands in for `name` where `name` cannot run (not built, or refused by the
  * kernel or a sandbox): the next best, with a subset of its capabilities. NULL: none. */
 LB_IO_API const char *lb_io_engine_fallback(const char *name);

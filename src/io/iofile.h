@@ -5,8 +5,8 @@
  * All calls return 0 / a value >= 0, or a negative errno / enum lb_io_err (ioengine.h);
  * messages always name the path and the problem. Nothing here exits or prints.
  */
-#ifndef LB_IO_FILE_H
-#define LB_IO_FILE_H
+#ifndef LB_IO_IOFILE_H
+#define LB_IO_IOFILE_H
 
 #include <stdint.h>
 

@@ -10,6 +10,7 @@
  * failed[0, nfailed) were refused by io_submit and are returned by the next getevents(). */
 #include <errno.h>
 #include <libaio.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -206,6 +207,30 @@ static struct lb_io *aio_event(struct lb_io_ctx *ctx, uint32_t i)
 	return p->out[i];
 }
 
+/* io_setup() fails with EAGAIN once the contexts of the whole system would hold more than
+ * /proc/sys/fs/aio-max-nr events: what is left of it now is this engine's limit. */
+static uint32_t aio_max_depth(char *why, uint32_t why_len)
+{
+	unsigned long long max = 0, used = 0;
+	FILE *f = fopen("/proc/sys/fs/aio-max-nr", "r");
+
+	if (!f)
+		return 0;
+	if (fscanf(f, "%llu", &max) != 1)
+		max = 0;
+	fclose(f);
+	f = fopen("/proc/sys/fs/aio-nr", "r");
+	if (f) {
+		if (fscanf(f, "%llu", &used) != 1)
+			used = 0;
+		fclose(f);
+	}
+	if (!max)
+		return 0;
+	snprintf(why, why_len, "/proc/sys/fs/aio-max-nr is %llu, %llu in use", max, used);
+	return used < max ? (uint32_t)(max - used < UINT32_MAX ? max - used : UINT32_MAX) : 1;
+}
+
 const struct lb_io_ops lb_io_libaio_ops = {
 	.name = "libaio",
 	.version = LB_IO_OPS_VERSION,
@@ -217,4 +242,5 @@ const struct lb_io_ops lb_io_libaio_ops = {
 	.commit = aio_commit,
 	.getevents = aio_getevents,
 	.event = aio_event,
+	.max_depth = aio_max_depth,
 };

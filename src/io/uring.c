@@ -14,6 +14,7 @@
  * prefix). inflight counts I/Os the kernel owns. */
 #include <errno.h>
 #include <liburing.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -219,6 +220,13 @@ static struct lb_io *uring_event(struct lb_io_ctx *ctx, uint32_t i)
 	return p->out[i];
 }
 
+/* The kernel refuses rings of more entries (IORING_MAX_ENTRIES) with EINVAL. */
+static uint32_t uring_max_depth(char *why, uint32_t why_len)
+{
+	snprintf(why, why_len, "the kernel's IORING_MAX_ENTRIES");
+	return 32768;
+}
+
 const struct lb_io_ops lb_io_uring_ops = {
 	.name = "io_uring",
 	.version = LB_IO_OPS_VERSION,
@@ -230,4 +238,5 @@ const struct lb_io_ops lb_io_uring_ops = {
 	.commit = uring_commit,
 	.getevents = uring_getevents,
 	.event = uring_event,
+	.max_depth = uring_max_depth,
 };

@@ -13,10 +13,10 @@
 #include <string.h>
 #include <time.h>
 
+#include "bind/standalone.h"
 #include "bind/vm.h"
-#include "engine/engine.h"
 #include "engine/latency_hist.h"
-#include "engine/worker.h"
+#include "engine/session.h"
 #include "output/result_json.h"
 #include "output/text_report.h"
 #include "util/clock.h"
@@ -122,36 +122,27 @@ static void workload_merge(struct merge *m, const struct lb_result *r, char **js
 	char err[ERRLEN];
 	if (!*name || !strcmp(name, "-") || lb_script_load(name, &script, err, sizeof(err)) < 0)
 		return;
-	/* The hook runs in a Lua state of its own, which lives in an idle engine. */
-	struct lb_engine *e = lb_xzalloc(sizeof(*e));
-	lb_engine_init(e, &m->cfg);
-	e->script = script;
-	e->workload = name;
-	struct lb_worker *w = lb_worker_new(e, 0, LB_ROLE_CONTROL);
-	lb_worker_set_self(w);
-	struct lb_vm *vm = lb_vm_new(e, w, err, sizeof(err));
-	if (vm) {
+	/* The hook runs in a Lua state of its own. */
+	struct lb_session s = { .cfg = m->cfg, .script = script, .workload = name };
+	struct lb_standalone *st = lb_standalone_open(&s, err, sizeof(err));
+	if (st) {
 		cJSON *inputs = cJSON_CreateArray();
 		const cJSON *x;
 		cJSON_ArrayForEach(x, m->from)
 			if (get(x, "workload_stats"))
 				cJSON_AddItemReferenceToArray(inputs, (cJSON *)get(x, "workload_stats"));
-		*json = lb_vm_report_merge(vm, inputs, &r->st, text);
+		*json = lb_vm_report_merge(lb_standalone_vm(st), inputs, &r->st, text);
 		cJSON_Delete(inputs);
 	} else {
 		lb_warn("merge: workload '%s' does not load here, so its own figures are left out: %s", name, err);
 	}
-	lb_vm_free(vm);
-	lb_worker_set_self(NULL);
-	lb_worker_free(w);
-	lb_engine_fini(e);
-	free(e);
+	lb_standalone_close(st);
 	lb_script_free(script);
 }
 
 static cJSON *merged_doc(struct merge *m, const struct lb_result *r, const char *workload_json)
 {
-	cJSON *doc = lb_result_doc(r, NULL);
+	cJSON *doc = lb_result_json_doc(r, NULL);
 	char *hosts = NULL;
 	const cJSON *h;
 	cJSON_ArrayForEach(h, m->hosts) {

@@ -3,8 +3,8 @@
  * exactly — counters add, histograms add, percentiles come from the merged histogram, rates are
  * taken over the union of the measured windows — and prints the usual final report. A merged
  * result is itself a valid input, and merging is associative. */
-#ifndef LB_MERGE_H
-#define LB_MERGE_H
+#ifndef LB_OUTPUT_MERGE_H
+#define LB_OUTPUT_MERGE_H
 
 /* argv[0] is "merge". Returns the process exit code. */
 int lb_merge_main(int argc, char **argv);

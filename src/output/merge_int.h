@@ -9,9 +9,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "engine/engine.h"
+#include "engine/result.h"
 #include "engine/latency_hist.h"
-#include "engine/worker.h"
 
 #define ERRLEN 1024
 

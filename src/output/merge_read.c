@@ -310,7 +310,7 @@ static struct lb_interval_type *interval_type(struct lb_interval *iv, int id)
 	struct lb_interval_type *it = &iv->types[iv->ntypes++];
 	memset(it, 0, sizeof(*it));
 	it->id = id;
-	for (int k = 0; k < LB_MAX_PERCENTILES; k++)
+	for (int k = 0; k < LB_TYPE_MAX_PCTS; k++)
 		it->pct_ms[k] = NAN;
 	return it;
 }
@@ -338,6 +338,19 @@ static void add_interval_types(struct merge *m, struct lb_interval *iv, const cJ
 		it->avg_ms = (it->avg_ms * (double)it->done + num(t, "avg") * (double)n) / (double)(it->done + n);
 		it->done += n;
 		it->max_ms = max2(it->max_ms, num(t, "max"));
+	}
+}
+
+/* Each type's errors, rollbacks and retries in an interval add up. */
+static void add_interval_outcomes(struct merge *m, struct lb_interval *iv, const cJSON *o)
+{
+	for (const cJSON *t = cJSON_IsObject(o) ? o->child : NULL; t; t = t->next) {
+		int id = lb_types_define(&m->types, t->string);
+		if (id < 0)
+			continue;
+		iv->type_cnt[id][LB_TCNT_ERROR] += u64(t, "errors");
+		iv->type_cnt[id][LB_TCNT_ROLLBACK] += u64(t, "rollbacks");
+		iv->type_cnt[id][LB_TCNT_RETRY] += u64(t, "retries");
 	}
 }
 
@@ -370,8 +383,9 @@ static void add_intervals(struct merge *m, const cJSON *d)
 		for (const cJSON *t = get(j, "types") ? get(j, "types")->child : NULL; t; t = t->next) {
 			int id = lb_types_define(&m->types, t->string);
 			if (id >= 0)
-				iv->type_done[id] += (uint64_t)llround(t->valuedouble);
+				iv->type_cnt[id][LB_TCNT_DONE] += (uint64_t)llround(t->valuedouble);
 		}
+		add_interval_outcomes(m, iv, get(j, "type_outcomes"));
 		add_interval_types(m, iv, j);
 	}
 }

@@ -31,6 +31,8 @@ void lb_personality_version(const struct lb_personality *p, FILE *out);
 void lb_personality_sysbench_usage(FILE *out);
 /* sysbench 1.0.20's `TEST help` for its compiled-in tests; false for any other name. */
 bool lb_personality_sysbench_test_help(const char *test, FILE *out);
+/* That text, or NULL for a name that is not one of sysbench's compiled-in tests. */
+const char *lb_personality_sysbench_test_help_text(const char *test);
 /* sysbench.version_string as scripts see it. */
 const char *lb_personality_version_string(const struct lb_personality *p);
 

@@ -245,20 +245,96 @@ static cJSON *fairness_json(const struct lb_result *r)
 	return o;
 }
 
-/* Each type's latency over the interval, keyed as the interval's own latency_ms. */
+/* --cpu-affinity/--numa-node: what was asked and where each worker really ran; NULL when no
+ * placement was asked. */
+static cJSON *placement_json(const struct lb_result *r)
+{
+	const struct lb_place_conf *c = &r->cfg->place;
+	if (!lb_place_wanted(c) || !r->nthreads)
+		return NULL;
+	cJSON *o = cJSON_CreateObject();
+	cJSON *asked = cJSON_AddArrayToObject(o, "cpu_affinity");
+	for (int i = 0; i < c->ncpus; i++)
+		cJSON_AddItemToArray(asked, cJSON_CreateNumber(c->cpus[i]));
+	if (c->numa_node >= 0)
+		cJSON_AddNumberToObject(o, "numa_node", c->numa_node);
+	else
+		cJSON_AddNullToObject(o, "numa_node");
+	cJSON *per = cJSON_AddArrayToObject(o, "threads");
+	for (int i = 0; i < r->nthreads; i++) {
+		const struct lb_placement *p = r->threads[i].place;
+		cJSON *t = cJSON_CreateObject();
+		cJSON_AddNumberToObject(t, "thread", i);
+		if (c->ncpus)
+			cJSON_AddNumberToObject(t, "cpu_asked", c->cpus[i % c->ncpus]);
+		if (p) {
+			cJSON_AddStringToObject(t, "cpus", p->cpus);
+			cJSON_AddStringToObject(t, "mem_policy", p->mem_policy);
+			cJSON_AddStringToObject(t, "mem_nodes", p->mem_nodes);
+		}
+		cJSON_AddItemToArray(per, t);
+	}
+	return o;
+}
+
+/* Each type's latency over the interval: the average, the per-type table's percentiles (the fixed
+ * ones and the --percentile list, as in the final "types") and the maximum. */
 static cJSON *interval_types_json(const struct lb_result *r, const struct lb_interval *iv)
 {
 	cJSON *o = cJSON_CreateObject();
 	char k[32];
+	double pcts[LB_TYPE_MAX_PCTS];
+	int npct = lb_type_pct_list(r->cfg, pcts);
 	for (int i = 0; i < iv->ntypes; i++) {
 		const struct lb_interval_type *it = &iv->types[i];
 		cJSON *t = cJSON_AddObjectToObject(o, lb_types_name(r->types, it->id));
 		cJSON_AddNumberToObject(t, "avg", it->avg_ms);
-		for (int j = 0; j < r->cfg->npercentiles; j++)
-			cJSON_AddNumberToObject(t, pct_key(k, sizeof(k), r->cfg->percentiles[j]), it->pct_ms[j]);
+		for (int j = 0; j < npct; j++)
+			cJSON_AddNumberToObject(t, pct_key(k, sizeof(k), pcts[j]), it->pct_ms[j]);
 		cJSON_AddNumberToObject(t, "max", it->max_ms);
 	}
 	return o;
+}
+
+/* Each type's errors, rollbacks and retries in the interval (types with none left out), in every
+ * interval of a run with types, so that a comparison has a series for them. */
+static cJSON *interval_outcomes_json(const struct lb_result *r, const struct lb_interval *iv)
+{
+	cJSON *o = cJSON_CreateObject();
+	for (int ty = 0; ty < LB_MAX_TYPES; ty++) {
+		const uint64_t *c = iv->type_cnt[ty];
+		if (!c[LB_TCNT_ERROR] && !c[LB_TCNT_ROLLBACK] && !c[LB_TCNT_RETRY])
+			continue;
+		cJSON *t = cJSON_AddObjectToObject(o, lb_types_name(r->types, ty));
+		cJSON_AddNumberToObject(t, "errors", (double)c[LB_TCNT_ERROR]);
+		cJSON_AddNumberToObject(t, "rollbacks", (double)c[LB_TCNT_ROLLBACK]);
+		cJSON_AddNumberToObject(t, "retries", (double)c[LB_TCNT_RETRY]);
+	}
+	return o;
+}
+
+/* --report-statements: each statement's figures over the interval, named by its position in the
+ * final "statements" array (texts are long; an interval names them once that way). */
+static cJSON *interval_statements_json(const struct lb_result *r, const struct lb_interval *iv)
+{
+	cJSON *a = cJSON_CreateArray();
+	char k[32];
+	for (int i = 0; i < iv->nstmts; i++) {
+		const struct lb_interval_type *it = &iv->stmts[i];
+		int pos = 0;
+		for (int j = 0; j < it->id && j < LB_MAX_STMTS; j++)
+			pos += r->snap->stmts[j] != NULL;
+		cJSON *o = cJSON_CreateObject();
+		cJSON_AddNumberToObject(o, "statement", pos);
+		cJSON_AddNumberToObject(o, "count", (double)it->done);
+		cJSON_AddNumberToObject(o, "errors", (double)iv->stmt_errors[i]);
+		cJSON_AddNumberToObject(o, "avg", it->avg_ms);
+		for (int j = 0; j < r->cfg->npercentiles; j++)
+			cJSON_AddNumberToObject(o, pct_key(k, sizeof(k), r->cfg->percentiles[j]), it->pct_ms[j]);
+		cJSON_AddNumberToObject(o, "max", it->max_ms);
+		cJSON_AddItemToArray(a, o);
+	}
+	return a;
 }
 
 static cJSON *intervals_json(const struct lb_result *r)
@@ -285,12 +361,16 @@ static cJSON *intervals_json(const struct lb_result *r)
 		cJSON_AddNumberToObject(o, "oldest_in_flight_ms", iv->oldest_ms);
 		cJSON *t = NULL;
 		for (int ty = 0; ty < LB_MAX_TYPES; ty++) {
-			if (!iv->type_done[ty])
+			if (!iv->type_cnt[ty][LB_TCNT_DONE])
 				continue;
 			if (!t)
 				t = cJSON_AddObjectToObject(o, "types");
-			cJSON_AddNumberToObject(t, lb_types_name(r->types, ty), (double)iv->type_done[ty]);
+			cJSON_AddNumberToObject(t, lb_types_name(r->types, ty), (double)iv->type_cnt[ty][LB_TCNT_DONE]);
 		}
+		if (r->types && r->types->n > 0)
+			cJSON_AddItemToObject(o, "type_outcomes", interval_outcomes_json(r, iv));
+		if (any_statement(r->snap))
+			cJSON_AddItemToObject(o, "statements", interval_statements_json(r, iv));
 		if (iv->ntypes)
 			cJSON_AddItemToObject(o, "type_latency_ms", interval_types_json(r, iv));
 		const struct lb_sys_sample *sys = lb_sysmon_at(r->sysmon, iv->sys);
@@ -400,7 +480,7 @@ static cJSON *window_json(const struct lb_result *r)
 	return o;
 }
 
-cJSON *lb_result_doc(const struct lb_result *r, const char *workload_json)
+cJSON *lb_result_json_doc(const struct lb_result *r, const char *workload_json)
 {
 	cJSON *root = header_json(r);
 	const struct lb_report_stat *st = &r->st;
@@ -416,6 +496,9 @@ cJSON *lb_result_doc(const struct lb_result *r, const char *workload_json)
 			      histogram_json(&r->snap->lat, true, n ? (uint64_t)llround(st->lat_min_s * 1e9) : 0,
 					     (uint64_t)llround(st->lat_max_s * 1e9), r->snap->lat_sum_ns));
 	cJSON_AddItemToObject(root, "fairness", fairness_json(r));
+	cJSON *placement = placement_json(r);
+	if (placement)
+		cJSON_AddItemToObject(root, "placement", placement);
 	cJSON_AddItemToObject(root, "types", types_json(r));
 	if (any_statement(r->snap))
 		cJSON_AddItemToObject(root, "statements", statements_json(r));
@@ -428,6 +511,7 @@ cJSON *lb_result_doc(const struct lb_result *r, const char *workload_json)
 	if (r->cut_off) {
 		cJSON_AddNumberToObject(root, "cut_off_events", (double)r->cut_off);
 		cJSON_AddNumberToObject(root, "cut_off_age_max_s", (double)r->cut_off_age_max_ns / 1e9);
+		cJSON_AddNumberToObject(root, "grace_excluded_s", (double)r->grace_excluded_ns / 1e9);
 	}
 	if (r->nthresholds)
 		cJSON_AddItemToObject(root, "thresholds", lb_thresholds_json(r->thresholds, r->nthresholds));
@@ -446,7 +530,7 @@ cJSON *lb_result_doc(const struct lb_result *r, const char *workload_json)
 
 char *lb_result_json(const struct lb_result *r, const char *workload_json)
 {
-	cJSON *root = lb_result_doc(r, workload_json);
+	cJSON *root = lb_result_json_doc(r, workload_json);
 	char *s = cJSON_Print(root);
 	cJSON_Delete(root);
 	return s;
@@ -465,12 +549,12 @@ static int write_doc(const char *path, char *doc)
 	return rc < 0 ? -1 : 0;
 }
 
-int lb_result_write(const struct lb_result *r, const char *workload_json)
+int lb_result_json_write(const struct lb_result *r, const char *workload_json)
 {
 	return write_doc(r->cfg->output_path, lb_result_json(r, workload_json));
 }
 
-void lb_result_error(const struct lb_result *r)
+void lb_result_json_error(const struct lb_result *r)
 {
 	cJSON *root = header_json(r);
 	char *s = cJSON_Print(root);
@@ -486,7 +570,7 @@ void lb_result_error(const struct lb_result *r)
 		free(s);
 }
 
-int lb_result_check_path(const char *path, char *err, int errlen)
+int lb_result_json_check_path(const char *path, char *err, int errlen)
 {
 	/* The file is replaced by a rename, which would fail only at the end of the run. */
 	struct stat st;

@@ -5,7 +5,6 @@
 #include <string.h>
 
 #include "bind/vm.h"
-#include "engine/worker.h"
 #include "output/metrics_http.h"
 #include "output/personality.h"
 #include "output/result_json.h"
@@ -18,27 +17,21 @@
 
 #define ERRLEN 4096
 
-void lb_run_output_init(struct lb_run_output *o, struct lb_engine *e, const struct lb_personality *p)
+void lb_run_output_init(struct lb_run_output *o, const struct lb_personality *p)
 {
 	memset(o, 0, sizeof(*o));
 	o->p = p;
-	o->eng = e;
-	o->control = e->control;
-	e->sink = &lb_run_output_sink;
-	e->sink_ctx = o;
 }
 
-static void free_reporter(struct lb_run_output *o)
+static void on_attach(void *ctx, struct lb_vm *control, struct lb_vm *reporter)
 {
-	lb_vm_free(o->reporter);
-	o->reporter = NULL;
-	lb_worker_free(o->reporter_w);
-	o->reporter_w = NULL;
+	struct lb_run_output *o = ctx;
+	o->control = control;
+	o->reporter = reporter;
 }
 
 void lb_run_output_fini(struct lb_run_output *o)
 {
-	free_reporter(o);
 	lb_metrics_http_stop(o->metrics);
 	o->metrics = NULL;
 }
@@ -91,30 +84,14 @@ static void print_options(const struct lb_config *c)
 	if (c->seed_from_time)
 		fprintf(out, "Initializing random number generator from current time\n");
 	else
-		fprintf(out, "Initializing random number generator from seed (%llu).\n",
-			(unsigned long long)c->rand.seed);
+		fprintf(out, "Initializing random number generator from seed (%lld).\n",
+			(long long)c->rand.seed); /* as given: --rand-seed=-1 is (-1) */
 	fprintf(out, "\n");
 	if (c->forced_shutdown_ns >= 0)
 		fprintf(out, "Forcing shutdown in %.0f seconds\n",
 			(double)(c->time_ns + c->warmup_ns + c->forced_shutdown_ns) / 1e9);
 	fprintf(out, "\n");
 	fflush(out);
-}
-
-/* Intermediate hooks print text: only in text mode (JSON/CSV keep stdout machine-readable). */
-static int create_reporter(struct lb_run_output *o, const struct lb_config *c)
-{
-	if (!c->report_interval_ns || c->format != LB_FORMAT_TEXT ||
-	    !lb_vm_has_hook(o->control, "report_intermediate"))
-		return 0;
-	char err[ERRLEN];
-	o->reporter_w = lb_worker_new(o->eng, c->threads, LB_ROLE_REPORTER);
-	o->reporter = lb_lua_host.state_new(o->eng, o->reporter_w, err, sizeof(err));
-	if (!o->reporter) {
-		lb_fatal("cannot create the reporter's Lua state: %s", err);
-		return -1;
-	}
-	return 0;
 }
 
 static void print_hook_text(struct lb_run_output *o, const char *hook, FILE *out)
@@ -129,7 +106,7 @@ static int on_header(void *ctx, const struct lb_config *c)
 {
 	struct lb_run_output *o = ctx;
 	print_options(c);
-	if (create_reporter(o, c) < 0 || start_metrics(o, c) < 0)
+	if (start_metrics(o, c) < 0)
 		return -1;
 	FILE *out = lb_log_info_stream();
 	/* The workload's own header lines (e.g. "Prime numbers limit"). */
@@ -152,17 +129,23 @@ static void on_ready(void *ctx)
 	fflush(out);
 }
 
-static void on_started(void *ctx, const struct lb_config *c)
+static int on_started(void *ctx, const struct lb_config *c, const struct lb_types *types,
+		      bool server_stats, char *err, size_t errlen)
 {
 	struct lb_run_output *o = ctx;
+	/* The types are known now (the states defined them): a misspelt one fails before the run,
+	 * not after it. */
+	if (o->thresholds && lb_thresholds_check_types(o->thresholds, types, err, errlen) < 0)
+		return -1;
 	FILE *info = lb_log_info_stream();
 	if (lb_log_verbosity() >= LB_LOG_NOTICE)
 		fprintf(info, "Threads started!\n\n");
 	if (c->warmup_ns && lb_log_verbosity() >= LB_LOG_NOTICE)
 		fprintf(info, "Warming up for %lld seconds...\n\n", (long long)(c->warmup_ns / LB_NS_PER_S));
 	if (c->format == LB_FORMAT_CSV)
-		o->csv_types = lb_report_csv_header(stdout, c, &o->eng->types, o->eng->srvmon != NULL);
+		o->csv_types = lb_report_csv_header(stdout, c, types, server_stats);
 	fflush(NULL);
+	return 0;
 }
 
 static int on_interval(void *ctx, const struct lb_result *r)
@@ -246,10 +229,6 @@ static int on_window(void *ctx, const struct lb_result *window)
 	if (!final) {
 		if (lb_log_verbosity() >= LB_LOG_NOTICE)
 			fprintf(out, "[ %.0fs ] Checkpoint report:\n", r->end_s);
-	} else {
-		/* Closing the reporter's state first lets report_json's closing bracket precede the
-		 * summary. */
-		free_reporter(o);
 	}
 	char *workload_json = final ? lb_vm_report_json(o->control, &r->st) : NULL;
 	if (c->format == LB_FORMAT_TEXT || !final) {
@@ -263,7 +242,7 @@ static int on_window(void *ctx, const struct lb_result *window)
 	if (thresholds && o->p->additions && lb_log_verbosity() >= LB_LOG_NOTICE)
 		lb_thresholds_print(report_stream(c), r->thresholds, r->nthresholds);
 	fflush(NULL);
-	if (final && c->output_path && lb_result_write(r, workload_json) < 0)
+	if (final && c->output_path && lb_result_json_write(r, workload_json) < 0)
 		rc = -1;
 	free(workload_json);
 	free(thresholds);
@@ -272,10 +251,11 @@ static int on_window(void *ctx, const struct lb_result *window)
 
 static void on_failed(void *ctx, const struct lb_result *r)
 {
-	lb_result_error(r);
+	lb_result_json_error(r);
 }
 
 const struct lb_run_sink lb_run_output_sink = {
+	.attach = on_attach,
 	.header = on_header,
 	.ready = on_ready,
 	.started = on_started,

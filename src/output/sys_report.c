@@ -31,6 +31,26 @@ static bool disk_active(const struct lb_sys_disk *d)
 	return d->reads || d->writes || d->flushes || d->util_pct > 0;
 }
 
+/* Interfaces with traffic in the window, then TCP retransmits. No sysbench report key (min:,
+ * avg:, max:, total:, events) may appear in these lines: scripts grep for those. */
+static void net_rows(FILE *out, const struct lb_sys_net *n)
+{
+	for (int i = 0; i < n->nnics; i++) {
+		const struct lb_sys_nic *c = &n->nics[i];
+		char label[64];
+		snprintf(label, sizeof(label), "net %s rx/tx (MiB/s):", c->name);
+		row(out, label, "%.2f/%.2f, pkt/s %.2f/%.2f, drops %llu/%llu, errors %llu/%llu", c->rx_mib_per_s,
+		    c->tx_mib_per_s, c->rx_packets_per_s, c->tx_packets_per_s,
+		    (unsigned long long)c->n[LB_NET_RX_DROPS], (unsigned long long)c->n[LB_NET_TX_DROPS],
+		    (unsigned long long)c->n[LB_NET_RX_ERRORS], (unsigned long long)c->n[LB_NET_TX_ERRORS]);
+	}
+	if (!n->nnics)
+		row(out, "net:", "no traffic");
+	if (n->have_tcp)
+		row(out, "tcp retransmits per sec.:", "%.2f (%llu of %llu segments sent)", n->tcp_retrans_per_s,
+		    (unsigned long long)n->tcp_retrans_segs, (unsigned long long)n->tcp_out_segs);
+}
+
 void lb_sys_report_block(FILE *out, const struct lb_sys_sample *s)
 {
 	fprintf(out, "System statistics (%d CPUs; machine CPU in %% of all CPUs, process CPU in %% of one CPU):\n",
@@ -45,7 +65,7 @@ void lb_sys_report_block(FILE *out, const struct lb_sys_sample *s)
 	    c[LB_SYS_SYSTEM] + c[LB_SYS_IRQ] + c[LB_SYS_SOFTIRQ], c[LB_SYS_IOWAIT], c[LB_SYS_STEAL], c[LB_SYS_IDLE]);
 	row(out, "context switches:", "%.2f per sec.", s->ctxt_per_s);
 	row(out, "run queue avg/max, blocked:", "%.2f/%u, %u", s->run_queue_avg, s->run_queue_max, s->blocked);
-	row(out, "load average 1/5/15 min:", "%.2f/%.2f/%.2f", s->load[0], s->load[1], s->load[2]);
+	row(out, "load average 1/5/15 minutes:", "%.2f/%.2f/%.2f", s->load[0], s->load[1], s->load[2]);
 	row(out, "memory used/available/dirty (MiB):", "%.0f/%.0f/%.0f", s->mem_used_mib, s->mem_available_mib,
 	    s->mem_dirty_mib);
 	row(out, "luabench cpu usr/sys (%):", "%.2f/%.2f", s->proc_user_pct, s->proc_system_pct);
@@ -66,6 +86,7 @@ void lb_sys_report_block(FILE *out, const struct lb_sys_sample *s)
 	}
 	if (!shown)
 		row(out, "disks:", "no I/O");
+	net_rows(out, &s->net);
 	fprintf(out, "\n");
 }
 
@@ -84,6 +105,12 @@ void lb_sys_report_line(FILE *out, double time_s, const struct lb_sys_sample *s)
 			fprintf(out, ", %s r/w/s %.0f/%.0f MiB/s %.2f/%.2f util %.1f%%", d->name, d->reads_per_s,
 				d->writes_per_s, d->read_mib_per_s, d->write_mib_per_s, d->util_pct);
 	}
+	for (int i = 0; i < s->net.nnics; i++) {
+		const struct lb_sys_nic *nic = &s->net.nics[i];
+		fprintf(out, ", %s rx/tx MiB/s %.2f/%.2f", nic->name, nic->rx_mib_per_s, nic->tx_mib_per_s);
+	}
+	if (s->net.have_tcp)
+		fprintf(out, ", tcp retrans/s %.1f", s->net.tcp_retrans_per_s);
 	fputc('\n', out);
 }
 
@@ -115,6 +142,34 @@ static cJSON *disk_json(const struct lb_sys_disk *d)
 	cJSON_AddNumberToObject(o, "avg_queue", d->avg_queue);
 	cJSON_AddNumberToObject(o, "util_pct", d->util_pct);
 	return o;
+}
+
+static cJSON *nic_json(const struct lb_sys_nic *c)
+{
+	static const char *const names[LB_NET_FIELDS] = { "rx_bytes", "rx_packets", "rx_errors", "rx_drops",
+							  "tx_bytes", "tx_packets", "tx_errors", "tx_drops" };
+	cJSON *o = cJSON_CreateObject();
+	for (int k = 0; k < LB_NET_FIELDS; k++)
+		cJSON_AddNumberToObject(o, names[k], (double)c->n[k]);
+	cJSON_AddNumberToObject(o, "rx_mib_per_s", c->rx_mib_per_s);
+	cJSON_AddNumberToObject(o, "tx_mib_per_s", c->tx_mib_per_s);
+	cJSON_AddNumberToObject(o, "rx_packets_per_s", c->rx_packets_per_s);
+	cJSON_AddNumberToObject(o, "tx_packets_per_s", c->tx_packets_per_s);
+	return o;
+}
+
+static void add_net(cJSON *o, const struct lb_sys_net *n)
+{
+	cJSON *nics = cJSON_AddObjectToObject(o, "net");
+	for (int i = 0; i < n->nnics; i++)
+		cJSON_AddItemToObject(nics, n->nics[i].name, nic_json(&n->nics[i]));
+	if (!n->have_tcp)
+		return;
+	cJSON *tcp = cJSON_AddObjectToObject(o, "tcp");
+	cJSON_AddNumberToObject(tcp, "out_segs", (double)n->tcp_out_segs);
+	cJSON_AddNumberToObject(tcp, "retrans_segs", (double)n->tcp_retrans_segs);
+	cJSON_AddNumberToObject(tcp, "out_segs_per_s", n->tcp_out_segs_per_s);
+	cJSON_AddNumberToObject(tcp, "retrans_per_s", n->tcp_retrans_per_s);
 }
 
 cJSON *lb_sys_json(const struct lb_sys_sample *s)
@@ -155,5 +210,6 @@ cJSON *lb_sys_json(const struct lb_sys_sample *s)
 	for (int i = 0; i < s->ndisks; i++)
 		cJSON_AddItemToObject(disks, s->disks[i].name, disk_json(&s->disks[i]));
 	cJSON_AddNumberToObject(o, "disk_iops", lb_sys_disk_iops(s));
+	add_net(o, &s->net);
 	return o;
 }

@@ -138,12 +138,18 @@ static const struct {
 	"\n" },
 };
 
-bool lb_personality_sysbench_test_help(const char *test, FILE *out)
+const char *lb_personality_sysbench_test_help_text(const char *test)
 {
 	for (size_t i = 0; i < sizeof(test_help) / sizeof(test_help[0]); i++)
-		if (!strcmp(test_help[i].test, test)) {
-			fputs(test_help[i].text, out);
-			return true;
-		}
-	return false;
+		if (!strcmp(test_help[i].test, test))
+			return test_help[i].text;
+	return NULL;
+}
+
+bool lb_personality_sysbench_test_help(const char *test, FILE *out)
+{
+	const char *text = lb_personality_sysbench_test_help_text(test);
+	if (text)
+		fputs(text, out);
+	return text != NULL;
 }

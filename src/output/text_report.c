@@ -8,6 +8,7 @@
 #include "engine/latency_hist.h"
 #include "output/srv_report.h"
 #include "output/sys_report.h"
+#include "util/log.h"
 
 void lb_report_pct_label(char *buf, size_t len, double p)
 {
@@ -69,7 +70,7 @@ void lb_report_stall_line(FILE *out, const struct lb_result *r)
 {
 	const struct lb_report_stat *st = &r->st;
 	if (st->oldest_s > st->time_interval_s && st->concurrency)
-		fprintf(out, "[ %.0fs ] stalled: %u events in flight, the oldest for %.1f s\n", st->time_total_s,
+		fprintf(out, "[ %.0fs ] stalled: %u in flight, the oldest for %.1f s\n", st->time_total_s,
 			st->concurrency, st->oldest_s);
 }
 
@@ -100,6 +101,15 @@ int lb_report_csv_header(FILE *out, const struct lb_config *cfg, const struct lb
 			fprintf(out, "_lat_ms_p%g", cfg->percentiles[i]);
 		}
 	}
+	/* each type's failed, rolled-back and retried transactions, after every type's columns
+	 * above (whose positions stay as they were) */
+	static const char *const outcomes[] = { "errors", "rollbacks", "retries" };
+	for (int t = 0; t < ntypes; t++)
+		for (int k = 0; k < 3; k++) {
+			fputs(",type_", out);
+			csv_name(out, lb_types_name(types, t));
+			fprintf(out, "_%s_per_s", outcomes[k]);
+		}
 	if (server)
 		lb_srv_csv_header(out);
 	fputc('\n', out);
@@ -138,6 +148,12 @@ void lb_report_interval_csv(FILE *out, const struct lb_result *r, int ntypes)
 		(unsigned long long)st->queue_length, st->concurrency);
 	for (int i = 0; i < ntypes && i < LB_MAX_TYPES; i++)
 		csv_type(out, cfg, st->snap ? st->snap->types[i] : NULL, t);
+	static const enum lb_tcnt outcomes[] = { LB_TCNT_ERROR, LB_TCNT_ROLLBACK, LB_TCNT_RETRY };
+	for (int i = 0; i < ntypes && i < LB_MAX_TYPES; i++) {
+		const struct lb_type_stats *ty = st->snap ? st->snap->types[i] : NULL;
+		for (int k = 0; k < 3; k++)
+			fprintf(out, ",%.2f", per_s(ty ? ty->cnt[outcomes[k]] : 0, t));
+	}
 	if (r->srvmon)
 		lb_srv_csv(out, r->srvmon, r->srv, c[LB_CNT_EVENT], t);
 	fputc('\n', out);
@@ -342,12 +358,33 @@ static void users_block(FILE *out, const struct lb_result *r)
 	fprintf(out, "    users / threads / connections:       %d / %d / %d\n", c->users, c->threads, c->connections);
 	if (c->ramp_up_ns)
 		fprintf(out, "    ramp-up (s):                         %.1f\n", (double)c->ramp_up_ns / 1e9);
-	fprintf(out, "    failed events:                       %llu\n",
+	fprintf(out, "    event failures:                      %llu\n",
 		(unsigned long long)r->st.cnt[LB_CNT_FAILED]);
 	fprintf(out, "    timer wake-ups:                      %llu\n", (unsigned long long)n);
-	fprintf(out, "    wake-up lateness (ms) p50/p99/max:   %.3f/%.3f/%.3f\n",
+	fprintf(out, "    wake-up lateness p50/p99/max (ms):   %.3f/%.3f/%.3f\n",
 		(double)lb_hist_percentile(h, 50, 0, max) / 1e6, (double)lb_hist_percentile(h, 99, 0, max) / 1e6,
 		(double)max / 1e6);
+	fprintf(out, "\n");
+}
+
+/* --cpu-affinity/--numa-node at --verbosity >= 4: where each worker ran, as the kernel says. */
+static void placement_block(FILE *out, const struct lb_result *r)
+{
+	const struct lb_place_conf *c = &r->cfg->place;
+	if (!lb_place_wanted(c) || lb_log_verbosity() < LB_LOG_INFO)
+		return;
+	fprintf(out, "Placement (CPU asked: CPUs allowed, memory policy):\n");
+	for (int i = 0; i < r->nthreads; i++) {
+		const struct lb_placement *p = r->threads[i].place;
+		fprintf(out, "    thread %-4d ", i);
+		if (c->ncpus)
+			fprintf(out, "CPU %d: ", c->cpus[i % c->ncpus]);
+		if (p)
+			fprintf(out, "CPUs %s, memory %s%s%s\n", p->cpus, p->mem_policy, *p->mem_nodes ? " " : "",
+				p->mem_nodes);
+		else
+			fprintf(out, "not started\n");
+	}
 	fprintf(out, "\n");
 }
 
@@ -386,15 +423,20 @@ void lb_report_final_text(FILE *out, const struct lb_result *r, const char *extr
 	statements_block(out, r);
 	if (r->cfg->users)
 		users_block(out, r);
+	placement_block(out, r);
 	if (r->rate_mode)
 		rate_block(out, r);
 	if (r->cut_off)
-		fprintf(out, "Cut off at the end: %llu events whose statements were still running when the "
+		fprintf(out, "Cut off at the end: %llu in flight whose statements were still running when the "
 			"run ended (after --time and its grace, or at a signal), the oldest for %.3f s: "
 			"the server stalled or a statement hung; they are not in the figures above.\n\n",
 			(unsigned long long)r->cut_off, (double)r->cut_off_age_max_ns / 1e9);
+	if (r->cut_off && r->grace_excluded_ns > 0)
+		fprintf(out, "Measured window: %.4f s, to the last event completed; the %.3f s waited after "
+			"--time for the statements cut off are not in it (rates are over the window).\n\n",
+			r->st.time_total_s, (double)r->grace_excluded_ns / 1e9);
 	if (r->overflow)
-		fprintf(out, "Note: %llu events took longer than %.0f s, beyond the histogram's range; "
+		fprintf(out, "Note: %llu latencies longer than %.0f s, beyond the histogram's range; "
 			"they are in min/avg/max/sum, and percentiles that fall on them show the maximum.\n\n",
 			(unsigned long long)r->overflow, (double)LB_HIST_MAX_NS / 1e9);
 	if (r->sys)

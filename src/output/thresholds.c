@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "engine/latency_hist.h"
+#include "engine/stats.h"
 #include "util/opt.h"
 #include "util/util.h"
 
@@ -99,6 +100,8 @@ static int parse_value(const char *v, struct lb_threshold *t, char *err, size_t 
 	return 0;
 }
 
+static const char *closest_metric(const char *name);
+
 static int parse_left(const char *left, struct lb_threshold *t, char *err, size_t errlen)
 {
 	size_t n = strlen(left);
@@ -121,9 +124,72 @@ static int parse_left(const char *left, struct lb_threshold *t, char *err, size_
 		return 0;
 	}
 	const char *dot = strchr(left, '.');
-	snprintf(err, errlen, "threshold '%s': unknown metric '%s' (metrics: " METRICS ")", t->text,
-		 dot && dot[1] ? dot + 1 : left);
+	const char *name = dot && dot[1] ? dot + 1 : left;
+	const char *near = closest_metric(name);
+	if (near)
+		snprintf(err, errlen, "threshold '%s': unknown metric '%s' (did you mean '%s'?)", t->text, name, near);
+	else
+		snprintf(err, errlen, "threshold '%s': unknown metric '%s' (metrics: " METRICS ")", t->text, name);
 	return -1;
+}
+
+/* The closest of `names` to `name` at most max_d edits away, or NULL. */
+static const char *closest(const char *name, const char *const *names, int n, int max_d)
+{
+	const char *best = NULL;
+	int best_d = max_d + 1;
+	for (int i = 0; i < n; i++) {
+		int d = lb_str_distance(name, names[i]);
+		if (d < best_d) {
+			best_d = d;
+			best = names[i];
+		}
+	}
+	return best;
+}
+
+static const char *closest_metric(const char *name)
+{
+	static const char *const names[] = { "avg", "min", "max", "tps", "qps", "errors", "events", "reconnects",
+					     "p50", "p90", "p95", "p99", "p99.9" };
+	/* metric names are short and many: one edit (two from 8 characters) */
+	return closest(name, names, (int)LB_ARRAY_LENGTH(names), strlen(name) >= 8 ? 2 : 1);
+}
+
+int lb_thresholds_check_types(const struct lb_thresholds *ts, const struct lb_types *types, char *err,
+			      size_t errlen)
+{
+	int n = types ? __atomic_load_n(&types->n, __ATOMIC_ACQUIRE) : 0;
+	const char *names[LB_MAX_TYPES];
+	for (int i = 0; i < n; i++)
+		names[i] = lb_types_name(types, i);
+	for (int k = 0; ts && k < ts->n; k++) {
+		const struct lb_threshold *t = &ts->v[k];
+		bool known = !t->type;
+		for (int i = 0; !known && i < n; i++)
+			known = !strcmp(names[i], t->type);
+		if (known)
+			continue;
+		int len = (int)strlen(t->type);
+		const char *near = closest(t->type, names, n, len / 3 + 1 > 2 ? len / 3 + 1 : 2);
+		if (near)
+			snprintf(err, errlen, "threshold '%s': no transaction type '%s' (did you mean '%s'?)", t->text,
+				 t->type, near);
+		else if (n) {
+			char list[512] = "";
+			for (int i = 0; i < n; i++) {
+				size_t used = strlen(list);
+				snprintf(list + used, sizeof(list) - used, "%s%s", i ? ", " : "", names[i]);
+			}
+			snprintf(err, errlen, "threshold '%s': no transaction type '%s' (the script's types: %s)",
+				 t->text, t->type, list);
+		}
+		else
+			snprintf(err, errlen, "threshold '%s': no transaction type '%s' (the script defines no "
+				 "luabench.stats types)", t->text, t->type);
+		return -1;
+	}
+	return 0;
 }
 
 static void threshold_free(struct lb_threshold *t)

@@ -54,6 +54,12 @@ int lb_threshold_parse(const char *text, struct lb_threshold *t, char *err, size
 int lb_thresholds_read(struct lb_thresholds *ts, const struct lb_opts *o, char *err, size_t errlen);
 void lb_thresholds_free(struct lb_thresholds *ts);
 
+/* Before the run: every TYPE a threshold names is a type the script defined (types: the run's
+ * registry, filled when the states load). 0, or -1 with "no transaction type 'X' (did you mean
+ * 'Y'?)" in err. */
+int lb_thresholds_check_types(const struct lb_thresholds *ts, const struct lb_types *types, char *err,
+			      size_t errlen);
+
 /* Evaluates every threshold on result r into out[ts->n] (out[i].text borrows ts's text).
  * Returns how many failed. */
 int lb_thresholds_eval(const struct lb_thresholds *ts, const struct lb_result *r,

@@ -11,16 +11,13 @@
 #include <unistd.h>
 
 #include "util/log.h"
+#include "sys/diskstats.h"
 #include "util/opt.h"
 #include "util/util.h"
 
 #define MAX_DISKS 64
-#define DISK_FIELDS 17 /* numbers after the name in /proc/diskstats (kernel 5.5+) */
 #define MIB (1024.0 * 1024.0)
 
-enum { D_RD, D_RD_MERGED, D_RD_SECT, D_RD_MS, D_WR, D_WR_MERGED, D_WR_SECT, D_WR_MS,
-       D_INFLIGHT, D_IO_MS, D_WEIGHTED_MS, D_DISC, D_DISC_MERGED, D_DISC_SECT, D_DISC_MS,
-       D_FLUSH, D_FLUSH_MS };
 
 enum { M_TOTAL, M_AVAILABLE, M_CACHED, M_BUFFERS, M_DIRTY, M_SWAP_TOTAL, M_SWAP_FREE, M_N };
 
@@ -37,7 +34,8 @@ struct raw {
 	uint64_t self_rss_kb;
 	uint64_t db_user, db_sys; /* cumulative ticks of the watched processes */
 	int db_n;
-	uint64_t (*disk)[DISK_FIELDS]; /* per known device */
+	uint64_t (*disk)[LB_DISKSTAT_NFIELDS]; /* per known device */
+	struct lb_net_raw net;
 };
 
 /* A watched process as seen by the last scan, to turn its CPU time into increments. */
@@ -237,15 +235,13 @@ static void read_diskstats(struct lb_sysmon *m, struct raw *r)
 		char *next = strchr(l, '\n');
 		if (next)
 			*next++ = '\0';
-		unsigned maj, min;
+		uint32_t maj, min;
 		char name[LB_SYS_NAME_BYTES];
-		int off = 0;
-		if (sscanf(l, "%u %u %31s%n", &maj, &min, name, &off) == 3) {
-			int i = disk_index(m, name);
-			char *p = l + off;
-			for (int k = 0; i >= 0 && k < DISK_FIELDS && *p; k++)
-				r->disk[i][k] = strtoull(p, &p, 10);
-		}
+		uint64_t v[LB_DISKSTAT_NFIELDS];
+		int i;
+		if (lb_diskstats_parse_line(l, &maj, &min, name, sizeof(name), v) == 0 &&
+		    (i = disk_index(m, name)) >= 0)
+			memcpy(r->disk[i], v, sizeof(v));
 		l = next;
 	}
 }
@@ -383,6 +379,13 @@ static void account_procs(struct lb_sysmon *m, struct raw *r)
 	}
 }
 
+static void read_net(struct lb_sysmon *m, struct raw *r)
+{
+	/* Both files go through the one buffer: the first is parsed before the second is read. */
+	lb_net_parse_dev(&r->net, slurpf(m, m->conf.proc_root, "net/dev"));
+	lb_net_parse_snmp(&r->net, slurpf(m, m->conf.proc_root, "net/snmp"));
+}
+
 static void take_reading(struct lb_sysmon *m, struct raw *r, int64_t now_ns)
 {
 	r->t_ns = now_ns;
@@ -391,6 +394,7 @@ static void take_reading(struct lb_sysmon *m, struct raw *r, int64_t now_ns)
 	read_loadavg(m, r);
 	read_self(m, r);
 	read_diskstats(m, r);
+	read_net(m, r);
 	account_procs(m, r);
 }
 
@@ -442,7 +446,7 @@ static void raw_init(struct lb_sysmon *m, struct raw *r)
 
 static void raw_copy(const struct lb_sysmon *m, struct raw *dst, const struct raw *src)
 {
-	uint64_t (*disk)[DISK_FIELDS] = dst->disk;
+	uint64_t (*disk)[LB_DISKSTAT_NFIELDS] = dst->disk;
 	*dst = *src;
 	dst->disk = disk;
 	memcpy(disk, src->disk, sizeof(*disk) * (size_t)m->ndisks);
@@ -494,6 +498,7 @@ void lb_sys_sample_fini(struct lb_sys_sample *s)
 	free(s->disks);
 	s->disks = NULL;
 	s->ndisks = 0;
+	lb_sys_net_fini(&s->net);
 }
 
 void lb_sysmon_free(struct lb_sysmon *m)
@@ -569,29 +574,29 @@ static void diff_disks(const struct lb_sysmon *m, const struct raw *a, const str
 	s->disks = lb_xcalloc((size_t)(m->ndisks ? m->ndisks : 1), sizeof(*s->disks));
 	double ms = s->interval_s * 1e3;
 	for (int i = 0; i < m->ndisks; i++) {
-		uint64_t d[DISK_FIELDS];
-		for (int k = 0; k < DISK_FIELDS; k++)
+		uint64_t d[LB_DISKSTAT_NFIELDS];
+		for (int k = 0; k < LB_DISKSTAT_NFIELDS; k++)
 			d[k] = delta(b->disk[i][k], a->disk[i][k]);
 		/* Virtual devices (loop, ram, zram, …) only when they did something. */
-		if (!m->physical[i] && !d[D_RD] && !d[D_WR] && !d[D_FLUSH] && !d[D_IO_MS])
+		if (!m->physical[i] && !d[LB_DISKSTAT_READS] && !d[LB_DISKSTAT_WRITES] && !d[LB_DISKSTAT_FLUSHES] && !d[LB_DISKSTAT_BUSY_MS])
 			continue;
 		struct lb_sys_disk *o = &s->disks[s->ndisks++];
 		snprintf(o->name, sizeof(o->name), "%s", m->names[i]);
 		o->physical = m->physical[i];
-		o->reads = d[D_RD];
-		o->writes = d[D_WR];
-		o->flushes = d[D_FLUSH];
-		o->reads_per_s = rate(d[D_RD], s->interval_s);
-		o->writes_per_s = rate(d[D_WR], s->interval_s);
-		o->flushes_per_s = rate(d[D_FLUSH], s->interval_s);
-		o->read_mib_per_s = rate(d[D_RD_SECT], s->interval_s) * 512 / MIB;
-		o->write_mib_per_s = rate(d[D_WR_SECT], s->interval_s) * 512 / MIB;
-		o->avg_queue = ms > 0 ? (double)d[D_WEIGHTED_MS] / ms : 0;
-		o->util_pct = ms > 0 ? 100.0 * (double)d[D_IO_MS] / ms : 0;
+		o->reads = d[LB_DISKSTAT_READS];
+		o->writes = d[LB_DISKSTAT_WRITES];
+		o->flushes = d[LB_DISKSTAT_FLUSHES];
+		o->reads_per_s = rate(d[LB_DISKSTAT_READS], s->interval_s);
+		o->writes_per_s = rate(d[LB_DISKSTAT_WRITES], s->interval_s);
+		o->flushes_per_s = rate(d[LB_DISKSTAT_FLUSHES], s->interval_s);
+		o->read_mib_per_s = rate(d[LB_DISKSTAT_READ_SECTORS], s->interval_s) * 512 / MIB;
+		o->write_mib_per_s = rate(d[LB_DISKSTAT_WRITE_SECTORS], s->interval_s) * 512 / MIB;
+		o->avg_queue = ms > 0 ? (double)d[LB_DISKSTAT_QUEUE_MS] / ms : 0;
+		o->util_pct = ms > 0 ? 100.0 * (double)d[LB_DISKSTAT_BUSY_MS] / ms : 0;
 		if (o->util_pct > 100)
 			o->util_pct = 100; /* io_ticks is sampled at request boundaries */
-		o->read_await_ms = d[D_RD] ? (double)d[D_RD_MS] / (double)d[D_RD] : 0;
-		o->write_await_ms = d[D_WR] ? (double)d[D_WR_MS] / (double)d[D_WR] : 0;
+		o->read_await_ms = d[LB_DISKSTAT_READS] ? (double)d[LB_DISKSTAT_READ_MS] / (double)d[LB_DISKSTAT_READS] : 0;
+		o->write_await_ms = d[LB_DISKSTAT_WRITES] ? (double)d[LB_DISKSTAT_WRITE_MS] / (double)d[LB_DISKSTAT_WRITES] : 0;
 	}
 }
 
@@ -626,6 +631,7 @@ static void diff(const struct lb_sysmon *m, const struct raw *a, const struct ra
 		s->db_system_pct = 100.0 * (double)delta(b->db_sys, a->db_sys) / (double)m->hz / t;
 	}
 	diff_disks(m, a, b, s);
+	lb_net_diff(&a->net, &b->net, s->interval_s, &s->net);
 }
 
 int lb_sysmon_sample(struct lb_sysmon *m, int64_t now_ns)

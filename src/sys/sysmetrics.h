@@ -2,18 +2,21 @@
  *
  * Machine CPU (user/system/iowait/steal/idle), context switches, run queue, load and memory come
  * from /proc; the luabench process's CPU from getrusage(); per-device IOPS, MiB/s, queue size and
- * utilisation from /proc/diskstats; optionally the CPU of local database server processes chosen
+ * utilisation from /proc/diskstats; per-interface traffic and TCP retransmits from /proc/net
+ * (netstats.h); optionally the CPU of local database server processes chosen
  * by pid (with their descendants, e.g. PostgreSQL's backends) or by name.
  *
  * Only the monitor thread samples (once per report interval, and at window boundaries), so the
  * workers' hot path never sees any of this. All functions take the time of the reading from the
  * caller, and the /proc and /sys roots are configurable, so the arithmetic can be tested on
  * fabricated files. */
-#ifndef LB_SYSMETRICS_H
-#define LB_SYSMETRICS_H
+#ifndef LB_SYS_SYSMETRICS_H
+#define LB_SYS_SYSMETRICS_H
 
 #include <stdbool.h>
 #include <stdint.h>
+
+#include "sys/netstats.h"
 
 struct lb_opts;
 
@@ -68,6 +71,7 @@ struct lb_sys_sample {
 	double db_user_pct, db_system_pct; /* % of one CPU */
 	int ndisks;
 	struct lb_sys_disk *disks;    /* owned */
+	struct lb_sys_net net;        /* interfaces with traffic, TCP retransmits (owned) */
 };
 
 struct lb_sysmon;

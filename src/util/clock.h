@@ -1,6 +1,6 @@
 /* Monotonic time in nanoseconds. Header-only: no state. */
-#ifndef LB_CLOCK_H
-#define LB_CLOCK_H
+#ifndef LB_UTIL_CLOCK_H
+#define LB_UTIL_CLOCK_H
 
 #include <stdint.h>
 #include <time.h>

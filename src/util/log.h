@@ -1,8 +1,8 @@
 /* Leveled messages with sysbench's levels and prefixes ("FATAL: ", "WARNING: ").
  * Problems (FATAL/ALERT/WARNING) go to stderr so they are never lost in a pipe of the report;
  * informational lines go to the "info" stream: stdout, or stderr when stdout carries JSON/CSV. */
-#ifndef LB_LOG_H
-#define LB_LOG_H
+#ifndef LB_UTIL_LOG_H
+#define LB_UTIL_LOG_H
 
 #include <stdio.h>
 

@@ -278,6 +278,45 @@ static int parse_value(struct lb_opt *opt, const char *v)
 	}
 }
 
+/* sysbench's reading of a size: leading digits, then K/M/G/T (any case) or nothing; anything
+ * else is 0. */
+static int64_t sysbench_size(const char *v)
+{
+	uint64_t n = 0; /* wraps as sysbench's unsigned long long does */
+	const char *c = v;
+	for (; *c >= '0' && *c <= '9'; c++)
+		n = n * 10 + (uint64_t)(*c - '0');
+	if (c == v || !*c)
+		return (int64_t)(n & INT64_MAX);
+	const char *mods = "KMGT", *m = strchr(mods, toupper((unsigned char)*c));
+	if (!m || !*m)
+		return 0;
+	for (const char *k = mods; k <= m; k++)
+		n *= 1024;
+	return (int64_t)(n & INT64_MAX);
+}
+
+/* The value sysbench's C tests read where ours does not parse; false where sysbench refuses
+ * it too (an integer that is not one). */
+static bool sysbench_coerce(struct lb_opt *opt, const char *v)
+{
+	switch (opt->type) {
+	case LB_OPT_INT:
+		if (*v)
+			return false;
+		opt->i = 0;
+		return true;
+	case LB_OPT_SIZE:
+		opt->i = sysbench_size(v);
+		return true;
+	case LB_OPT_DOUBLE:
+		opt->d = strtod(v, NULL);
+		return true;
+	default:
+		return false;
+	}
+}
+
 int lb_opt_set(struct lb_opt *opt, const char *value, char *err, int errlen)
 {
 	if (!value) {
@@ -291,7 +330,9 @@ int lb_opt_set(struct lb_opt *opt, const char *value, char *err, int errlen)
 	struct lb_opt probe = *opt;
 	probe.list = NULL;
 	probe.nlist = 0;
-	if (parse_value(&probe, value) < 0) {
+	int rc = parse_value(&probe, value);
+	probe.coerced = rc < 0 && opt->sysbench_values && sysbench_coerce(&probe, value);
+	if (rc < 0 && !probe.coerced) {
 		free_list(&probe);
 		/* sysbench names the option as it stores it, with '_' for '-'. */
 		int n = snprintf(err, (size_t)errlen, "Invalid value for the '");
@@ -321,6 +362,14 @@ static int apply_pending(struct lb_opts *o, struct lb_opt *opt, char *err, int e
 		if (!lb_name_eq(p->name, opt->name))
 			continue;
 		p->used = true;
+		bool b;
+		if (opt->type == LB_OPT_BOOL && p->value && parse_bool(p->value, &b) < 0) {
+			/* sysbench refuses a boolean's value as it refuses an unknown option, naming
+			 * the argument as given. */
+			snprintf(err, (size_t)errlen, "invalid option: --%s=%s", p->name,
+				 opt->secret ? "***" : p->value);
+			return -1;
+		}
 		if (lb_opt_set(opt, p->value, err, errlen) < 0)
 			return -1;
 		opt->given = true;
@@ -340,6 +389,7 @@ struct lb_opt *lb_opts_add(struct lb_opts *o, const char *name, enum lb_opt_type
 		opt->def = def ? lb_xstrdup(def) : NULL;
 		opt->type = type;
 		opt->secret = is_secret_name(name);
+		opt->sysbench_values = o->sysbench_values;
 		if (o->n == o->cap) {
 			o->cap = o->cap ? o->cap * 2 : 64;
 			o->v = lb_xrealloc(o->v, (size_t)o->cap * sizeof(*o->v));

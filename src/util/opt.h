@@ -5,8 +5,8 @@
  * options first, the script's own after it is loaded) and each registration consumes the pending
  * values that match it ('-' and '_' are the same character). Whatever is still pending at the end
  * is an invalid option, reported with a "did you mean" suggestion. */
-#ifndef LB_OPT_H
-#define LB_OPT_H
+#ifndef LB_UTIL_OPT_H
+#define LB_UTIL_OPT_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -36,6 +36,8 @@ struct lb_opt {
 	bool given;         /* set on the command line or in a config file */
 	bool secret;        /* never printed or written anywhere */
 	bool extension;     /* luabench's, beyond what sysbench has: left out of its help */
+	bool sysbench_values; /* read as sysbench's C tests read it (lb_opts.sysbench_values) */
+	bool coerced;       /* value is not one of its type: it reads as sysbench reads it (0) */
 	/* Parsed values, valid after a successful set. */
 	bool b;
 	int64_t i;
@@ -62,6 +64,10 @@ struct lb_pending {
 struct lb_opts {
 	struct lb_opt **v;
 	int n, cap;
+	/* Options added while this is set read a value that is not one of their type as sysbench's
+	 * C tests do (an empty number, a size or a real number that does not parse: 0) and are
+	 * marked coerced, so the test's own check can answer with sysbench's message first. */
+	bool sysbench_values;
 	struct lb_pending *pending;
 	int npending, cappending;
 };

@@ -1,6 +1,6 @@
 /* Small helpers shared by every module: allocation that aborts on OOM, string utilities. */
-#ifndef LB_UTIL_H
-#define LB_UTIL_H
+#ifndef LB_UTIL_UTIL_H
+#define LB_UTIL_UTIL_H
 
 #include <stdbool.h>
 #include <stddef.h>

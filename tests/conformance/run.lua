@@ -1,38 +1,25 @@
 -- The differential conformance suite: every case of cases.txt runs with sysbench 1.0.20 and with
 -- luabench as `sysbench` (a symlink), each in a working directory of its own, and their stdout,
--- stderr and exit status must match after masking what legitimately varies: the text inside the
--- banner's parentheses, timings and rates (every decimal number), the working directory, and
--- lines a case marks as random. Prints TAP.
+-- stderr and exit status must match after masking what legitimately varies: timings and rates
+-- (every decimal number), the working directory, and lines a case marks as random. The banner is
+-- compared byte for byte (report parsers tokenise it). Prints TAP.
 --
 --   luajit tests/conformance/run.lua LUABENCH_BINARY [CASE_FILTER]
 --
 -- A case line:  [tags] -- arguments      (tags: db=pgsql|mysql, stdin=FILE, mask=LUA_PATTERN,
 -- deliberate=KEY, sort=stdout: threads print in either order, compare the sorted lines;
--- fresh=1: a prepare case, each side starts after a cleanup). Without tags the line is just the arguments. Arguments go through the shell
+-- fresh=1: a prepare case, each side starts after a cleanup; merge=1: stderr goes into stdout, so
+-- the order of lines across the two streams counts). Without tags the line is just the arguments. Arguments go through the shell
 -- (quotes work); scripts/ below this file is copied into both working directories. A case with
 -- deliberate=KEY is one where luabench differs on purpose: its KEY must name an entry of the
 -- list in doc/sysbench.md, and its outputs must differ (else the mark is stale).
 local here = arg[0]:match("^(.*)/[^/]*$") or "."
+package.path = here .. "/?.lua;" .. package.path
+local util = require("conformance_util")
+local sh, q, read = util.sh, util.q, util.read
 local luabench = assert(arg[1], "usage: run.lua LUABENCH_BINARY [FILTER]")
 local filter = arg[2]
 local root = os.getenv("LB_SOURCE_ROOT") or (here .. "/../..")
-
-local function sh(cmd)
-  local p = io.popen(cmd)
-  local out = p:read("*a")
-  p:close()
-  return out
-end
-
-local function q(s) return "'" .. tostring(s):gsub("'", "'\\''") .. "'" end
-
-local function read(path)
-  local f = io.open(path, "rb")
-  if not f then return nil end
-  local s = f:read("*a")
-  f:close()
-  return s
-end
 
 luabench = sh("realpath " .. q(luabench)):gsub("%s+$", "")
 local tmp = sh("mktemp -d /tmp/lb-conformance.XXXXXX"):gsub("%s+$", "")
@@ -53,26 +40,8 @@ local function db(name)
   return db_opts[name] or nil
 end
 
--- The documented deliberate differences: keys in doc/sysbench.md written as `[key]`.
-local documented = {}
-for key in (read(root .. "/doc/sysbench.md") or ""):gmatch("%[deliberate:([%w_%-]+)%]") do documented[key] = true end
-
-local function mask(s, dir, pattern)
-  s = s:gsub(dir:gsub("%p", "%%%0"), "CWD")
-  s = s:gsub("\n?sysbench 1%.0%.20 %([^\n]*%)\n", function(m) return m:sub(1, 1) == "\n" and "\nBANNER\n" or "BANNER\n" end)
-  if pattern then
-    s = s:gsub(pattern, "\nMASKED")
-    local n
-    repeat s, n = s:gsub("\nMASKED\nMASKED", "\nMASKED") until n == 0
-  end
-  -- Numbers that vary: each decimal becomes D, and the padding before it (printf widths grow
-  -- with the value) one space.
-  s = s:gsub("%d+%.%d+", "D"):gsub(" +D", " D"):gsub("%( D", "(D")
-  -- Positions in sysbench's own scripts: installed under /usr/share/sysbench there, built in
-  -- here, with other line numbers.
-  s = s:gsub("/usr/share/sysbench/", ""):gsub("%f[%w_/]([%w_]+%.lua):%d+:", "%1:LINE:")
-  return s
-end
+local documented = util.documented(root)
+local mask = util.mask
 
 -- A statement counts as a write when it changed rows, else as other (sysbench's rule, kept):
 -- the split depends on which rows each side's random ids found, so only the totals compare.
@@ -94,13 +63,15 @@ local function sorted_lines(s)
   return table.concat(lines)
 end
 
-local function run_one(which, args, stdin)
+local function run_one(which, args, stdin, merge)
   local dir = dirs[which]
   local prog = which == "sb" and "/usr/bin/sysbench" or bin .. "/sysbench"
-  local cmd = string.format("cd %s && %s %s >%s/out 2>%s/err%s; echo $?", q(dir), prog, args, q(tmp), q(tmp),
+  local err = merge and "&1" or q(tmp) .. "/err"
+  if merge then sh("rm -f " .. q(tmp) .. "/err") end
+  local cmd = string.format("cd %s && %s %s >%s/out 2>%s%s; echo $?", q(dir), prog, args, q(tmp), err,
     stdin and (" <" .. q(here .. "/" .. stdin)) or " </dev/null")
   local rc = tonumber(sh(cmd))
-  return read(tmp .. "/out"), read(tmp .. "/err"), rc
+  return read(tmp .. "/out") or "", read(tmp .. "/err") or "", rc
 end
 
 local function parse(line)
@@ -137,9 +108,9 @@ for i, line in ipairs(cases) do
     print("# " .. missing .. " (CI=true: a missing server is a failure)")
   else
     if tags.fresh then fresh(args) end
-    local so, se, sr = run_one("sb", args, tags.stdin)
+    local so, se, sr = run_one("sb", args, tags.stdin, tags.merge)
     if tags.fresh then fresh(args) end
-    local lo, le, lr = run_one("lb", args, tags.stdin)
+    local lo, le, lr = run_one("lb", args, tags.stdin, tags.merge)
     if tags.db then so, lo = mask_write_split(so), mask_write_split(lo) end
     so, se = mask(so, dirs.sb, tags.mask), mask(se, dirs.sb, tags.mask)
     lo, le = mask(lo, dirs.lb, tags.mask), mask(le, dirs.lb, tags.mask)
@@ -160,19 +131,10 @@ for i, line in ipairs(cases) do
       failed = failed + 1
       print(string.format("not ok %d - %s", i, name))
       if why then print("# " .. why) end
-      local function show(label, a, b)
-        if a == b then return end
-        local fa, fb = tmp .. "/a", tmp .. "/b"
-        local f = io.open(fa, "wb") f:write(a) f:close()
-        f = io.open(fb, "wb") f:write(b) f:close()
-        print(string.format("# %s differs (- sysbench, + luabench as sysbench):", label))
-        local d = sh(string.format("diff -u %s %s | tail -n +3", q(fa), q(fb)))
-        for l in d:gmatch("[^\n]+") do print("#   " .. l) end
-      end
       if not tags.deliberate then
         if sr ~= lr then print(string.format("# exit status: sysbench %s, luabench %s", tostring(sr), tostring(lr))) end
-        show("stdout", so, lo)
-        show("stderr", se, le)
+        local d = util.diff(tmp, { { "stdout", so, lo }, { "stderr", se, le } })
+        for l in d:gmatch("[^\n]+") do print("#   " .. l) end
       end
     end
   end

@@ -177,6 +177,25 @@ static inline const char *dbt_value(struct lb_db_conn *c, const char *sql, char 
 	return buf;
 }
 
+/* The next row holds exactly the n values of `want` (NULL: SQL NULL), lengths included. */
+static inline void dbt_check_row(struct lb_db_conn *c, const char *const *want, uint32_t n,
+				 const char *what)
+{
+	struct lb_db_row row;
+	bool same = lb_db_fetch_row(c, &row) == 1 && row.nfields == n;
+
+	for (uint32_t i = 0; same && i < n; i++) {
+		if (!want[i])
+			same = row.values[i] == NULL && row.lengths[i] == 0;
+		else
+			same = row.values[i] && strcmp(row.values[i], want[i]) == 0 &&
+			       row.lengths[i] == strlen(want[i]);
+		if (!same)
+			diag("column %u: got '%s'", i, row.values[i] ? row.values[i] : "(NULL)");
+	}
+	ok(same, "%s", what);
+}
+
 static inline bool dbt_is_pg(const struct dbt_server *s)
 {
 	return strcmp(s->driver, "pgsql") == 0;

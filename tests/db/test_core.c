@@ -16,7 +16,10 @@ static void test_registry(void)
 	ok((lb_db_find_driver("pgsql") != NULL) == LB_HAVE_PGSQL, "pgsql registered iff built");
 	ok((lb_db_find_driver("mysql") != NULL) == LB_HAVE_MYSQL, "mysql registered iff built");
 	ok((lb_db_find_driver("odbc") != NULL) == LB_HAVE_ODBC, "odbc registered iff built");
-	is_int(lb_db_driver_count(), 1 + LB_HAVE_PGSQL + LB_HAVE_MYSQL + LB_HAVE_ODBC, "driver count");
+	ok((lb_db_find_driver("sqlite") != NULL) == LB_HAVE_SQLITE, "sqlite registered iff built");
+	ok((lb_db_find_driver("duckdb") != NULL) == LB_HAVE_DUCKDB, "duckdb registered iff built");
+	is_int(lb_db_driver_count(), 1 + LB_HAVE_PGSQL + LB_HAVE_MYSQL + LB_HAVE_ODBC + LB_HAVE_SQLITE + LB_HAVE_DUCKDB,
+	       "driver count");
 	ok(lb_db_driver_at(lb_db_driver_count()) == NULL, "past the end is NULL");
 	is_str(lb_db_strerror(LB_DB_ELOST), "connection lost", "strerror");
 }
@@ -111,7 +114,7 @@ static uint32_t count_ph(const char *sql, uint32_t dialect)
 
 static void test_placeholders(void)
 {
-	const uint32_t pg = LB_DB_DIALECT_PGSQL, my = LB_DB_DIALECT_MYSQL;
+	const uint32_t pg = LB_DB_QUOTING_PGSQL, my = LB_DB_QUOTING_MYSQL;
 	uint32_t off[4];
 
 	is_int(count_ph("SELECT ?, ?", pg), 2, "plain placeholders");

@@ -24,23 +24,6 @@ static char *sqlf(const char *fmt, const char *a)
 	return buf;
 }
 
-static void check_row(struct lb_db_conn *c, const char *const *want, uint32_t n, const char *what)
-{
-	struct lb_db_row row;
-	bool same = lb_db_fetch_row(c, &row) == 1 && row.nfields == n;
-
-	for (uint32_t i = 0; same && i < n; i++) {
-		if (!want[i])
-			same = row.values[i] == NULL && row.lengths[i] == 0;
-		else
-			same = row.values[i] && strcmp(row.values[i], want[i]) == 0 &&
-			       row.lengths[i] == strlen(want[i]);
-		if (!same)
-			diag("column %u: got '%s'", i, row.values[i] ? row.values[i] : "(NULL)");
-	}
-	ok(same, "%s", what);
-}
-
 static void test_text_query(struct lb_db_conn *c)
 {
 	const char *sql = "SELECT 1 AS a, 'x' AS b, NULL AS c UNION ALL SELECT 2, 'hello world', 'z'";
@@ -52,8 +35,8 @@ static void test_text_query(struct lb_db_conn *c)
 	is_int(r.kind, LB_DB_KIND_READ, "select is READ");
 	is_int(r.nrows, 2, "2 rows");
 	is_int(r.nfields, 3, "3 columns");
-	check_row(c, r1, 3, "row 1 values and NULL");
-	check_row(c, r2, 3, "row 2 values");
+	dbt_check_row(c, r1, 3, "row 1 values and NULL");
+	dbt_check_row(c, r2, 3, "row 2 values");
 	is_int(lb_db_fetch_row(c, &row), 0, "end of rows");
 	is_int(lb_db_fetch_row(c, &row), 0, "still the end");
 
@@ -154,7 +137,7 @@ static void test_placeholder_in_literal(struct lb_db_conn *c)
 	lb_db_stmt_bind(ls, &v, 1);
 	is_int(lb_db_execute(ls, &r), LB_DB_OK, "execute");
 	const char *want[] = { "?", "seven" };
-	check_row(c, want, 2, "literal '?' left alone, parameter substituted");
+	dbt_check_row(c, want, 2, "literal '?' left alone, parameter substituted");
 	lb_db_stmt_free(ls);
 }
 

@@ -28,13 +28,7 @@ local function row(section, name)
   error("no row '" .. name .. "'")
 end
 
-local function sh(cmd)
-  local p = io.popen(cmd .. " 2>&1; echo \"::rc=$?\"")
-  local out = p:read("*a")
-  p:close()
-  local rc = tonumber(out:match("::rc=(%d+)%s*$"))
-  return out:gsub("::rc=%d+%s*$", ""), rc
-end
+local sh = h.sh
 
 local chromium
 local function find_chromium()

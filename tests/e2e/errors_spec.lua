@@ -13,7 +13,8 @@ describe("bad input", function()
 
   local cases = {
     { "cpu --threads=abc run", "Invalid value for the 'threads' option: 'abc'", 1 },
-    { "cpu --threads=0 run", "Invalid value for the 'threads' option: '0' (expected 1..100000)", 1 },
+    { "cpu --threads=0 run", "FATAL: Invalid value for --threads: 0.\n", 1 }, -- sysbench's
+    { "cpu --threads=-2 run", "Invalid value for the 'threads' option: '-2' (expected 1..100000)", 1 },
     { "cpu --thraeds=2 run", "invalid option: --thraeds=2\nDid you mean --threads?", 1 },
     { "cpu --time=ten run", "Invalid value for the 'time' option: 'ten'", 1 },
     { "cpu --percentile=abc run", "Invalid value for the 'percentile' option: 'abc'", 1 },
@@ -41,7 +42,7 @@ describe("bad input", function()
     { "cpu --config-file=" .. h.q(latin1_conf) .. " run", latin1_conf .. ":2: not a text line (byte 0xe9 at column 6)", 1 },
     { "cpu --config-file=" .. h.q(junk_conf) .. " run", junk_conf .. ":2: '!!' is not an option name", 1 },
     { "fileio --file-test-mode=sideways prepare", "Invalid IO operations mode: sideways.", 1 },
-    { "oltp_read_only --db-driver=bogus run", "invalid database driver name: 'bogus' (available: mysql, pgsql, odbc, null)", 1 },
+    { "oltp_read_only --db-driver=bogus run", "invalid database driver name: 'bogus' (available: mysql, pgsql, odbc, ", 1 }, -- then the embedded drivers built in, and null
   }
 
   -- TLS files are checked before connecting (no server needed): a clear line, not the
@@ -100,14 +101,19 @@ describe("bad input", function()
     local deep = h.write("deep.lua", "local function inner(x)\n  local t = nil\n  return t.field + x\nend\n" ..
       "local function outer(x)\n  return inner(x) + 1\nend\nfunction event()\n  outer(1)\nend\n")
 
+    -- user 0 fails, the others succeed (the run goes on, the ALERT is printed): same lines
+    local deep_user0 = h.write("deep_user0.lua", "local function inner(x)\n  local t = nil\n  return t.field + x\nend\n" ..
+      "local function outer(x)\n  return inner(x) + 1\nend\nfunction event()\n  if luabench.user == 0 then outer(1) end\nend\n")
+
     -- taken where event() failed: the script's frames, not the event loop's re-raise
-    local function script_frames(err)
-      assert.is_truthy(err:find(deep .. ":3: attempt to index local 't'", 1, true), err)
+    local function script_frames(err, path)
+      path = path or deep
+      assert.is_truthy(err:find(path .. ":3: attempt to index local 't'", 1, true), err)
       local tb = err:match("stack traceback:\n(.*)$")
       assert.is_truthy(tb, err)
-      assert.is_truthy(tb:find("^%s*" .. deep:gsub("%p", "%%%0") .. ":3: in function 'inner'\n"), err)
-      assert.is_truthy(tb:find(deep .. ":6: in function 'outer'", 1, true), err)
-      assert.is_truthy(tb:find(deep .. ":9: in function", 1, true), err)
+      assert.is_truthy(tb:find("^%s*" .. path:gsub("%p", "%%%0") .. ":3: in function 'inner'\n"), err)
+      assert.is_truthy(tb:find(path .. ":6: in function 'outer'", 1, true), err)
+      assert.is_truthy(tb:find(path .. ":9: in function", 1, true), err)
       assert.is_falsy(tb:find("in function 'error'", 1, true), err)
       assert.are.equal(1, h.count(err, "stack traceback:"), err)
     end
@@ -120,11 +126,17 @@ describe("bad input", function()
     end)
 
     it("of an emulated user", function()
-      local out, err, rc = h.run(h.q(deep) .. " --debug --users=1 --time=1 run")
+      -- every user's first event fails: the run fails at once, as a thread's does
+      local out, err, rc = h.run(h.q(deep) .. " --debug --users=1 --time=600 run")
       assert.are.equal(1, rc, err)
-      assert.is_truthy(err:find("ALERT: user 0: " .. deep .. ":3: attempt to index local 't' (a nil value) " ..
-        "(further user errors are only counted)\nstack traceback:", 1, true), err)
+      assert.is_truthy(err:find("`thread_run' function failed: ", 1, true), err)
       script_frames(err)
+      -- one user fails, the others go on: its ALERT carries the traceback
+      out, err, rc = h.run(h.q(deep_user0) .. " --debug --users=2 --threads=1 --time=1 run")
+      assert.are.equal(0, rc, err)
+      assert.is_truthy(err:find("ALERT: user 0: " .. deep_user0 .. ":3: attempt to index local 't' (a nil value) " ..
+        "(further user errors are only counted)\nstack traceback:", 1, true), err)
+      script_frames(err, deep_user0)
     end)
 
     it("of thread_init, from where it failed", function()

@@ -14,6 +14,13 @@ local function sh(cmd)
   return out
 end
 
+-- The output and the exit status of a shell command.
+local function sh_rc(cmd)
+  local out = sh(cmd .. "; echo \"::rc=$?\"")
+  local rc = tonumber(out:match("::rc=(%d+)%s*$"))
+  return out:gsub("::rc=%d+%s*$", ""), rc
+end
+
 local function fileio(args, opts)
   return h.run("fileio --file-dir=" .. h.q(dir) .. " " .. args, opts)
 end
@@ -403,6 +410,64 @@ describe("fileio", function()
     ok_run(SMALL .. " cleanup")
   end)
 
+  it("keeps a per-second sample for every measured second, whatever the warm-up", function()
+    ok_run(SMALL .. " prepare")
+    for _, warmup in ipairs({ 0, 1 }) do
+      local j = json_run(SMALL .. " --file-test-mode=rndrd --time=3 --warmup-time=" .. warmup)
+      local w = j.workload_stats
+      assert.are.equal(3, w.iops_samples, "warm-up " .. warmup)
+      assert.are.equal(3, #w.iops_per_second.total)
+      local sum = 0
+      for _, v in ipairs(w.iops_per_second.total) do
+        assert.is_true(v > 0, "an empty second: " .. table.concat(w.iops_per_second.total, ","))
+        sum = sum + v
+      end
+      -- the samples are the window's I/Os (those of its last few ms aside; one I/O of the thread
+      -- may straddle the window's start, as in "excludes the warm-up")
+      assert.is_true(sum <= w.read.total_ios + 1 and sum >= 0.95 * w.read.total_ios, sum .. " of " .. w.read.total_ios)
+    end
+    ok_run(SMALL .. " cleanup")
+  end)
+
+  it("bounds --iodepth by each engine's own limit, before anything runs", function()
+    ok_run(SMALL .. " prepare")
+    local out, err, rc = fileio(SMALL .. " --file-test-mode=rndrd --file-io-mode=io_uring --iodepth=40000 --time=1 run")
+    assert.are.equal(1, rc)
+    assert.is_truthy(err:find("FATAL: --iodepth=40000: the io_uring engine holds at most 32768 I/Os in flight " ..
+      "per thread (the kernel's IORING_MAX_ENTRIES)", 1, true), err)
+    assert.is_falsy(out:find("Threads started", 1, true), out)
+    assert.is_falsy(err:find("fall back", 1, true), err)
+    local most, why = lio.max_depth("libaio")
+    assert.is_true(most >= 1 and most <= 65536 and why:find("aio-max-nr", 1, true) ~= nil, why)
+    ok_run(SMALL .. " cleanup")
+  end)
+
+  it("counts every second and every I/O at a depth of 65536", function()
+    local files = "--file-num=1 --file-total-size=8M --file-block-size=4K"
+    ok_run(files .. " prepare")
+    local depth = math.min(65536, (lio.max_depth("libaio")))
+    local j = json_run(files .. " --file-test-mode=rndrd --file-io-mode=async --file-extra-flags=direct --iodepth=" ..
+      depth .. " --time=2")
+    local w = j.workload_stats
+    assert.are.equal(2, w.iops_samples)
+    for _, v in ipairs(w.iops_per_second.total) do assert.is_true(v > 0, table.concat(w.iops_per_second.total, ",")) end
+    assert.is_true(j.counters.reads > 0 and w.read.total_ios == j.counters.reads)
+    local out = ok_run(files .. " --file-test-mode=rndrd --file-io-mode=async --file-extra-flags=direct --iodepth=" ..
+      depth .. " --time=1 run")
+    assert.is_truthy(out:match("\n    read +[%d.]+ +[%d.]+ +[%d.]+ +[1-9]%d*"), out)
+    ok_run(files .. " cleanup")
+  end)
+
+  it("fails a run that completes no I/O in its measured window", function()
+    ok_run(SMALL .. " prepare")
+    -- one arrival at the start (in the warm-up), the next some 10,000 s later
+    local out, err, rc = fileio(SMALL .. " --file-test-mode=rndrd --rate=0.0001 --warmup-time=1 --time=1 --format=json run")
+    assert.are.equal(1, rc, err)
+    assert.is_truthy(err:find("no I/O completed in the measured window", 1, true), err)
+    assert.are.equal("error", h.json(out).status)
+    ok_run(SMALL .. " cleanup")
+  end)
+
   it("--rate: requests arrive at the rate, one I/O in flight per thread while waiting", function()
     ok_run(SMALL .. " prepare")
     local j = json_run(SMALL .. " --file-test-mode=rndrd --file-io-mode=io_uring --iodepth=8 --rate=500 --time=2")
@@ -590,14 +655,86 @@ describe("tools/io-matrix", function()
   -- the last block: remove this spec's files (up to 64 MiB) with it
   teardown(function() os.execute("rm -rf " .. h.q(dir)) end)
   it("prints the plan with --dry-run", function()
-    local out = sh(tool .. " --targets=/a,/b --size=1G --time=10 --warmup=2 --pause=3 --dry-run")
+    local out = sh(tool .. " --targets=/a,/b --size=1G --time=10 --warmup=2 --pause=3 --out=out --dry-run")
     -- calibrate 2 targets x 2 points x 2 modes + scale 2 x 2 x 2 + grid 2 modes x 4 bs x 3 t x 7 qd
-    assert.is_truthy(out:find("# io-matrix plan: 2 target(s), 184 runs, about 46 min 0 s", 1, true), out)
-    assert.is_truthy(out:find("fileio --file-num=1 --file-total-size=1G --file-io-mode=io_uring --file-fsync-freq=0 --file-extra-flags=direct --file-dir=/a prepare", 1, true), out)
+    -- every delay: 184 x (2 s warm-up + 10 s), the 3 s start lead of the 172 runs on both targets
+    -- (4 scale, 168 grid), 183 pauses of 3 s
+    assert.is_truthy(out:find("# io-matrix plan: 2 target(s), 184 runs, at least 54 min 33 s:", 1, true), out)
+    assert.is_truthy(out:find("fileio --file-num=1 --file-total-size=1G --file-io-mode=io_uring --file-fsync-freq=0 --file-extra-flags=direct --file-dir=/a prepare >out/prepare-a.txt 2>&1", 1, true), out)
     assert.is_truthy(out:find("# run 9/184: scale, targets: /a, rndrd, bs 8K, depth 8, threads 1", 1, true), out)
     assert.is_truthy(out:find("# run 13/184: scale, targets: /a,/b, rndrd, bs 8K, depth 8, threads 1", 1, true), out)
-    assert.is_truthy(out:find("--file-dir=/b --file-test-mode=rndwr --file-block-size=512K --iodepth=64 --threads=4 --time=10 --warmup-time=2 run &", 1, true), out)
-    assert.are.equal(184, h.count(out, "\nwait; sleep 3"))
+    assert.is_truthy(out:find("--file-dir=/b --file-test-mode=rndwr --file-block-size=512K --iodepth=64 --threads=4 --time=10 " ..
+      "--warmup-time=2 --start-at=\"$start\" --output=out/run184-t2.json run >out/run184-t2.txt 2>out/run184-t2.err &", 1, true), out)
+    assert.are.equal(184, h.count(out, "\nwait\n"))
+    assert.are.equal(183, h.count(out, "\nsleep 3\n"))
+    assert.are.equal(172, h.count(out, "\nstart=%$%(awk"))
+    -- the printed plan is the script that runs: bash reads it (a tiny one, with a stand-in binary)
+    local plan = sh("LUABENCH=true " .. tool .. " --targets=/a,/b --size=1G --time=1 --warmup=0 --pause=0 " ..
+      "--phases=scale --points=8K:1:1 --modes=rndrd --no-prepare --out=" .. h.q(dir .. "/dry") .. " --dry-run")
+    local _, rc = sh_rc("cd " .. h.q(dir) .. " && bash -euc " .. h.q(plan))
+    assert.are.equal(0, rc, plan)
+  end)
+
+  -- The luabench percentile rule on histogram buckets ({lowest value, count} pairs): the first
+  -- bucket whose cumulative count reaches ceil(p/100 n), at its middle.
+  local function percentile(buckets, p)
+    table.sort(buckets, function(a, b) return a[1] < b[1] end)
+    local n = 0
+    for _, b in ipairs(buckets) do n = n + b[2] end
+    local rank, seen = math.max(1, math.ceil(p / 100 * n)), 0
+    for _, b in ipairs(buckets) do
+      seen = seen + b[2]
+      if seen >= rank then
+        local v = b[1]
+        local width = v < 2048 and 1 or 2 ^ (math.floor(math.log(v) / math.log(2) + 1e-12) - 10)
+        return (v + math.floor(width / 2)) / 1e6
+      end
+    end
+  end
+
+  it("computes the all row from the targets' results, a failed target left out and named", function()
+    local t1, t2, t3, res = dir .. "/x1", dir .. "/x2", dir .. "/x3", dir .. "/xout"
+    os.execute("mkdir -p " .. h.q(t1) .. " " .. h.q(t2) .. " " .. h.q(t3))
+    for _, t in ipairs({ t1, t2 }) do
+      local _, rc = sh_rc(string.format("%s fileio --file-num=1 --file-total-size=4M --file-io-mode=io_uring --file-fsync-freq=0 " ..
+        "--file-extra-flags=direct --file-dir=%s prepare", h.q(h.bin), h.q(t)))
+      assert.are.equal(0, rc)
+    end
+    -- x3 has no files: its run fails
+    local out, rc = sh_rc(string.format("LUABENCH=%s %s --targets=%s,%s,%s --size=4M --time=1 --warmup=0 --pause=0 " ..
+      "--phases=grid --block-sizes=4K --depths=4 --threads=1 --modes=rndrw --no-prepare --out=%s",
+      h.q(h.bin), tool, t1, t2, t3, res))
+    assert.are.equal(1, rc, out)
+    local csv = h.read(res .. "/matrix.csv")
+    local all = csv:match("\ngrid,1,2,all,rndrw,4K,4,1,([^\n]+)")
+    assert.is_truthy(all, csv)
+    local f = {}
+    for v in all:gmatch("[^,]+") do f[#f + 1] = v end
+    assert.are.equal("excluded " .. t3, f[8])
+    assert.is_truthy(csv:find(t3 .. ",rndrw,4K,4,1,0,0,0,0,0,0,0,failed", 1, true), csv)
+    local iops, bytes_s, n, sum_ns, buckets = 0, 0, 0, 0, {}
+    for i = 1, 2 do
+      local d = h.json(h.read(string.format("%s/run001-t%d.json", res, i)))
+      local w = d.workload_stats
+      for _, dir_name in ipairs({ "read", "write" }) do
+        iops = iops + w[dir_name].iops
+        bytes_s = bytes_s + w[dir_name].io_bytes / w.runtime_s
+        local t = d.types[dir_name]
+        n, sum_ns = n + t.count, sum_ns + t.histogram.sum_ns
+        for _, b in ipairs(t.histogram.buckets) do
+          buckets[#buckets + 1] = { b[1], b[2] }
+        end
+        -- the rule gives each direction's own p99 back
+        local own = {}
+        for _, b in ipairs(t.histogram.buckets) do own[#own + 1] = { b[1], b[2] } end
+        assert.are.equal(t.latency_ms.percentiles["99"], percentile(own, 99))
+      end
+    end
+    assert.are.equal(string.format("%.2f", iops), f[1])
+    assert.are.equal(string.format("%.2f", bytes_s / 1048576), f[2])
+    assert.are.equal(string.format("%.2f", bytes_s / 1e6), f[3])
+    assert.are.equal(string.format("%.3f", sum_ns / n / 1e6), f[4])
+    assert.are.equal(string.format("%.3f", percentile(buckets, 99)), f[5])
   end)
 
   it("runs a tiny matrix and writes the CSV and the table", function()

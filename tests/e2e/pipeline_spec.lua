@@ -255,6 +255,30 @@ describe("pipelines elsewhere", function()
     assert.is_truthy(err2:find("--pipeline=on needs PostgreSQL (--db-driver=pgsql); the mysql driver cannot pipeline statements", 1, true), err2)
   end)
 
+  it("are asked for with driver:supports(), which each driver answers from what it implements", function()
+    local p = h.write("pl_supports.lua", [[
+function event() end
+function thread_init()
+  local d = sysbench.sql.driver()
+  print("S " .. d:name(), d:supports("pipeline"), d:supports("prepare"), d:supports("copy"), d:supports("copy_stream"))
+  print("E " .. select(2, pcall(function() local v = d:supports("pipelines") return v end)))
+end
+]])
+    local want = { null = "true\ttrue\tfalse\tfalse", pgsql = "true\ttrue\ttrue\ttrue",
+                   mysql = "false\ttrue\ttrue\tfalse" }
+    for _, name in ipairs({ "null", "pgsql", "mysql" }) do
+      local opts = name == "null" and "--db-driver=null" or h.db(name)
+      if opts then
+        local out, err, rc = h.run(h.q(p) .. " " .. opts .. " --events=1 run")
+        assert.are.equal(0, rc, err)
+        assert.is_truthy(out:find("S " .. name .. "\t" .. want[name] .. "\n", 1, true), out)
+        assert.is_truthy(out:find("pl_supports.lua:5: driver:supports(): unknown feature 'pipelines'", 1, true), out)
+      elseif os.getenv("CI") == "true" then
+        error("the " .. name .. " sandbox is not running")
+      end
+    end
+  end)
+
   it("are trivial on the null driver (each statement classified, no rows)", function()
     local p = h.write("pl_null.lua", [[
 function event()

@@ -142,28 +142,55 @@ describe("a run whose events fail", function()
     assert.are.equal("error", h.json(out).status)
   end)
 
-  it("fails with --users, backing off instead of spinning, and sweeps mark the point failed", function()
-    local out, err, rc = h.run(h.q(boom) .. " --users=4 --threads=2 --time=2 --format=json run")
+  it("fails with --users at once, as without, when nothing ever worked", function()
+    -- every user's first event fails: no retry can fix it, the run ends within a second with
+    -- the FATAL line of sysbench mode instead of backing off until --time is over
+    local out, err, rc, secs = h.run(h.q(boom) .. " --users=4 --threads=2 --time=600 --format=json run")
+    assert.are.equal(1, rc, err)
+    assert.is_true(secs <= 3, "took " .. secs .. " s")
+    assert.is_truthy(err:find("FATAL: `thread_run' function failed: [^\n]*boom"), err)
+    assert.is_falsy(err:find("ALERT", 1, true), err)
+    assert.are.equal("error", h.json(out).status)
+  end)
+
+  it("fails with --users when most events fail, backing off instead of spinning, and sweeps mark the point failed", function()
+    -- users 1-3 fail every event, user 0 succeeds (so the run is not failed at once)
+    local most = h.write("most.lua", "function event() if luabench.user ~= 0 then error('boom') end luabench.think(0.2) end\n")
+    local out, err, rc = h.run(h.q(most) .. " --users=4 --threads=1 --time=2 --format=json run")
     assert.are.equal(1, rc, err)
     local doc = h.json(out)
     assert.are.equal("error", doc.status)
-    local failed = tonumber(err:match("FATAL: more than half of the emulated users' events failed %((%d+) failed, 0 completed%)"))
+    local failed, done = err:match("FATAL: more than half of the emulated users' events failed %((%d+) failed, (%d+) completed%)")
     assert.is_truthy(failed, err)
-    -- 4 users backing off from 1 ms doubling to 1 s fail about a dozen times each in 2 s
+    failed = tonumber(failed)
+    -- 3 users backing off from 1 ms doubling to 1 s fail about a dozen times each in 2 s
     -- (without the back-off: hundreds of thousands)
-    assert.is_true(failed >= 4 and failed < 200, "failed events: " .. failed)
+    assert.is_true(failed >= 3 and failed < 150, "failed events: " .. failed)
     assert.is_truthy(doc.error:find("more than half", 1, true), doc.error)
-    assert.are.equal(2, h.count(err, "ALERT: user %d+: [^\n]*boom"), err)
+    assert.are.equal(1, h.count(err, "ALERT: user %d+: [^\n]*boom"), err)
 
     local dir = h.tmpdir() .. "/sweep-users-fail"
     local p = io.popen(string.format("LUABENCH=%s %s/tools/sweep --threads 1,2 --no-plot --out %s -- %s --users=4 --time=1 2>&1; echo \"::rc=$?\"",
-      h.q(h.bin), h.q(h.root), h.q(dir), h.q(boom)))
+      h.q(h.bin), h.q(h.root), h.q(dir), h.q(most)))
     local sout = p:read("*a")
     p:close()
     assert.is_truthy(sout:find("::rc=1", 1, true), sout)
     assert.is_truthy(sout:find("sweep: FAILED threads=1 (exit code 1, status: error)", 1, true), sout)
     assert.is_truthy(sout:find("sweep: failed: threads=1 threads=2", 1, true), sout)
     assert.is_nil(h.read(dir .. "/sweep.csv"), "no row for a failed point")
+  end)
+
+  it("stops a sweep at a run that failed before any event completed", function()
+    local dir = h.tmpdir() .. "/sweep-users-boom"
+    local p = io.popen(string.format("LUABENCH=%s %s/tools/sweep --users 4,8 --no-plot --out %s -- %s --threads=2 --time=600 2>&1; echo \"::rc=$?\"",
+      h.q(h.bin), h.q(h.root), h.q(dir), h.q(boom)))
+    local sout = p:read("*a")
+    p:close()
+    assert.is_truthy(sout:find("::rc=1", 1, true), sout)
+    assert.is_truthy(sout:find("sweep: FAILED users=4 (exit code 1, status: error)", 1, true), sout)
+    assert.is_truthy(sout:find("sweep: stopping: `thread_run' function failed: ", 1, true), sout)
+    assert.is_falsy(sout:find("users=8", 1, true), sout)
+    assert.is_truthy(sout:find("sweep: failed: users=4\n", 1, true), sout)
   end)
 
   it("counts a user's failures as failed events, not as ignored errors, and goes on", function()
@@ -184,7 +211,7 @@ end
     assert.is_true(doc.counters.failed_events >= 5, "failed events: " .. tostring(doc.counters.failed_events))
     out, err, rc = h.run(h.q(some) .. " --users=4 --threads=2 --time=1 run")
     assert.are.equal(0, rc, err)
-    local n = tonumber(out:match("\n    failed events:%s+(%d+)\n"))
+    local n = tonumber(out:match("\n    event failures:%s+(%d+)\n"))
     assert.is_true(n ~= nil and n >= 2, out)
   end)
 end)

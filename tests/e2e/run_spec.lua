@@ -37,11 +37,15 @@ describe("run", function()
     assert.is_truthy(out:find("Target transaction rate: 1000/sec", 1, true))
     local p95 = tonumber(out:match("95th percentile:%s+([%d.]+)"))
     assert.is_true(p95 < 50, "no queueing expected, p95 " .. p95)
-    -- Constant arrivals are exact up to the last partial gap.
+    -- Constant arrivals are exact up to the last partial gap: every arrival due in the 2 s either
+    -- ran or is counted as due but not started (a loaded machine can start the last few late).
     out, err, rc = h.run(h.q(sleeper) .. " --threads=4 --rate=500 --rate-arrival=constant --time=2 run", { env = "SLEEP_US=1000 " })
     assert.are.equal(0, rc, err)
     local n = events_of(out)
-    assert.is_true(n >= 995 and n <= 1001, "constant arrivals: " .. n .. " events in 2 s at 500/s")
+    local unserved = tonumber(out:match("arrivals due but not started at end:%s+(%d+)"))
+    assert.is_true(n + unserved >= 999 and n + unserved <= 1001,
+      "constant arrivals: " .. n .. " events + " .. unserved .. " unserved in 2 s at 500/s")
+    assert.is_true(n >= 950, "constant arrivals: only " .. n .. " of 1000 started")
   end)
 
   it("--rate shows queueing latency when events are slower than the rate", function()

@@ -165,7 +165,7 @@ end
     local cmp, cerr, crc = h.run("compare --label=a " .. h.q(dir) .. " --label=b " .. h.q(dir))
     assert.are.equal(0, crc, cerr)
     assert.are.equal(8, h.count(cmp, "\n== users=%d, rows=%d, threads=%d ==\n"), cmp)
-    assert.is_truthy(cmp:find("a sweep over users x rows x threads (8 points)", 1, true), cmp)
+    assert.is_truthy(cmp:find("a sweep over --users 2, 4 x --rows 1, 5 x --threads 1, 2 (8 points)", 1, true), cmp)
     -- the secret: nowhere in what it printed or wrote
     assert.is_falsy(out:find("sbtest-secret", 1, true), out)
     local p = io.popen("grep -rl sbtest-secret " .. h.q(dir) .. " 2>/dev/null")

@@ -28,7 +28,7 @@ end
         assert.is_truthy(err:find("WARNING: thread 1: statement cut off at the end of the run, its event running for %d+%.%d s: " ..
           sleep:gsub("%p", "%%%0") .. "\n"), err)
         assert.are.equal(1, h.count(err, "cut off at the end"), err)
-        assert.is_truthy(out:find("Cut off at the end: 1 events", 1, true), out)
+        assert.is_truthy(out:find("Cut off at the end: 1 in flight", 1, true), out)
       end)
 
       it("are named with --users too: which user, which statement", function()

@@ -141,8 +141,10 @@ end
     for c in (lines[1] .. ","):gmatch("([^,]*),") do head[#head + 1] = c end
     local want = { "type_slow_one_per_s", "type_slow_one_lat_ms_avg", "type_slow_one_lat_ms_p50",
                    "type_slow_one_lat_ms_p99", "type_fast_per_s", "type_fast_lat_ms_avg",
-                   "type_fast_lat_ms_p50", "type_fast_lat_ms_p99" }
-    assert.are.same(want, { table.unpack(head, #head - 7, #head) })
+                   "type_fast_lat_ms_p50", "type_fast_lat_ms_p99",
+                   "type_slow_one_errors_per_s", "type_slow_one_rollbacks_per_s", "type_slow_one_retries_per_s",
+                   "type_fast_errors_per_s", "type_fast_rollbacks_per_s", "type_fast_retries_per_s" }
+    assert.are.same(want, { table.unpack(head, #head - 13, #head) })
     assert.is_true(#lines >= 3, out)
     for i = 2, #lines do
       local row = {}
@@ -216,4 +218,92 @@ end
       end)
     end
   end
+end)
+
+-- Per-type outcomes add up to the event counters (issue 24): a transaction begun with begin()
+-- whose event then fails is that type's error (the type stays in the table), retries and
+-- rollbacks are counted, in the text table, the JSON result and the CSV lines.
+describe("per-type accounting", function()
+  local ACCOUNT = [[
+local OK = luabench.stats.type("ok")
+local FAIL = luabench.stats.type("fail")
+local NEVER = luabench.stats.type("never")
+local RETRY = luabench.stats.type("retry")
+local RB = luabench.stats.type("rb")
+local uniform = sysbench.rand.uniform
+function event()
+  local u = luabench.user_data
+  if OK:attempts() + FAIL:attempts() + NEVER:attempts() + RETRY:attempts() + RB:attempts() == 0 then
+    u.kind = uniform(1, 5) -- a new event (not a retry)
+  end
+  if u.kind == 1 then
+    OK:begin(); OK:done()
+  elseif u.kind == 2 then
+    FAIL:begin()
+    if uniform(1, 3) == 1 then error("payment refused") end
+    FAIL:done()
+  elseif u.kind == 3 then
+    NEVER:begin()
+    error("always refused") -- every one fails: the type stays in the table with its errors
+  elseif u.kind == 4 then
+    RETRY:begin()
+    if RETRY:attempts() == 1 then error({ errcode = sysbench.error.RESTART_EVENT }) end
+    RETRY:done()
+  else
+    RB:begin(); RB:rollback()
+  end
+end
+]]
+
+  it("adds up to the events and failed events with --users, in text, JSON and CSV", function()
+    local p = h.write("account.lua", ACCOUNT)
+    local json = h.tmpdir() .. "/account.json"
+    local out, err, rc = h.run(h.q(p) .. " --users=8 --threads=2 --events=2000 --report-interval=1 --output=" ..
+      json .. " run")
+    assert.are.equal(0, rc, err)
+    local doc = h.json(h.read(json))
+    local t = doc.types
+    assert.is_not_nil(t.never, "a type whose every transaction fails stays")
+    assert.are.equal(0, t.never.count)
+    assert.is_true(t.never.errors > 0)
+    local count, errors, retries, rollbacks = 0, 0, 0, 0
+    for _, ty in pairs(t) do
+      count, errors = count + ty.count, errors + ty.errors
+      retries, rollbacks = retries + ty.retries, rollbacks + ty.rollbacks
+    end
+    assert.are.equal(doc.counters.events, count, "completed transactions = events")
+    assert.are.equal(doc.counters.failed_events, errors, "errors = failed events")
+    assert.are.equal(t.retry.count, t.retry.retries, "one retry per retried transaction")
+    assert.are.equal(t.rb.count, rollbacks)
+    assert.are.equal(2000, doc.counters.events + doc.counters.failed_events)
+    -- the text table: errors, rollbacks, retries per type
+    local line = out:match("\n    never +0 [^\n]*")
+    assert.is_truthy(line, out)
+    assert.are.equal(tostring(t.never.errors), line:match("(%d+) +0 +0$"), line)
+    line = out:match("\n    retry [^\n]*")
+    assert.are.equal(tostring(t.retry.retries), line:match("(%d+)$"), line)
+  end)
+
+  it("--format=csv has each type's errors, rollbacks and retries per second", function()
+    local p = h.write("account_csv.lua", ACCOUNT)
+    local out, err, rc = h.run(h.q(p) .. " --users=4 --threads=1 --time=2 --report-interval=1 --format=csv run")
+    assert.are.equal(0, rc, err)
+    local header = out:match("^[^\n]+")
+    for _, name in ipairs({ "ok", "fail", "never", "retry", "rb" }) do
+      for _, what in ipairs({ "errors", "rollbacks", "retries" }) do
+        assert.is_truthy(header:find(",type_" .. name .. "_" .. what .. "_per_s", 1, true), header)
+      end
+    end
+    local cols = {}
+    for c in header:gmatch("[^,]+") do cols[#cols + 1] = c end
+    local row = {}
+    for v in (out:match("\n([^\n]+)") .. ","):gmatch("([^,]*),") do row[#row + 1] = v end
+    assert.are.equal(#cols, #row)
+    local at = {}
+    for i, c in ipairs(cols) do at[c] = tonumber(row[i]) end
+    assert.is_true(at.type_never_errors_per_s > 0, out)
+    assert.is_true(at.type_retry_retries_per_s > 0, out)
+    assert.is_true(at.type_rb_rollbacks_per_s > 0, out)
+    assert.are.equal(0, at.type_ok_errors_per_s)
+  end)
 end)

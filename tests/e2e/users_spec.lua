@@ -7,7 +7,7 @@ describe("emulated users", function()
     local out, err, rc = h.run(h.q(p) .. " --users=10 --threads=2 --time=1 --ramp-up=0.5 run")
     assert.are.equal(0, rc, err)
     assert.is_truthy(out:find("Emulated users:\n    users / threads / connections:       10 / 2 / 10\n", 1, true), out)
-    assert.is_truthy(out:match("wake%-up lateness %(ms%) p50/p99/max:%s+[%d.]+/[%d.]+/[%d.]+"))
+    assert.is_truthy(out:match("wake%-up lateness p50/p99/max %(ms%):%s+[%d.]+/[%d.]+/[%d.]+"))
   end)
 
   it("rejects inconsistent options with one clear line", function()
@@ -152,3 +152,78 @@ end
     end)
   end
 end)
+
+-- An error no retry can fix ends a --users run at once, with the line and exit code of thread
+-- mode (it used to be reported when --time was over: 10 minutes for --time=600).
+for _, driver in ipairs(h.drivers) do
+  describe("a --users run that can never succeed on " .. driver, function()
+    local db = h.db(driver)
+    if not db then
+      pending("the " .. driver .. " sandbox is not running")
+      return
+    end
+    local p = h.write("never_" .. driver .. ".lua", [[
+local con
+function thread_init() con = sysbench.sql.driver():connect() end
+function event() con:query(os.getenv("LB_Q") or "SELECT 1") end
+]])
+    local cases = {
+      { "a wrong password", db:gsub("sbtest%-secret", "wrong-secret"), "" },
+      { "a missing table", db, "LB_Q='SELECT * FROM lb_no_such_table' " },
+      { "a syntax error", db, "LB_Q='SELEC 1' " },
+    }
+    for _, c in ipairs(cases) do
+      it("fails within 3 s on " .. c[1] .. ", as thread mode does", function()
+        local tout, terr, trc = h.run(h.q(p) .. " " .. c[2] .. " --threads=2 --time=600 run", { env = c[3] })
+        assert.are.equal(1, trc, terr)
+        local t0 = h.now()
+        local out, err, rc = h.run(h.q(p) .. " " .. c[2] .. " --users=8 --threads=2 --time=600 run", { env = c[3] })
+        local secs = h.now() - t0
+        assert.are.equal(1, rc, err)
+        assert.is_true(secs < 3, string.format("took %.1f s", secs))
+        assert.are.equal(terr, err)
+        assert.are.equal(tout, out)
+      end)
+    end
+  end)
+end
+
+-- luabench.pause(): client-side work inside a transaction. The user keeps its connection and its
+-- transaction (think() gives both up), the other users of the worker run meanwhile, the time is
+-- in the latency, and a user pausing when --time is over finishes its event.
+for _, driver in ipairs(h.drivers) do
+  describe("luabench.pause() on " .. driver, function()
+    local db = h.db(driver)
+    if not db then
+      pending("the " .. driver .. " sandbox is not running")
+      return
+    end
+    local pid = driver == "pgsql" and "SELECT pg_backend_pid()" or "SELECT CONNECTION_ID()"
+
+    it("keeps the user's connection and transaction, and does not block the worker", function()
+      local p = h.write("pause_" .. driver .. ".lua", [[
+local con
+local moved = 0
+function thread_init() con = sysbench.sql.driver():connect() end
+function event()
+  con:query("BEGIN")
+  local a = con:query_row("]] .. pid .. [[")
+  luabench.pause(0.05)
+  local b = con:query_row("]] .. pid .. [[")
+  if a ~= b then moved = moved + 1 end
+  con:query("COMMIT")
+end
+function thread_done() io.stderr:write("MOVED " .. moved .. "\n") end
+]])
+      local out, err, rc = h.run(h.q(p) .. " " .. db .. " --users=8 --connections=8 --threads=1 --time=2 --format=json run")
+      assert.are.equal(0, rc, err)
+      assert.is_falsy(err:find("WARNING", 1, true), err) -- no transaction rolled back on the way
+      assert.is_truthy(err:find("MOVED 0\n", 1, true), err)
+      local doc = h.json(out)
+      assert.are.equal("ok", doc.status, "a user pausing at the end finishes its event")
+      assert.is_true(doc.latency_ms.avg >= 50, "the pause is response time: " .. doc.latency_ms.avg)
+      -- 8 users pausing 50 ms each at once: ~150/s; a pause blocking the worker: < 20/s
+      assert.is_true(doc.counters.events / doc.time_s > 60, "events/s " .. doc.counters.events / doc.time_s)
+    end)
+  end)
+end

@@ -58,7 +58,7 @@ describe("built-in workloads", function()
       { "memory --memory-oper=x", "FATAL: Invalid value for memory-oper: x" },
       { "memory --memory-access-mode=x", "FATAL: Invalid value for memory-access-mode: x" },
       { "memory --memory-scope=x", "FATAL: Invalid value for memory-scope: x" },
-      { "memory --memory-total-size=-1", "FATAL: Invalid value for the 'memory_total_size' option: '-1'" },
+      { "memory --memory-total-size=-1", "FATAL: Invalid value for the 'memory_total_size' option: '-1'" }, -- after sysbench's own checks
     }) do
       local out, err, rc, secs = h.run(c[1] .. " --time=1 run")
       assert.are.equal(1, rc, c[1] .. ": " .. err)

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "api/dbopts.h"
+#include "engine/dbopts.h"
 #include "bind/vm.h"
 #include "engine/config.h"
 #include "engine/engine.h"
@@ -70,11 +70,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	input = data;
 	input_len = size;
 	struct lb_engine *e = lb_xzalloc(sizeof(*e));
-	lb_engine_init(e, &cfg);
-	e->opts = &opts;
-	e->host = &lb_lua_host;
-	e->script = script;
-	e->workload = script->name;
+	struct lb_session s = { .cfg = cfg, .opts = &opts, .script = script, .workload = script->name };
+	lb_engine_init(e, &s, &lb_lua_host);
 	struct lb_worker *w = lb_worker_new(e, 0, size && (data[0] & 1) ? LB_ROLE_WORKER : LB_ROLE_CONTROL);
 	lb_worker_set_self(w);
 	struct lb_vm *vm = lb_vm_new(e, w, err, sizeof(err));

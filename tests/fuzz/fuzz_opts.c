@@ -5,7 +5,7 @@
  * of every type under names the input may use, what is left unused and the suggestion for it. */
 #include <string.h>
 
-#include "api/dbopts.h"
+#include "engine/dbopts.h"
 #include "engine/config.h"
 #include "sys/sysmetrics.h"
 #include "util/log.h"

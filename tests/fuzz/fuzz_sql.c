@@ -70,7 +70,7 @@ static void fill_params(struct lb_db_param *p, uint32_t n, const uint8_t *desc, 
 static void run_stmt(uint32_t dialect, uint8_t mode, const char *sql, size_t len, const uint8_t *desc, int ndesc)
 {
 	struct lb_db_ops ops = *lb_db_find_driver("null");
-	ops.dialect = dialect;
+	ops.quoting = dialect;
 	struct lb_db_options o = { 0 };
 	o.ps_mode = LB_DB_PS_DISABLE;
 	o.dry_run = (mode & 0x10) != 0;
@@ -138,8 +138,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	const char *sql = (const char *)data + head;
 	size_t len = size - head;
-	check_scan(sql, len, LB_DB_DIALECT_PGSQL);
-	check_scan(sql, len, LB_DB_DIALECT_MYSQL);
-	run_stmt((mode & 1) ? LB_DB_DIALECT_MYSQL : LB_DB_DIALECT_PGSQL, mode, sql, len, data + 2, ndesc);
+	check_scan(sql, len, LB_DB_QUOTING_PGSQL);
+	check_scan(sql, len, LB_DB_QUOTING_MYSQL);
+	run_stmt((mode & 1) ? LB_DB_QUOTING_MYSQL : LB_DB_QUOTING_PGSQL, mode, sql, len, data + 2, ndesc);
 	return 0;
 }

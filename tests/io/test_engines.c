@@ -248,6 +248,15 @@ static void test_registry(void)
 	ok(!lb_io_engine_fallback("psync") && !lb_io_engine_fallback("mmap") &&
 	   !lb_io_engine_fallback("null") && !lb_io_engine_fallback("aio") && !lb_io_engine_fallback(NULL),
 	   "registry: psync, mmap, null and unknown names have no stand-in");
+	ok(lb_io_engine_max_depth("null", NULL, 0) == 65536 && lb_io_engine_max_depth("aio", NULL, 0) == 0,
+	   "max depth: the core's 65536 for an engine without its own limit, 0 for an unknown one");
+	if (lb_io_engine_flags("io_uring") >= 0) {
+		char why[160];
+		ok(lb_io_engine_max_depth("io_uring", why, sizeof(why)) == 32768 && strstr(why, "IORING_MAX_ENTRIES"),
+		   "max depth: io_uring holds 32768 (%s)", why);
+		ok(lb_io_ctx_new("io_uring", 40000, &ctx, err, sizeof(err)) == LB_IO_E_ARG && !ctx &&
+		   strstr(err, "at most 32768") && !strstr(err, "fall back"), "io_uring at 40000 refused first: %s", err);
+	}
 	is_str(lb_io_strerror(-ENOSPC), "No space left on device", "strerror passes errno through");
 	is_str(lb_io_strerror(LB_IO_E_ALIGN), "misaligned O_DIRECT I/O", "strerror of own codes");
 }

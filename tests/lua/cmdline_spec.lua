@@ -56,14 +56,17 @@ describe("sysbench.cmdline", function()
       empty = { "Empty default", "" },
       sized = { "A size", "1M", cmdline.ARG_SIZE },
     }
+    -- sysbench's layout (sb_print_options): hints padded to the longest name + hint, an empty
+    -- default shown as [], an empty line after the list
     assert.are.same({
-      "  --empty=STRING                  Empty default",
-      "  --flag[=on|off]                 A flag [on]",
-      "  --list=[LIST,...]               A list [1,2,3]",
-      "  --name=STRING                   A name [abc]",
-      "  --off[=on|off]                  Off flag [off]",
-      "  --rows=N                        Number of rows [10000]",
-      "  --sized=SIZE                    A size [1M]",
+      "  --empty=STRING    Empty default []",
+      "  --flag[=on|off]   A flag [on]",
+      "  --list=[LIST,...] A list [1,2,3]",
+      "  --name=STRING     A name [abc]",
+      "  --off[=on|off]    Off flag [off]",
+      "  --rows=N          Number of rows [10000]",
+      "  --sized=SIZE      A size [1M]",
+      "",
     }, printed(cmdline.print_test_options))
     cmdline.options = nil
     assert.are.same({}, printed(cmdline.print_test_options))
@@ -76,12 +79,12 @@ describe("sysbench.cmdline", function()
       path = { "A file", "/tmp/x", cmdline.ARG_FILE },
       bare = {},
     }
-    local function line(left, rest) return string.format("%-33s %s", left, rest) end
     assert.are.same({
-      line("  --bare=STRING", ""),
-      line("  --count=N", "A count [5]"),
-      line("  --path=FILENAME", "A file [/tmp/x]"),
-      line("  --ratio=N", "A ratio [0.5]"),
+      "  --bare=STRING   ",
+      "  --count=N       A count [5]",
+      "  --path=FILENAME A file [/tmp/x]",
+      "  --ratio=N       A ratio [0.5]",
+      "",
     }, printed(cmdline.print_test_options))
   end)
 
@@ -91,6 +94,23 @@ describe("sysbench.cmdline", function()
     assert.is_false(cmdline.command_parallel("prepare"))
     cmdline.commands = { boom = function() error("cannot prepare", 0) end }
     assert.has_error(function() cmdline.call_command("boom") end, "cannot prepare")
+    assert.is_true(cmdline.read_cmdline_options())
+  end)
+
+  it("read_cmdline_options refuses malformed declarations with sysbench's messages", function()
+    local function fails(opts, msg)
+      cmdline.options = opts
+      local ok, err = pcall(cmdline.read_cmdline_options)
+      assert.is_false(ok)
+      assert.are.equal(msg, err)
+    end
+    fails("nope", "wrong type for sysbench.cmdline.options: string")
+    fails({ x = "desc" }, "wrong table structure in sysbench.cmdline.options")
+    fails({ { "desc", 1 } }, "wrong table structure in sysbench.cmdline.options")
+    fails({ x = {} }, "nil description for option x")
+    fails({ x = { "d", { "a" }, cmdline.ARG_INT } }, "wrong type for list option x")
+    fails({ x = { "d", print } }, "cannot determine type for option x")
+    cmdline.options = { x = { "d", { "a" }, cmdline.ARG_LIST }, y = { "d" } }
     assert.is_true(cmdline.read_cmdline_options())
   end)
 

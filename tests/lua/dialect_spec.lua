@@ -11,22 +11,22 @@ end
 
 describe("luabench.dialect", function()
   it("knows the shipped dialects, and says which it knows otherwise", function()
-    for _, name in ipairs({ "pgsql", "mysql", "oracle", "dm8", "sqlserver" }) do
+    for _, name in ipairs({ "pgsql", "mysql", "oracle", "dm8", "sqlserver", "sqlite" }) do
       assert.are.equal(name, dialect.of(name).name)
     end
     local d, why = dialect.of("null")
     assert.is_nil(d)
-    assert.are.equal("no SQL dialect for driver 'null' (known: dm8, mysql, oracle, pgsql, sqlserver)", why)
+    assert.are.equal("no SQL dialect for driver 'null' (known: dm8, duckdb, mysql, oracle, pgsql, sqlite, sqlserver)", why)
   end)
 
   it("every shipped dialect has every required entry", function()
-    for _, name in ipairs({ "pgsql", "mysql", "oracle", "dm8", "sqlserver" }) do
+    for _, name in ipairs({ "pgsql", "mysql", "oracle", "dm8", "sqlserver", "sqlite" }) do
       for _, k in ipairs(dialect.REQUIRED) do
         assert.is_not_nil(dialect.of(name)[k], name .. " lacks " .. k)
       end
     end
     -- the properties the workloads read, also where they are false
-    for _, name in ipairs({ "pgsql", "mysql", "oracle", "dm8", "sqlserver" }) do
+    for _, name in ipairs({ "pgsql", "mysql", "oracle", "dm8", "sqlserver", "sqlite" }) do
       local d = dialect.of(name)
       for _, k in ipairs({ "clustered", "inline_keys", "auto_key_zero", "transactional_ddl", "index_names_per_table",
         "empty_is_null", "bulk_generates_keys", "copy", "returning", "routines_return", "locking_read_can_miss" }) do

@@ -152,7 +152,7 @@ describe("luabench.io", function()
     local buf = lio.buffer(4096)
     local ok, err = pcall(f.pread, f, buf, 4096, 0)
     assert.is_false(ok)
-    assert.are.equal("read of 4096 bytes at offset 0 of " .. path .. ": invalid argument", err)
+    assert.are.equal("io: read() on a closed file (" .. path .. ")", (err:gsub("^.-io_spec%.lua:%d+: ", "")))
   end)
 
   it("blocking I/O: a short read returns what it got, a refused write raises naming it", function()

@@ -34,4 +34,45 @@ describe("luabench.metrics", function()
     assert.is_nil(metrics.significant(100, 200, a, nil))
     assert.is_nil(metrics.spread(fx.doc { per_interval = { 100 } }, tps))
   end)
+
+  it("declares a direction for every row; system, mix and workload rows are neutral", function()
+    local d = fx.doc { types = { NewOrder = { per_s = 5, mix_pct = 45, errors = 0, rollbacks = 1, retries = 2,
+      latency_ms = { avg = 3, max = 9, percentiles = { ["50"] = 2 } } } } }
+    d.workload_stats = { tpmC = 7 }
+    for _, r in ipairs(metrics.rows({ d })) do
+      assert.truthy(r.better == "higher" or r.better == "lower" or r.better == "neutral", r.name)
+    end
+    local rows = metrics.rows({ d })
+    assert.are.equal("neutral", row(rows, "CPU system %").better)
+    assert.are.equal("neutral", row(rows, "context switches/s").better)
+    assert.are.equal("neutral", row(rows, "NewOrder mix %").better)
+    assert.are.equal("neutral", row(rows, "tpmC").better)
+    assert.are.equal("lower", row(rows, "NewOrder rollbacks").better)
+    assert.are.equal(2, row(rows, "NewOrder retries").value(d))
+  end)
+
+  it("gives every per-type row a series from the intervals, and a count the spread of a sum", function()
+    local d = fx.doc { types = { T = { per_s = 5, mix_pct = 100, errors = 6, rollbacks = 0, retries = 0,
+      latency_ms = { avg = 3, max = 9, percentiles = { ["99"] = 4 } } } } }
+    d.intervals = {}
+    for i, ms in ipairs({ 2, 4, 2, 4 }) do
+      d.intervals[i] = { interval_s = 1, types = { T = 10 }, type_latency_ms = { T = { avg = ms, ["99"] = 2 * ms, max = 3 * ms } },
+                         type_outcomes = i % 2 == 0 and { T = { errors = 3, rollbacks = 0, retries = 0 } } or {} }
+    end
+    local rows = metrics.rows({ d })
+    local sd = math.sqrt(4 / 3)
+    for name, scale in pairs({ ["T avg ms"] = 1, ["T p99 ms"] = 2, ["T max ms"] = 3 }) do
+      local s = metrics.spread(d, row(rows, name))
+      assert.are.equal(4, s.n, name)
+      assert.is_true(math.abs(s.se - scale * sd / 2) < 1e-12, name)
+    end
+    assert.are.equal(10, metrics.spread(d, row(rows, "T /s")).mean)
+    assert.are.equal(0, metrics.spread(d, row(rows, "T mix %")).sd)
+    -- errors 0, 3, 0, 3 per interval: 6 in all, se of the sum = sd x sqrt(4)
+    local e = metrics.spread(d, row(rows, "T errors"))
+    assert.is_true(math.abs(e.se - math.sqrt(9 / 3) * 2) < 1e-12)
+    -- a result without per-interval outcomes has no series for them
+    for _, iv in ipairs(d.intervals) do iv.type_outcomes = nil end
+    assert.is_nil(metrics.spread(d, row(rows, "T errors")))
+  end)
 end)

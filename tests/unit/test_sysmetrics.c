@@ -7,10 +7,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <errno.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "../tap.h"
+#include "sys/diskstats.h"
 #include "util/opt.h"
 #include "sys/sysmetrics.h"
 #include "output/sys_report.h"
@@ -249,6 +252,37 @@ static void test_options(void)
 	lb_opts_fini(&o);
 }
 
+/* fileio's device: the line of the device that holds a path, in a fabricated diskstats. */
+static void test_diskstats(void)
+{
+	struct stat st;
+	ok(stat(root, &st) == 0, "stat the test directory");
+	char path[400], line[200];
+	snprintf(path, sizeof(path), "%s/diskstats.dev", root);
+	FILE *f = fopen(path, "w");
+	fprintf(f, "   7       0 loop0 1 2 3 4 5 6 7 8 0 9 10\n");
+	fprintf(f, " %3u %7u sdz 11 0 22 33 44 0 55 66 0 77 88 0 0 0 0 99 111\n", major(st.st_dev), minor(st.st_dev));
+	fclose(f);
+	struct lb_disk_dev d;
+	char err[200];
+	is_int(lb_diskstats_dev_of_path(root, path, &d, err, sizeof(err)), 0, "the device of a directory: %s", err);
+	is_str(d.name, "sdz", "its name");
+	uint64_t v[LB_DISKSTAT_NFIELDS];
+	is_int(lb_diskstats_read(&d, path, v), 0, "its counters");
+	ok(v[LB_DISKSTAT_READS] == 11 && v[LB_DISKSTAT_READ_SECTORS] == 22 && v[LB_DISKSTAT_WRITES] == 44 &&
+	   v[LB_DISKSTAT_QUEUE_MS] == 88 && v[LB_DISKSTAT_FLUSHES] == 99 && v[LB_DISKSTAT_FLUSH_MS] == 111,
+	   "fields in kernel order");
+	uint32_t ma, mi;
+	is_int(lb_diskstats_parse_line("   7       0 loop0 1 2 3 4", &ma, &mi, line, sizeof(line), v), 0, "a short line");
+	ok(ma == 7 && mi == 0 && !strcmp(line, "loop0") && v[3] == 4 && v[4] == 0, "missing fields read as 0");
+	ok(lb_diskstats_parse_line("garbage", &ma, &mi, NULL, 0, v) < 0, "not a diskstats line");
+	f = fopen(path, "w");
+	fprintf(f, "   7       0 loop0 1 2 3 4 5 6 7 8 0 9 10\n");
+	fclose(f);
+	ok(lb_diskstats_dev_of_path(root, path, &d, err, sizeof(err)) == -ENOENT && strstr(err, "has no line in /proc/diskstats"),
+	   "a device with no line says so: %s", err);
+}
+
 int main(void)
 {
 	snprintf(root, sizeof(root), "/tmp/lb-sysmetrics.XXXXXX");
@@ -256,6 +290,7 @@ int main(void)
 		return 1;
 	test_sampling();
 	test_options();
+	test_diskstats();
 	char cmd[300];
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
 	if (system(cmd) != 0)

@@ -11,10 +11,9 @@
 #include <unistd.h>
 
 #include "../tap.h"
-#include "api/dbopts.h"
+#include "engine/dbopts.h"
 #include "bind/vm.h"
 #include "engine/engine.h"
-#include "engine/worker.h"
 #include "util/log.h"
 #include "util/opt.h"
 
@@ -29,7 +28,9 @@ struct captured {
 };
 
 static int on_header(void *ctx, const struct lb_config *c) { return 0; }
-static void on_started(void *ctx, const struct lb_config *c) {}
+static int on_started(void *ctx, const struct lb_config *c, const struct lb_types *t, bool server_stats,
+		      char *err, size_t errlen) { return 0; }
+static void on_attach(void *ctx, struct lb_vm *control, struct lb_vm *reporter) {}
 static int on_interval(void *ctx, const struct lb_result *r) { return 0; }
 
 static int on_window(void *ctx, const struct lb_result *r)
@@ -50,7 +51,10 @@ static void on_failed(void *ctx, const struct lb_result *r)
 	((struct captured *)ctx)->failures++;
 }
 
-static const struct lb_run_sink capture_sink = { on_header, on_started, on_interval, on_window, on_failed, NULL };
+static const struct lb_run_sink capture_sink = {
+	.attach = on_attach, .header = on_header, .started = on_started, .interval = on_interval,
+	.window = on_window, .failed = on_failed,
+};
 
 /* The script prints what the checks need from inside the run: the first unique() value, how
  * many times a shared counter had been bumped before this run, and what the file I/O report
@@ -112,27 +116,19 @@ static int run_once(const char *type, int events, struct captured *k, char *done
 		return -1;
 	}
 	struct lb_engine *e = calloc(1, sizeof(*e));
-	lb_engine_init(e, &cfg);
-	e->opts = &opts;
-	e->host = &lb_lua_host;
-	e->sink = &capture_sink;
-	e->sink_ctx = k;
 	struct lb_script *script = NULL;
 	int rc = lb_script_load(script_path, &script, err, sizeof(err));
 	if (rc == 0) {
-		e->script = script;
-		e->workload = script->name;
-		e->control_w = lb_worker_new(e, 0, LB_ROLE_CONTROL);
-		lb_worker_set_self(e->control_w);
-		e->control = lb_vm_new(e, e->control_w, err, sizeof(err));
-		rc = e->control ? lb_engine_run(e) : -1;
+		struct lb_session s = { .cfg = cfg, .opts = &opts, .script = script, .workload = script->name };
+		lb_engine_init(e, &s, &lb_lua_host);
+		e->sink = &capture_sink;
+		e->sink_ctx = k;
+		rc = lb_engine_open_control(e, err, sizeof(err)) == 0 ? lb_engine_run(e) : -1;
 	}
 	if (rc)
 		diag("run: rc %d %s", rc, err);
-	lb_vm_free(e->control);
-	lb_worker_set_self(NULL);
-	lb_worker_free(e->control_w);
-	lb_engine_fini(e);
+	if (script)
+		lb_engine_fini(e);
 	free(e);
 	lb_script_free(script);
 	lb_opts_fini(&opts);

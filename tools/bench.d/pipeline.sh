@@ -21,6 +21,11 @@ bench_pipeline() {
     esac
   done
   ./tools/sandbox-db start pgsql >/dev/null
+  # The latency proxy is built before the first round that needs it (its first build takes
+  # ~20 s: a round must not time out waiting for it).
+  if [[ ,$rtts, =~ ,[1-9] ]]; then
+    ./tools/install-toxiproxy >/dev/null || { echo "bench: cannot build the latency proxy (tools/install-toxiproxy)" >&2; return 1; }
+  fi
   local direct
   direct=$(./tools/sandbox-db env pgsql)
   "$LB" oltp_read_only $direct --tables=1 --table-size=$size cleanup >/dev/null
@@ -33,8 +38,13 @@ bench_pipeline() {
     else
       ./tools/sandbox-latency pgsql "$rtt" >"$work/proxy.opts" 2>"$work/proxy.err" &
       local proxy=$! i
-      for i in $(seq 200); do [[ -s $work/proxy.opts ]] && break; sleep 0.05; done
-      [[ -s $work/proxy.opts ]] || { echo "bench: the latency proxy did not start: $(cat "$work/proxy.err")" >&2; kill $proxy; return 1; }
+      # until it prints its options, or exits (it says why); 60 s at most
+      for i in $(seq 1200); do
+        [[ -s $work/proxy.opts ]] && break
+        kill -0 $proxy 2>/dev/null || break
+        sleep 0.05
+      done
+      [[ -s $work/proxy.opts ]] || { echo "bench: the latency proxy did not start: $(cat "$work/proxy.err")" >&2; kill $proxy 2>/dev/null; return 1; }
       pipeline_round "$rtt" "$(cat "$work/proxy.opts")" "$depth" "$users"
       kill $proxy
       wait $proxy 2>/dev/null || true

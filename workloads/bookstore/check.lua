@@ -41,10 +41,10 @@ function M.check()
   expect("cart lines without a cart", n(fmt("SELECT COUNT(*) FROM %s l WHERE NOT EXISTS (SELECT 1 FROM %s WHERE sc_id = l.scl_sc_id)", t.shopping_cart_line, t.shopping_cart)), 0)
   expect("items with stock <= 0", n(fmt("SELECT COUNT(*) FROM %s WHERE i_stock <= 0", t.item)), 0)
   expect("new orders whose total is not subtotal + tax + 3.00 + 1.00 per item",
-    n(fmt("SELECT COUNT(*) FROM %s o JOIN (SELECT ol_o_id, SUM(ol_qty) AS q FROM %s WHERE ol_o_id > %d GROUP BY ol_o_id) l ON l.ol_o_id = o.o_id WHERE o.o_total <> o.o_sub_total + o.o_tax + 3.00 + l.q",
+    n(fmt("SELECT COUNT(*) FROM %s o JOIN (SELECT ol_o_id, SUM(ol_qty) AS q FROM %s WHERE ol_o_id > %d GROUP BY ol_o_id) l ON l.ol_o_id = o.o_id WHERE ABS(o.o_total - (o.o_sub_total + o.o_tax + 3.00 + l.q)) >= 0.005",
       t.orders, t.order_line, cfg.max_o_id)), 0)
   expect("new orders whose card amount differs from the total",
-    n(fmt("SELECT COUNT(*) FROM %s o JOIN %s c ON c.cx_o_id = o.o_id WHERE o.o_id > %d AND c.cx_xact_amt <> o.o_total", t.orders, t.cc_xacts, cfg.max_o_id)), 0)
+    n(fmt("SELECT COUNT(*) FROM %s o JOIN %s c ON c.cx_o_id = o.o_id WHERE o.o_id > %d AND ABS(c.cx_xact_amt - o.o_total) >= 0.005", t.orders, t.cc_xacts, cfg.max_o_id)), 0)
   expect("new orders with more than 20 lines",
     n(fmt("SELECT COUNT(*) FROM (SELECT ol_o_id FROM %s WHERE ol_o_id > %d GROUP BY ol_o_id HAVING COUNT(*) > 20) x", t.order_line, cfg.max_o_id)), 0)
   con:disconnect()

@@ -154,8 +154,6 @@ function M.event()
     failure = err
     if attempt <= RETRIES and retryable(err) and not luabench.stopping() then
       T:retry()
-      -- a lost connection came back without the dialect's session settings (Oracle's NLS formats)
-      pcall(common.session, x.con)
     else
       T:error()
       break

@@ -15,11 +15,13 @@ M.options = {
   scale = { "Scale factor (SF), 0.01 .. 1000: 1 is ~1 GB of data, 6M lineitems. prepare and generate: what to make; run, check and answers read it from the loaded schema", 1.0 },
   tests = { "run: which tests: both (power, then throughput), power or throughput", "both" },
   streams = { "run: query streams of the throughput test (0 = --threads minus one for the refresh stream, at least 1)", 0, sysbench.cmdline.ARG_INT },
-  ["query-timeout"] = { "run: statement timeout of every query in seconds, fractions allowed (0 = none); a query that hits it is reported as timed out and its stream goes on. Refresh functions run without it", 0 },
+  ["query-timeout"] = { "run, answers: statement timeout of every query in seconds, fractions allowed (0 = none); a query that hits it is reported as timed out and its stream goes on. Refresh functions run without it", 0 },
   ["load-threads"] = { "prepare: threads that load (0 = all --threads; at most --threads)", 0, sysbench.cmdline.ARG_INT },
   ["table-prefix"] = { "Prefix of every table name (to keep several schemas in one database)", "" },
   qualification = { "run, answers: use the specification's validation parameters (clause 2.4.x.4) in every stream instead of drawn ones (answers: to compare with its SF 1 answer set)", false },
   ["answers-stream"] = { "answers: the query stream whose parameters to use (0 = the power test's)", 0, sysbench.cmdline.ARG_INT },
+  ["answers-dir"] = { "answers: compare every query's rows with the TPC-H kit's answer files in this directory (q1.out .. q22.out, colprecision.txt) under the specification's precision rules; exit 1 if any differs", "" },
+  ["dbgen-dir"] = { "load-dbgen: the directory of dbgen's (or tpchgen-cli's) table files: <table>.tbl, or <table>.tbl.<n> / <table>/<table>.<n>.tbl parts", "" },
   ["generate-dir"] = { "generate: the directory to write the table files to", "" },
   checksum = { "check: also print a checksum of every table's rows (reads every row: slow above SF 1)", false },
 }
@@ -80,6 +82,8 @@ function M.settings()
   s.qualification = opt.qualification
   s.checksum = opt.checksum
   s.generate_dir = tostring(opt.generate_dir)
+  s.answers_dir = tostring(opt.answers_dir)
+  s.dbgen_dir = tostring(opt.dbgen_dir)
   s.answers_stream = opt.answers_stream
   if s.answers_stream < 0 then fail("invalid --answers-stream value '%s' (expected 0 or more)", tostring(opt.answers_stream)) end
   s.prefix = opt.table_prefix

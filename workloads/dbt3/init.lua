@@ -35,7 +35,11 @@ local function generate_cmd()
 end
 
 local function answers_cmd()
-  require("dbt3.answers").answers()
+  return require("dbt3.answers").answers()
+end
+
+local function load_dbgen_cmd()
+  require("dbt3.load").load_dbgen()
 end
 
 sysbench.cmdline.commands = {
@@ -43,6 +47,7 @@ sysbench.cmdline.commands = {
   check = { check_cmd },
   answers = { answers_cmd },
   generate = { generate_cmd, sysbench.cmdline.PARALLEL_COMMAND },
+  ["load-dbgen"] = { load_dbgen_cmd, sysbench.cmdline.PARALLEL_COMMAND },
 }
 
 function cleanup()
@@ -59,17 +64,18 @@ function cleanup()
 end
 
 function help()
-  print("dbt3: TPC-H-like decision-support workload (DBT-3 style, not audited). Commands: prepare, run, check, answers, generate, cleanup, help")
+  print("dbt3: TPC-H-like decision-support workload (DBT-3 style, not audited). Commands: prepare, run, check, answers, generate, load-dbgen, cleanup, help")
   print("")
   print("dbt3 options:")
-  sysbench.cmdline.print_test_options()
-  print("")
+  sysbench.cmdline.print_test_options() -- ends with an empty line
   print("prepare generates and loads --scale with --threads threads (the same rows for a --rand-seed")
   print("whatever the threads); run runs the power test and then the throughput test (--threads minus")
   print("one query streams beside the refresh stream; give --time=0 so that no time limit cuts them);")
   print("check verifies counts, keys and the refresh invariant; answers prints every query's result")
   print("(to compare servers, or with --qualification the specification's answer set); generate writes the")
-  print("rows prepare would load to files in --generate-dir. See doc/workloads/dbt3.md.")
+  print("rows prepare would load to files in --generate-dir; load-dbgen loads dbgen's .tbl files from --dbgen-dir")
+  print("instead of generating (then answers --qualification --answers-dir=DIR checks the published answer")
+  print("set). See doc/workloads/dbt3.md.")
 end
 
 local run = require("dbt3.run")

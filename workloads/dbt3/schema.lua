@@ -56,6 +56,13 @@ function M.columns(name)
   return table.concat(out, ", ")
 end
 
+-- Per column of a table, whether an INSERT quotes its values (text and dates).
+function M.quoted(name)
+  local out = {}
+  for i, c in ipairs(COLUMNS[name]) do out[i] = c:match("^%S+ (%S+)"):match("CHAR") ~= nil or c:match(" DATE ") ~= nil end
+  return out
+end
+
 function M.create_table(con, name)
   local s = common.settings()
   local d = common.dialect()
@@ -82,7 +89,9 @@ function M.post_load(con, name)
   if not d.clustered then
     con:query(string.format("ALTER TABLE %s ADD PRIMARY KEY (%s)", t, M.PRIMARY_KEY[name]))
   end
-  for _, ix in ipairs(INDEXES[name] or {}) do
+  -- A columnar engine prunes scans by its own per-block statistics: the kit's secondary indexes
+  -- would only cost memory and refresh time.
+  for _, ix in ipairs(d.columnar and {} or INDEXES[name] or {}) do
     local ixname = d.index_names_per_table and ix[1] or s.prefix .. ix[1]
     con:query(d.create_index(ixname, t, ix[2]))
   end

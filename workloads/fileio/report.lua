@@ -213,7 +213,7 @@ function M.footer(stat)
       if ours <= 0 then return dev > 0 and string.format("%.1f MiB, none from this run", dev / MiB) or "none" end
       return string.format("%.1f%% of this run's", 100 * dev / ours)
     end
-    line("    bytes the device read: %s; wrote: %s", share(rb, d.bytes[0]), share(wb, d.bytes[1]))
+    line("    device bytes, reads %s; writes %s", share(rb, d.bytes[0]), share(wb, d.bytes[1]))
     line("    (other processes' I/O, the page cache, merges and splits make these differ from 100%%)")
     line("")
   end

@@ -16,7 +16,7 @@ local CONDITIONS = {
   { "1", "W_YTD = sum(D_YTD)", { "w_id", "w_ytd", "sum(d_ytd)" }, [[
 SELECT w_id, w_ytd, d.s FROM {warehouse}
   LEFT JOIN (SELECT d_w_id, SUM(d_ytd) s FROM {district} GROUP BY d_w_id) d ON d.d_w_id = w_id
-WHERE d.s IS NULL OR w_ytd <> d.s ORDER BY 1]] },
+WHERE d.s IS NULL OR ABS(w_ytd - d.s) >= 0.005 ORDER BY 1]] },
   { "2", "D_NEXT_O_ID - 1 = max(O_ID) = max(NO_O_ID)", { "d_w_id", "d_id", "d_next_o_id", "max(o_id)", "max(no_o_id)" }, [[
 SELECT d_w_id, d_id, d_next_o_id, o.m, n.m FROM {district}
   LEFT JOIN (SELECT o_w_id, o_d_id, MAX(o_id) m FROM {orders} GROUP BY o_w_id, o_d_id) o
@@ -50,12 +50,14 @@ ORDER BY 1, 2, 3, 4]] },
   { "8", "W_YTD = sum(H_AMOUNT) of the warehouse", { "w_id", "w_ytd", "sum(h_amount)" }, [[
 SELECT w_id, w_ytd, h.s FROM {warehouse}
   LEFT JOIN (SELECT h_w_id, SUM(h_amount) s FROM {history} GROUP BY h_w_id) h ON h.h_w_id = w_id
-WHERE h.s IS NULL OR w_ytd <> h.s ORDER BY 1]] },
+WHERE h.s IS NULL OR ABS(w_ytd - h.s) >= 0.005 ORDER BY 1]] },
   { "9", "D_YTD = sum(H_AMOUNT) of the district", { "d_w_id", "d_id", "d_ytd", "sum(h_amount)" }, [[
 SELECT d_w_id, d_id, d_ytd, h.s FROM {district}
   LEFT JOIN (SELECT h_w_id, h_d_id, SUM(h_amount) s FROM {history} GROUP BY h_w_id, h_d_id) h
     ON h.h_w_id = d_w_id AND h.h_d_id = d_id
-WHERE h.s IS NULL OR d_ytd <> h.s ORDER BY 1, 2]] },
+WHERE h.s IS NULL OR ABS(d_ytd - h.s) >= 0.005 ORDER BY 1, 2]] },
+  -- Amounts differ by a cent or more (they have two decimals) rather than <>: SQLite keeps
+  -- NUMERIC(12,2) values as binary doubles, whose sums are off by far less than a cent.
   -- 10 and 12 sum, per customer, one signed row per customer, history row and delivered order
   -- line: a single aggregation instead of joins of aggregates (which MariaDB runs slowly).
   { "10", "C_BALANCE = sum(delivered OL_AMOUNT) - sum(H_AMOUNT)", { "c_w_id", "c_d_id", "c_id", "c_balance", "delivered", "paid" }, [[
@@ -67,7 +69,7 @@ SELECT w, d, c, SUM(bal), SUM(delivered), SUM(paid) FROM (
   SELECT o_w_id, o_d_id, o_c_id, 0, ol_amount, 0
   FROM {orders} JOIN {order_line} ON ol_w_id = o_w_id AND ol_d_id = o_d_id AND ol_o_id = o_id
   WHERE ol_delivery_d IS NOT NULL) x
-GROUP BY w, d, c HAVING SUM(bal) <> SUM(delivered) - SUM(paid) ORDER BY 1, 2, 3]] },
+GROUP BY w, d, c HAVING ABS(SUM(bal) - (SUM(delivered) - SUM(paid))) >= 0.005 ORDER BY 1, 2, 3]] },
   { "12", "C_BALANCE + C_YTD_PAYMENT = sum(delivered OL_AMOUNT)", { "c_w_id", "c_d_id", "c_id", "c_balance + c_ytd_payment", "delivered" }, [[
 SELECT w, d, c, SUM(bal), SUM(delivered) FROM (
   SELECT c_w_id w, c_d_id d, c_id c, c_balance + c_ytd_payment bal, 0 delivered FROM {customer}
@@ -75,7 +77,7 @@ SELECT w, d, c, SUM(bal), SUM(delivered) FROM (
   SELECT o_w_id, o_d_id, o_c_id, 0, ol_amount
   FROM {orders} JOIN {order_line} ON ol_w_id = o_w_id AND ol_d_id = o_d_id AND ol_o_id = o_id
   WHERE ol_delivery_d IS NOT NULL) x
-GROUP BY w, d, c HAVING SUM(bal) <> SUM(delivered) ORDER BY 1, 2, 3]] },
+GROUP BY w, d, c HAVING ABS(SUM(bal) - SUM(delivered)) >= 0.005 ORDER BY 1, 2, 3]] },
   { "R1", "no order line of a rolled-back NewOrder (OL_I_ID not in ITEM)", { "ol_w_id", "ol_d_id", "ol_o_id", "ol_number", "ol_i_id" }, [[
 SELECT ol_w_id, ol_d_id, ol_o_id, ol_number, ol_i_id FROM {order_line}
 WHERE ol_i_id NOT IN (SELECT i_id FROM {item}) ORDER BY 1, 2, 3, 4]] },

@@ -47,9 +47,6 @@ function M.init()
     common.fail("--wait emulates 10 terminals per warehouse: use --users=%d (emulated users over a few --threads) or --threads=%d for %d warehouse%s",
       10 * W, 10 * W, W, W > 1 and "s" or "")
   end
-  if s.users > 0 and s.isolation then
-    common.fail("--isolation sets a session's isolation level, and emulated users share pooled connections: set the server's default instead (PostgreSQL default_transaction_isolation, MySQL transaction_isolation)")
-  end
   if s.procedures then
     require("tpcc.procs").create(control_con)
   end
@@ -239,7 +236,6 @@ function M.event()
       -- reconnected): run the same transaction again.
       T:retry()
       if luabench.stopping() then return true end
-      pcall(common.session, con)
     else
       T:error()
       error(res, 0)

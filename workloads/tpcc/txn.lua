@@ -521,7 +521,7 @@ function M.bodies(ctx)
   local con = ctx.con
   local S = statements(con, ctx.s.t)
   local piped = ctx.s.pipeline
-  if piped and con.driver:name() ~= "pgsql" then
+  if piped and not con.driver:supports("pipeline") then
     common.fail("--pipeline needs PostgreSQL (--db-driver=pgsql); the %s driver cannot pipeline statements",
       con.driver:name())
   end

@@ -1,7 +1,7 @@
 /* Micro-benchmark, not a test: 4k random O_DIRECT reads through each engine, to compare with
  * fio 3.33 on the same file (reference io.md §4.3). Usage:
  *
- *     bench_engines FILE [seconds=5] [file_size_mib=1024] [engine [depth [batch]]]
+ *     io_engines FILE [seconds=5] [file_size_mib=1024] [engine [depth [batch]]]
  *
  * FILE is created (really written, by lb_io_prepare) if it does not have the size. Offsets are
  * uniform with replacement over the file; latency is start -> reaped (fio's "lat"). For each

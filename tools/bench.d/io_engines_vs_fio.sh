@@ -1,8 +1,8 @@
 #!/bin/sh
-# Side-by-side 4k random O_DIRECT reads: bench_engines vs fio, same file, same duration, one
+# Side-by-side 4k random O_DIRECT reads: io_engines vs fio, same file, same duration, one
 # configuration at a time, each pair started only when the machine is idle (CPU busy < 10% for
 # 0.5 s, waiting up to 120 s), with machine CPU busy and foreign disk I/O logged per run.
-# Not a test. Usage: tests/io/bench_vs_fio.sh BENCH_BINARY FILE [seconds=5]
+# Not a test. Usage: tools/bench.d/io_engines_vs_fio.sh build/tools/bench.d/io_engines FILE [seconds=5]
 set -eu
 bench=$1 file=$2 secs=${3:-5}
 dev=$(lsblk -no PKNAME "$(df --output=source "$file" | tail -1)" 2>/dev/null || true)

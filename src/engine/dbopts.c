@@ -1,4 +1,4 @@
-#include "api/dbopts.h"
+#include "engine/dbopts.h"
 
 #include <stdio.h>
 #include <stdlib.h>

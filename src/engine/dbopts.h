@@ -1,7 +1,7 @@
 /* Database options on the command line (sysbench's --db-*, --mysql-*, --pgsql-*) and their
  * translation into the driver layer's connection options. */
-#ifndef LB_DBOPTS_H
-#define LB_DBOPTS_H
+#ifndef LB_ENGINE_DBOPTS_H
+#define LB_ENGINE_DBOPTS_H
 
 #include "db/driver.h"
 #include <stdio.h>

@@ -1,0 +1,57 @@
+-- Misuse of the Lua API's objects, reported at the script's line: luabench.io and luabench.stats
+-- use these (sysbench.sql has its own raise, which also knows the 0.5-style globals).
+local getinfo = require("debug").getinfo -- (the global `debug` may be the --debug option)
+
+local M = {}
+
+-- Raises msg at the first caller that is neither a C function (pcall) nor the library itself
+-- (modules compiled in as "@luabench/..."), whatever the depth of calls and tail calls in
+-- between: `fileio.lua:42: io: read() on a closed file (...)`.
+function M.raise(msg)
+  local lvl = 2
+  while true do
+    local i = getinfo(lvl, "S")
+    if not i then
+      lvl = 0
+      break
+    end
+    if i.what ~= "C" and not i.source:find("^@luabench/") then break end
+    lvl = lvl + 1
+  end
+  error(msg, lvl)
+end
+
+-- Whether v is an object of class: its metatable is the class, or v reaches one through __index
+-- tables (a script's proxy `setmetatable({}, { __index = con })`, or a subclass whose metatable's
+-- __index is the class), a few levels deep.
+function M.is_a(v, class)
+  for _ = 1, 4 do
+    local mt = getmetatable(v)
+    if mt == class then return true end
+    if type(v) ~= "table" or type(mt) ~= "table" then return false end
+    v = rawget(mt, "__index")
+    if v == class then return true end
+    if type(v) ~= "table" then return false end
+  end
+  return false
+end
+
+-- Makes every method of class refuse a self that is not one of its objects (T.done(42), a
+-- method called with '.' instead of ':'), which would otherwise reach the C layer as a NULL
+-- or a foreign pointer, or fail inside the library. what: "a statistics type from
+-- luabench.stats.type()". For classes whose methods are not on the hot path of an event loop.
+function M.guard_methods(class, what)
+  local raise, is_a = M.raise, M.is_a
+  for name, f in pairs(class) do
+    if type(f) == "function" and name:sub(1, 2) ~= "__" then
+      class[name] = function(self, ...)
+        if getmetatable(self) ~= class and not is_a(self, class) then
+          raise(string.format("%s() called on %s, not on %s (call it with ':')", name, type(self), what))
+        end
+        return f(self, ...)
+      end
+    end
+  end
+end
+
+return M

@@ -1,0 +1,255 @@
+/* Sockets for scripts (luabench.socket, lua/luabench/socket.lua): TCP and connected UDP, always
+ * non-blocking. The Lua side waits for readiness: a user parks on the scheduler
+ * (lb_user_sched_wait_fd), a thread polls (lb_sock_wait). Received bytes go through a buffer here,
+ * so "exactly N bytes" and "until a delimiter" need no Lua string per read, and a response that
+ * is only counted (the net workload) is never copied into Lua at all.
+ *
+ * Bytes sent and received are added to the worker's bytes_written/bytes_read counters, and the
+ * run keeps connection counts (lb_engine_ext), so the report says what went over the wire. */
+#include <errno.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "api/ffi.h"
+#include "engine/engine.h"
+#include "engine/stats.h"
+#include "engine/worker.h"
+#include "util/clock.h"
+#include "util/util.h"
+
+#define BUF_MIN_BYTES (64 * 1024)
+#define BUF_MAX_BYTES (64 * 1024 * 1024) /* one message a script may buffer, at most */
+
+struct lb_sock {
+	struct lb_worker *w;
+	int fd;
+	bool udp;
+	bool connecting;
+	char *buf;
+	size_t cap, head, tail; /* buffered bytes are buf[head..tail) */
+};
+
+/* The run's connection counts (every worker's sockets). */
+struct sock_run {
+	uint64_t opened, connected, failed, closed;
+};
+
+static void *sock_run_create(struct lb_engine *e)
+{
+	(void)e;
+	return lb_xzalloc(sizeof(struct sock_run));
+}
+
+static const struct lb_ext_kind sock_run_kind = { "sockets", sock_run_create, free };
+
+static struct sock_run *run_of(struct lb_worker *w)
+{
+	return lb_engine_ext(w->eng, &sock_run_kind);
+}
+
+LB_FFI void lb_sock_counts(struct lb_worker *w, uint64_t *out4)
+{
+	struct sock_run *r = run_of(w);
+	out4[0] = __atomic_load_n(&r->opened, __ATOMIC_RELAXED);
+	out4[1] = __atomic_load_n(&r->connected, __ATOMIC_RELAXED);
+	out4[2] = __atomic_load_n(&r->failed, __ATOMIC_RELAXED);
+	out4[3] = __atomic_load_n(&r->closed, __ATOMIC_RELAXED);
+}
+
+LB_FFI const char *lb_sock_strerror(int err)
+{
+	return strerror(err < 0 ? -err : err);
+}
+
+/* Thousands of emulated users hold as many sockets: the soft limit on open files (often 1024)
+ * goes up to the hard one, once per process. */
+static void raise_nofile(void)
+{
+	struct rlimit rl;
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+}
+
+LB_FFI struct lb_sock *lb_sock_open(struct lb_worker *w, const char *host, int port, int udp, char *err, int errlen)
+{
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+	pthread_once(&once, raise_nofile);
+	struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = udp ? SOCK_DGRAM : SOCK_STREAM };
+	struct addrinfo *ai = NULL;
+	char service[16];
+	snprintf(service, sizeof(service), "%d", port);
+	int rc = getaddrinfo(host, service, &hints, &ai);
+	if (rc) {
+		snprintf(err, (size_t)errlen, "%s", rc == EAI_SYSTEM ? strerror(errno) : gai_strerror(rc));
+		return NULL;
+	}
+	int fd = socket(ai->ai_family, ai->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0) {
+		snprintf(err, (size_t)errlen, "%s", strerror(errno));
+		freeaddrinfo(ai);
+		return NULL;
+	}
+	if (!udp) {
+		int one = 1; /* requests and responses are whole messages: no Nagle delay */
+		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	}
+	struct sock_run *r = run_of(w);
+	__atomic_add_fetch(&r->opened, 1, __ATOMIC_RELAXED);
+	rc = connect(fd, ai->ai_addr, ai->ai_addrlen);
+	freeaddrinfo(ai);
+	if (rc < 0 && errno != EINPROGRESS) {
+		snprintf(err, (size_t)errlen, "%s", strerror(errno));
+		__atomic_add_fetch(&r->failed, 1, __ATOMIC_RELAXED);
+		close(fd);
+		return NULL;
+	}
+	struct lb_sock *s = lb_xzalloc(sizeof(*s));
+	s->w = w;
+	s->fd = fd;
+	s->udp = udp;
+	s->connecting = rc < 0;
+	if (!s->connecting)
+		__atomic_add_fetch(&r->connected, 1, __ATOMIC_RELAXED);
+	return s;
+}
+
+LB_FFI int lb_sock_fd(struct lb_sock *s)
+{
+	return s->fd;
+}
+
+LB_FFI int lb_sock_connected(struct lb_sock *s)
+{
+	if (!s->connecting)
+		return 0;
+	int soerr = 0;
+	socklen_t len = sizeof(soerr);
+	if (getsockopt(s->fd, SOL_SOCKET, SO_ERROR, &soerr, &len) < 0)
+		soerr = errno;
+	if (soerr == 0) {
+		/* SO_ERROR is 0 while the handshake is still going too: ask whether a peer exists. */
+		struct sockaddr_storage peer;
+		socklen_t plen = sizeof(peer);
+		if (getpeername(s->fd, (struct sockaddr *)&peer, &plen) < 0)
+			return errno == ENOTCONN ? -EINPROGRESS : -errno;
+		s->connecting = false;
+		__atomic_add_fetch(&run_of(s->w)->connected, 1, __ATOMIC_RELAXED);
+		return 0;
+	}
+	if (soerr == EINPROGRESS || soerr == EALREADY)
+		return -EINPROGRESS;
+	__atomic_add_fetch(&run_of(s->w)->failed, 1, __ATOMIC_RELAXED);
+	return -soerr;
+}
+
+LB_FFI double lb_sock_send(struct lb_sock *s, const char *data, size_t len)
+{
+	ssize_t n = send(s->fd, data, len, MSG_NOSIGNAL | MSG_DONTWAIT);
+	if (n < 0)
+		return -errno;
+	lb_counter_add(s->w, LB_CNT_BYTES_WRITTEN, (uint64_t)n);
+	return (double)n;
+}
+
+/* The same bytes again and again (the net workload's requests: only their size matters). */
+LB_FFI double lb_sock_send_zeros(struct lb_sock *s, size_t len)
+{
+	static const char zeros[64 * 1024];
+	return lb_sock_send(s, zeros, len < sizeof(zeros) ? len : sizeof(zeros));
+}
+
+static void make_room(struct lb_sock *s)
+{
+	if (s->head == s->tail)
+		s->head = s->tail = 0;
+	if (s->cap - s->tail >= BUF_MIN_BYTES / 2)
+		return;
+	if (s->head) {
+		memmove(s->buf, s->buf + s->head, s->tail - s->head);
+		s->tail -= s->head;
+		s->head = 0;
+	}
+	if (s->cap - s->tail < BUF_MIN_BYTES / 2 && s->cap < BUF_MAX_BYTES) {
+		s->cap = s->cap ? s->cap * 2 : BUF_MIN_BYTES;
+		s->buf = lb_xrealloc(s->buf, s->cap);
+	}
+}
+
+LB_FFI double lb_sock_fill(struct lb_sock *s)
+{
+	make_room(s);
+	if (s->cap == s->tail)
+		return -ENOBUFS; /* a message larger than the buffer's limit, never taken */
+	ssize_t n = recv(s->fd, s->buf + s->tail, s->cap - s->tail, MSG_DONTWAIT);
+	if (n < 0)
+		return -errno;
+	s->tail += (size_t)n;
+	lb_counter_add(s->w, LB_CNT_BYTES_READ, (uint64_t)n);
+	return (double)n;
+}
+
+LB_FFI double lb_sock_buffered(struct lb_sock *s)
+{
+	return (double)(s->tail - s->head);
+}
+
+LB_FFI const char *lb_sock_peek(struct lb_sock *s)
+{
+	return s->buf ? s->buf + s->head : "";
+}
+
+LB_FFI double lb_sock_find(struct lb_sock *s, const char *delim, size_t dlen)
+{
+	if (!dlen || s->tail - s->head < dlen)
+		return -1;
+	const char *p = memmem(s->buf + s->head, s->tail - s->head, delim, dlen);
+	return p ? (double)(p - (s->buf + s->head) + (ptrdiff_t)dlen) : -1;
+}
+
+LB_FFI double lb_sock_consume(struct lb_sock *s, double n)
+{
+	size_t have = s->tail - s->head, take = n < (double)have ? (size_t)n : have;
+	s->head += take;
+	return (double)take;
+}
+
+LB_FFI int lb_sock_wait(struct lb_sock *s, uint32_t events, double timeout_ns)
+{
+	struct pollfd p = { .fd = s->fd, .events = (short)(((events & LB_SOCK_READ) ? POLLIN : 0) |
+							     ((events & LB_SOCK_WRITE) ? POLLOUT : 0)) };
+	int ms = timeout_ns < 0 ? -1 : timeout_ns > 1e12 ? 1000000 : (int)((timeout_ns + 999999) / 1e6);
+	int rc = poll(&p, 1, ms);
+	if (rc < 0)
+		return errno == EINTR ? 0 : -errno;
+	if (rc == 0)
+		return 0;
+	uint32_t bits = 0;
+	if (p.revents & (POLLIN | POLLERR | POLLHUP))
+		bits |= LB_SOCK_READ;
+	if (p.revents & (POLLOUT | POLLERR | POLLHUP))
+		bits |= LB_SOCK_WRITE;
+	return (int)bits;
+}
+
+LB_FFI void lb_sock_close(struct lb_sock *s)
+{
+	if (!s)
+		return;
+	if (s->fd >= 0) {
+		close(s->fd);
+		__atomic_add_fetch(&run_of(s->w)->closed, 1, __ATOMIC_RELAXED);
+	}
+	free(s->buf);
+	free(s);
+}

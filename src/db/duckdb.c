@@ -1,0 +1,319 @@
+/* DuckDB driver on DuckDB's official C library: an in-process engine, so there is no server and
+ * no socket. Every operation is done when its *_start call returns (never LB_DB_PENDING), as the
+ * odbc driver's. Connections of one process that name the same database file (or :memory:)
+ * share one database instance through DuckDB's instance cache: one connection per worker, as
+ * DuckDB wants it. Result sets are materialised by DuckDB and read as text. COPY ... FROM STDIN
+ * goes through DuckDB's appender (duckdb_copy.c). */
+#include <ctype.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <strings.h>
+
+#include "duckdb_int.h"
+
+/* The instance cache is the process's one piece of DuckDB state: made once, then only used
+ * (DuckDB locks it), so that every connection to a path reaches the same database. */
+static duckdb_instance_cache instance_cache;
+
+static int duckdb_library_init(void)
+{
+	instance_cache = duckdb_create_instance_cache();
+	return instance_cache ? 0 : LB_DB_ENOTSUP;
+}
+
+/* ---- errors -------------------------------------------------------------------------------- */
+
+/* DuckDB's error types as SQLSTATEs where one means the same, so that ignore lists and the
+ * dialect read them as on the servers: a write-write conflict is a serialization failure
+ * (40001, retried by default), a constraint violation 23505/23000. */
+static const char *sqlstate_of(duckdb_error_type t, const char *msg)
+{
+	switch (t) {
+	case DUCKDB_ERROR_TRANSACTION:
+		return "40001";
+	case DUCKDB_ERROR_CONSTRAINT:
+		return msg && (strstr(msg, "Duplicate key") || strstr(msg, "unique")) ? "23505" : "23000";
+	case DUCKDB_ERROR_INTERRUPT:
+		return "57014";
+	case DUCKDB_ERROR_CATALOG:
+		return "42P01";
+	case DUCKDB_ERROR_PARSER:
+		return "42601";
+	default:
+		return "HY000";
+	}
+}
+
+int lb_duckdb_error(struct lb_db_conn *c, duckdb_error_type type, const char *msg)
+{
+	/* "Constraint Error: Duplicate key ..." and "TransactionContext Error: Conflict on ...":
+	 * DuckDB's messages can run over several lines; the first says what happened. */
+	lb_db_set_error(c, (int32_t)type, sqlstate_of(type, msg), false, "%s",
+			msg && *msg ? msg : "DuckDB call failed");
+	return LB_DB_ESQL;
+}
+
+/* ---- transactions --------------------------------------------------------------------------
+ * The C API does not say whether a connection is inside a transaction: follow the statements
+ * that open and end one (the SQL layer rolls back a failed attempt's transaction before a
+ * retry): a transaction whose statement failed stays open, aborted, until ROLLBACK. */
+
+static bool first_word_is(const char *sql, size_t len, const char *word)
+{
+	size_t n = strlen(word);
+
+	while (len && (isspace((unsigned char)*sql) || *sql == '('))
+		sql++, len--;
+	return len >= n && !strncasecmp(sql, word, n) && (len == n || !isalnum((unsigned char)sql[n]));
+}
+
+static void track_transaction(struct lb_db_conn *c, const char *sql, size_t len)
+{
+	if (first_word_is(sql, len, "BEGIN") || first_word_is(sql, len, "START"))
+		D(c)->in_trans = true;
+	else if (first_word_is(sql, len, "COMMIT") || first_word_is(sql, len, "END") ||
+		 first_word_is(sql, len, "ROLLBACK") || first_word_is(sql, len, "ABORT"))
+		D(c)->in_trans = false;
+}
+
+static int duckdb_in_transaction(struct lb_db_conn *c)
+{
+	return D(c)->in_trans;
+}
+
+/* ---- results ------------------------------------------------------------------------------- */
+
+static void result_reset(struct lb_db_conn *c)
+{
+	struct duckdb_conn *p = D(c);
+
+	if (p->has_result) {
+		duckdb_destroy_result(&p->result);
+		p->has_result = false;
+	}
+	for (uint32_t i = 0; i < p->row_values_n; i++) {
+		duckdb_free(p->row_values[i]);
+		p->row_values[i] = NULL;
+	}
+	p->next_row = 0;
+}
+
+/* The outcome of a statement: a result set (READ), rows changed (WRITE) or nothing (OTHER). A
+ * statement that changes rows answers with one row holding the count: that row is not a result
+ * set for the caller. */
+int lb_duckdb_finish(struct lb_db_conn *c, duckdb_state st, const char *sql, size_t len)
+{
+	struct duckdb_conn *p = D(c);
+	duckdb_statement_type type;
+
+	p->has_result = true;
+	if (st == DuckDBError) {
+		int rc = lb_duckdb_error(c, duckdb_result_error_type(&p->result),
+					 duckdb_result_error(&p->result));
+		result_reset(c);
+		/* A failed statement leaves its transaction open and aborted ("please ROLLBACK"):
+		 * in_trans stays, so that the SQL layer rolls it back before a retry. */
+		return rc;
+	}
+	if (sql)
+		track_transaction(c, sql, len);
+	type = duckdb_result_statement_type(p->result);
+	if (type == DUCKDB_STATEMENT_TYPE_INSERT || type == DUCKDB_STATEMENT_TYPE_UPDATE ||
+	    type == DUCKDB_STATEMENT_TYPE_DELETE) {
+		uint64_t n = duckdb_rows_changed(&p->result);
+		c->res.kind = n ? LB_DB_KIND_WRITE : LB_DB_KIND_OTHER;
+		c->res.affected_rows = n;
+		result_reset(c);
+		return LB_DB_OK;
+	}
+	uint64_t cols = duckdb_column_count(&p->result);
+	if (type != DUCKDB_STATEMENT_TYPE_SELECT && type != DUCKDB_STATEMENT_TYPE_EXPLAIN &&
+	    type != DUCKDB_STATEMENT_TYPE_PRAGMA && type != DUCKDB_STATEMENT_TYPE_CALL &&
+	    type != DUCKDB_STATEMENT_TYPE_EXECUTE && type != DUCKDB_STATEMENT_TYPE_RELATION) {
+		c->res.kind = LB_DB_KIND_OTHER;
+		result_reset(c);
+		return LB_DB_OK;
+	}
+	c->res.kind = LB_DB_KIND_READ;
+	c->res.nfields = (uint32_t)cols;
+	c->res.nrows = duckdb_row_count(&p->result);
+	if (cols > p->row_values_n) {
+		p->row_values = lb_xrealloc(p->row_values, cols * sizeof(*p->row_values));
+		for (uint64_t i = p->row_values_n; i < cols; i++)
+			p->row_values[i] = NULL;
+		p->row_values_n = (uint32_t)cols;
+	}
+	return LB_DB_OK;
+}
+
+static int duckdb_fetch_row(struct lb_db_conn *c, const char **values, uint64_t *lengths)
+{
+	struct duckdb_conn *p = D(c);
+	uint32_t nf = c->res.nfields;
+
+	if (!p->has_result || p->next_row >= c->res.nrows)
+		return 0;
+	for (uint32_t i = 0; i < nf; i++) {
+		duckdb_free(p->row_values[i]);
+		p->row_values[i] = NULL;
+		if (duckdb_value_is_null(&p->result, i, p->next_row)) {
+			values[i] = NULL;
+			lengths[i] = 0;
+			continue;
+		}
+		p->row_values[i] = duckdb_value_varchar(&p->result, i, p->next_row);
+		values[i] = p->row_values[i];
+		lengths[i] = values[i] ? strlen(values[i]) : 0;
+	}
+	p->next_row++;
+	return 1;
+}
+
+static void duckdb_result_free(struct lb_db_conn *c)
+{
+	result_reset(c);
+}
+
+/* ---- statements ---------------------------------------------------------------------------- */
+
+static int duckdb_query_start(struct lb_db_conn *c, const char *sql, size_t len)
+{
+	struct duckdb_conn *p = D(c);
+
+	result_reset(c);
+	/* sql is NUL-terminated at sql[len] (driver.h) */
+	return lb_duckdb_finish(c, duckdb_query(p->con, sql, &p->result), sql, len);
+}
+
+static int duckdb_step(struct lb_db_conn *c, uint32_t ready)
+{
+	return LB_DB_OK; /* nothing is ever pending */
+}
+
+/* ---- connect ------------------------------------------------------------------------------- */
+
+static int connect_error(struct lb_db_conn *c, const char *path, const char *why)
+{
+	lb_db_set_error(c, 0, "08001", false, "duckdb: cannot open the database '%s': %s", path,
+			why ? why : "unknown error");
+	return LB_DB_ECONNECT;
+}
+
+static int set_config(struct lb_db_conn *c, duckdb_config cfg, const char *name, const char *value)
+{
+	if (duckdb_set_config(cfg, name, value) == DuckDBError) {
+		lb_db_set_error(c, 0, "08001", false, "duckdb: invalid setting %s = '%s'", name, value);
+		return LB_DB_ECONNECT;
+	}
+	return LB_DB_OK;
+}
+
+static int duckdb_connect_start(struct lb_db_conn *c, int64_t deadline_ns)
+{
+	struct duckdb_conn *p = D(c);
+	const struct lb_db_options *o = &c->cfg->opts;
+	const char *path = o->db && *o->db ? o->db : LB_DUCKDB_DEFAULT_PATH;
+	duckdb_config cfg = NULL;
+	char *err = NULL;
+	char threads[24];
+	int rc = LB_DB_OK;
+
+	if (duckdb_create_config(&cfg) == DuckDBError)
+		return connect_error(c, path, "cannot create a configuration");
+	/* The extensions DuckDB needs are linked in: never reach for the network to fetch one. */
+	rc = set_config(c, cfg, "autoinstall_known_extensions", "false");
+	if (rc == LB_DB_OK && o->duckdb_threads > 0) {
+		snprintf(threads, sizeof(threads), "%d", (int)o->duckdb_threads);
+		rc = set_config(c, cfg, "threads", threads);
+	}
+	if (rc == LB_DB_OK && o->duckdb_memory_limit && *o->duckdb_memory_limit)
+		rc = set_config(c, cfg, "memory_limit", o->duckdb_memory_limit);
+	if (rc == LB_DB_OK &&
+	    duckdb_get_or_create_from_cache(instance_cache, path, &p->db, cfg, &err) == DuckDBError) {
+		rc = connect_error(c, path, err);
+		p->db = NULL;
+	}
+	duckdb_free(err);
+	duckdb_destroy_config(&cfg);
+	if (rc != LB_DB_OK)
+		return rc;
+	if (duckdb_connect(p->db, &p->con) == DuckDBError) {
+		duckdb_close(&p->db);
+		return connect_error(c, path, "cannot connect to it");
+	}
+	snprintf(p->version, sizeof(p->version), "DuckDB %s", duckdb_library_version());
+	if (p->version[7] == 'v')
+		memmove(p->version + 7, p->version + 8, strlen(p->version + 8) + 1);
+	return LB_DB_OK;
+}
+
+static void duckdb_close_session(struct lb_db_conn *c)
+{
+	struct duckdb_conn *p = D(c);
+
+	result_reset(c);
+	lb_duckdb_appender_drop(c);
+	if (p->con)
+		duckdb_disconnect(&p->con);
+	if (p->db)
+		duckdb_close(&p->db);
+	p->con = NULL;
+	p->db = NULL;
+	p->in_trans = false;
+}
+
+static void duckdb_conn_fini(struct lb_db_conn *c)
+{
+	struct duckdb_conn *p = D(c);
+
+	duckdb_close_session(c);
+	free(p->row_values);
+	p->row_values = NULL;
+	p->row_values_n = 0;
+}
+
+static void duckdb_server_version(struct lb_db_conn *c, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s", D(c)->version);
+}
+
+static int duckdb_check_options(const struct lb_db_options *o, char *err, size_t errlen)
+{
+	if (o->duckdb_threads < 0) {
+		snprintf(err, errlen, "invalid --duckdb-threads value %d (expected 0 for DuckDB's default, or more)",
+			 (int)o->duckdb_threads);
+		return LB_DB_EINVAL;
+	}
+	return 0;
+}
+
+const struct lb_db_ops lb_db_duckdb_ops = {
+	.version = LB_DB_OPS_VERSION,
+	.name = "duckdb",
+	.description = "DuckDB driver (DuckDB's C library, in-process; blocking calls)",
+	.quoting = LB_DB_QUOTING_PGSQL, /* standard quoting for finding `?` */
+	.conn_priv_size = sizeof(struct duckdb_conn),
+	.stmt_priv_size = sizeof(struct duckdb_stmt),
+	/* write-write conflicts (DuckDB's optimistic concurrency control) and duplicate keys */
+	.default_ignore_errors = "40001,23505",
+	.library_init = duckdb_library_init,
+	.check_options = duckdb_check_options,
+	.conn_fini = duckdb_conn_fini,
+	.connect_start = duckdb_connect_start,
+	.close = duckdb_close_session,
+	.query_start = duckdb_query_start,
+	.step = duckdb_step,
+	.fetch_row = duckdb_fetch_row,
+	.result_free = duckdb_result_free,
+	.prepare_start = lb_duckdb_prepare_start,
+	.execute_start = lb_duckdb_execute_start,
+	.stmt_release = lb_duckdb_stmt_release,
+	.copy_start = lb_duckdb_copy_start,
+	.options = lb_duckdb_options,
+	.read_options = lb_duckdb_read_options,
+	.in_transaction = duckdb_in_transaction,
+	.server_version = duckdb_server_version,
+	/* queries run on the calling thread too, deep in DuckDB's C++ (sysbench's 64K is far too
+	 * little: a sort overflows it) */
+	.thread_stack_bytes = 8 * 1024 * 1024,
+};

@@ -1,0 +1,47 @@
+/* Internals of the duckdb driver (duckdb.c, duckdb_stmt.c, duckdb_copy.c, duckdb_options.c). */
+#ifndef LB_DB_DUCKDB_INT_H
+#define LB_DB_DUCKDB_INT_H
+
+#include <duckdb.h>
+
+#include "db_int.h"
+
+/* --duckdb-db's default: a file in the working directory. */
+#define LB_DUCKDB_DEFAULT_PATH "luabench.duckdb"
+
+struct duckdb_conn {
+	duckdb_database db;          /* this connection's handle on the shared instance */
+	duckdb_connection con;
+	duckdb_result result;
+	bool has_result;
+	bool in_trans;
+	uint64_t next_row;
+	char **row_values;           /* the current row's values (duckdb_value_varchar's) */
+	uint32_t row_values_n;
+	duckdb_appender appender;    /* COPY FROM STDIN: the table's appender, per COPY */
+	char version[48];
+};
+
+struct duckdb_stmt {
+	duckdb_prepared_statement ps;
+};
+
+static inline struct duckdb_conn *D(struct lb_db_conn *c)
+{
+	return c->priv;
+}
+
+int lb_duckdb_error(struct lb_db_conn *c, duckdb_error_type type, const char *msg);
+int lb_duckdb_finish(struct lb_db_conn *c, duckdb_state st, const char *sql, size_t len);
+
+int lb_duckdb_prepare_start(struct lb_db_conn *c, struct lb_db_stmt *s);
+int lb_duckdb_execute_start(struct lb_db_conn *c, struct lb_db_stmt *s);
+void lb_duckdb_stmt_release(struct lb_db_conn *c, struct lb_db_stmt *s, int alive);
+
+int lb_duckdb_copy_start(struct lb_db_conn *c, const char *sql, const char *data, size_t len);
+void lb_duckdb_appender_drop(struct lb_db_conn *c);
+
+extern const struct lb_opt_def lb_duckdb_options[];
+void lb_duckdb_read_options(const struct lb_opts *o, struct lb_db_options *out);
+
+#endif

@@ -1,0 +1,129 @@
+-- The duckdb driver against real DuckDB database files: the SQL API (types, NULLs, prepared
+-- statements, affected rows, COPY through the appender, errors with SQLSTATEs, transactions),
+-- the database shared by every thread, the OLTP family, and dbt3 (prepare, check, power and
+-- throughput tests, answers).
+local h = require("helpers")
+
+describe("duckdb driver", function()
+  local db = h.duckdb("api.duckdb")
+  if not db then
+    pending("the duckdb driver is not built in (tools/install-duckdb)")
+    return
+  end
+
+  local function lua(opts, script)
+    local out, err, rc = h.run("- --verbosity=1 " .. opts, { stdin = script })
+    assert.are.equal(0, rc, out .. err)
+    return out
+  end
+
+  it("runs queries and prepared statements with every type and NULLs; COPY through the appender", function()
+    local out = lua(db, [[
+local c = sysbench.sql.driver():connect()
+c:query("CREATE TABLE t1 (id INTEGER PRIMARY KEY, k BIGINT, c VARCHAR(20), d DATE, p DECIMAL(15,2), f DOUBLE)")
+c:query("INSERT INTO t1 VALUES (1, 10, 'a', DATE '1995-01-01', 1.5, 0.25), (2, NULL, 'b''x', NULL, 2.25, NULL)")
+local rs = c:query("SELECT * FROM t1 ORDER BY id")
+print("shape", rs.nrows, rs.nfields)
+local row = rs:fetch_row()
+while row do print("row", row[1], row[2], row[3], row[4], row[5], row[6]) row = rs:fetch_row() end
+c:query("UPDATE t1 SET k = 5 WHERE id = 1")
+local st = c:prepare("SELECT c, k FROM t1 WHERE id = ? AND c <> ?")
+local p1 = st:bind_create(sysbench.sql.type.INT)
+local p2 = st:bind_create(sysbench.sql.type.VARCHAR, 10)
+st:bind_param(p1, p2)
+p1:set(2) p2:set("zz")
+print("ps", st:execute():fetch_row()[1])
+local del = c:prepare("DELETE FROM t1 WHERE id = ?")
+local d1 = del:bind_create(sysbench.sql.type.INT)
+del:bind_param(d1) d1:set(1)
+del:execute()
+print("left", c:query_row("SELECT COUNT(*) FROM t1"))
+c:copy_init("COPY t1 (id, k, c, d, p, f) FROM STDIN")
+c:copy_next("3\t30\ttab\\there\t1996-02-03\t9.99\t1.5")
+c:copy_next("4\t\\N\tz\t\\N\t0\t\\N")
+c:copy_done()
+print("copied", c:query_row("SELECT COUNT(*), SUM(k), MAX(c) FROM t1 WHERE id >= 3"))
+print("escape", c:query_row("SELECT c FROM t1 WHERE id = 3") == "tab\there")
+]])
+    assert.is_truthy(out:find("shape\t2\t6", 1, true), out)
+    assert.is_truthy(out:find("row\t1\t10\ta\t1995-01-01\t1.50\t0.25", 1, true), out)
+    assert.is_truthy(out:find("row\t2\tnil\tb'x\tnil\t2.25\tnil", 1, true), out)
+    assert.is_truthy(out:find("ps\tb'x", 1, true), out)
+    assert.is_truthy(out:find("left\t1", 1, true), out)
+    assert.is_truthy(out:find("copied\t2\t30\tz", 1, true), out)
+    assert.is_truthy(out:find("escape\ttrue", 1, true), out)
+  end)
+
+  it("reports errors with SQLSTATEs, and a conflict is retried after its transaction is rolled back", function()
+    local out = lua(db, [[
+local c = sysbench.sql.driver():connect()
+c:query("CREATE TABLE t2 (id INTEGER PRIMARY KEY, v INTEGER)")
+c:query("INSERT INTO t2 VALUES (1, 0)")
+local ok = pcall(c.query, c, "INSERT INTO t2 VALUES (1, 1)")
+print("dup", ok, c.sql_state)
+ok = pcall(c.query, c, "SELEC 1")
+print("syntax", ok, c.sql_state)
+ok = pcall(c.query, c, "SELECT * FROM nowhere")
+print("missing", ok, c.sql_state)
+-- two connections update the same row: the second to commit conflicts (40001)
+local a, b = sysbench.sql.driver():connect(), sysbench.sql.driver():connect()
+a:query("BEGIN") b:query("BEGIN")
+a:query("UPDATE t2 SET v = 1 WHERE id = 1")
+ok = pcall(b.query, b, "UPDATE t2 SET v = 2 WHERE id = 1")
+print("conflict", ok, b.sql_state)
+b:query("ROLLBACK") a:query("COMMIT")
+print("value", a:query_row("SELECT v FROM t2"))
+]])
+    assert.is_truthy(out:find("dup\tfalse\t23505", 1, true), out)
+    assert.is_truthy(out:find("syntax\tfalse\t42601", 1, true), out)
+    assert.is_truthy(out:find("missing\tfalse\t42P01", 1, true), out)
+    assert.is_truthy(out:find("conflict\tfalse\t40001", 1, true), out)
+    assert.is_truthy(out:find("value\t1", 1, true), out)
+    local _, err, rc = h.run("- --db-driver=duckdb --duckdb-db=/nonexistent/dir/x.duckdb", { stdin = "sysbench.sql.driver():connect()" })
+    assert.are_not.equal(0, rc)
+    assert.is_truthy(err:find("duckdb: cannot open the database '/nonexistent/dir/x.duckdb'", 1, true), err)
+  end)
+
+  it("runs the OLTP family with --threads and --users on one database file", function()
+    local o = h.duckdb("oltp.duckdb") .. " --tables=2 --table-size=500 --duckdb-threads=1"
+    local out, err, rc = h.run("oltp_read_write " .. o .. " --threads=2 prepare")
+    assert.are.equal(0, rc, out .. err)
+    assert.are.same({ "500" }, h.sql(o, "SELECT COUNT(*) FROM sbtest2"))
+    for _, wl in ipairs({ "oltp_read_write", "oltp_point_select", "oltp_insert", "oltp_delete", "oltp_update_index" }) do
+      out, err, rc = h.run(wl .. " " .. o .. " --threads=2 --events=40 --time=0 run")
+      assert.are.equal(0, rc, wl .. out .. err)
+      assert.is_truthy(out:find("transactions:%s+40 "), wl .. out)
+      -- a write is counted when the driver reports changed rows
+      if wl ~= "oltp_point_select" then assert.is_true(tonumber(out:match("write:%s+(%d+)")) > 0, wl .. out) end
+    end
+    out, err, rc = h.run("oltp_read_only " .. o .. " --threads=1 --users=4 --events=20 --time=0 run")
+    assert.are.equal(0, rc, out .. err)
+    -- inserts with auto_inc took keys from the sequence made after the load
+    local n = tonumber(h.sql(o, "SELECT COUNT(*) FROM sbtest1 WHERE id > 500")[1])
+    assert.is_true(n >= 0)
+    out, err, rc = h.run("oltp_read_write " .. o .. " cleanup")
+    assert.are.equal(0, rc, err)
+    assert.are.same({}, h.sql(o, "SELECT table_name FROM information_schema.tables WHERE table_name LIKE 'sbtest%'"))
+  end)
+
+  it("runs dbt3: prepare through the appender, check, power and throughput tests, answers", function()
+    local o = "dbt3 " .. h.duckdb("dbt3.duckdb")
+    local out, err, rc = h.run(o .. " --scale=0.01 --threads=2 prepare")
+    assert.are.equal(0, rc, out .. err)
+    assert.is_truthy(out:find("Rows go in streamed through COPY", 1, true), out)
+    out, err, rc = h.run(o .. " check")
+    assert.are.equal(0, rc, out .. err)
+    assert.is_truthy(out:find("check: all 20 checks passed", 1, true), out)
+    out, err, rc = h.run(o .. " --threads=3 --time=0 --format=json run")
+    assert.are.equal(0, rc, err)
+    local w = h.json(out).workload_stats
+    for _, e in ipairs(w.queries) do assert.are.equal("ok", e.power_status, e.name) end
+    assert.is_true(w.qphh_at_size > 0)
+    out, err, rc = h.run(o .. " --qualification answers")
+    assert.are.equal(0, rc, err)
+    assert.is_truthy(out:find("Q1: 4 rows", 1, true), out)
+    out, err, rc = h.run(o .. " --query-timeout=5 answers")
+    assert.are_not.equal(0, rc)
+    assert.is_truthy((out .. err):find("duckdb dialect: no session statement timeout", 1, true), out .. err)
+  end)
+end)

@@ -1,0 +1,66 @@
+-- memory --memory-method: mbw's three copy methods. The bytes copied are exactly copies x array
+-- size (counted from what the copy loop returns), mbw's figures follow from the copy times, and
+-- the text report carries mbw's AVG line.
+local h = require("helpers")
+
+local ARRAY = 4 * 1048576
+
+local function run(method, extra)
+  local out, err, rc = h.run(string.format("memory --memory-method=%s --memory-array-size=%d --memory-runs=3 --threads=2 %s --format=json run",
+    method, ARRAY, extra or ""))
+  assert.are.equal(0, rc, err)
+  return h.json(out)
+end
+
+describe("memory --memory-method", function()
+  for _, m in ipairs({ "memcpy", "dumb", "mcblock" }) do
+    it(m .. " copies exactly runs x threads arrays, with mbw's figures", function()
+      local r = run(m, m == "mcblock" and "--memory-copy-block-size=100000" or "")
+      local w = r.workload_stats
+      assert.are.equal(6, r.counters.events)
+      assert.are.equal(6, w.copies)
+      assert.are.equal(m, w.method)
+      assert.are.equal(ARRAY, w.array_bytes)
+      assert.are.equal(6 * ARRAY, w.bytes_copied)
+      assert.are.equal(6 * ARRAY, r.counters.bytes_written)
+      assert.are.equal(6 * ARRAY, r.counters.bytes_read)
+      assert.are.equal(24, w.mib_copied)
+      -- a copy's time is its event's latency: their average, and mbw's Copy = MiB / that
+      assert.is_true(math.abs(w.copy_elapsed_avg_s - r.latency_ms.sum / 1e3 / 6) < 1e-6,
+        w.copy_elapsed_avg_s .. " vs " .. r.latency_ms.sum)
+      assert.is_true(math.abs(w.copy_mib_per_second * w.copy_elapsed_avg_s - 4) < 1e-9)
+      assert.is_true(math.abs(w.mib_per_second * r.time_s - 24) < 1e-6)
+      -- sane on any machine: more than 10 MiB/s, less than 10 TiB/s
+      assert.is_true(w.copy_mib_per_second > 10 and w.copy_mib_per_second < 1e7, w.copy_mib_per_second)
+    end)
+  end
+
+  it("prints mbw's AVG line and the aggregate", function()
+    local out, err, rc = h.run("memory --memory-method=dumb --memory-array-size=1M --memory-runs=2 --threads=2 run")
+    assert.are.equal(0, rc, err)
+    assert.is_truthy(out:find("Running memory copy test (mbw's DUMB method)", 1, true), out)
+    assert.is_truthy(out:find("Copies: 4 of 1.00 MiB (4194304 bytes copied)\n", 1, true), out)
+    assert.is_truthy(out:find("\nAVG\tMethod: DUMB\tElapsed: %d+%.%d%d%d%d%d\tMiB: 1%.00000\tCopy: %d+%.%d%d%d MiB/s\n"), out)
+    assert.is_truthy(out:find("\nAggregate: 4.00 MiB copied in [%d.]+ s: [%d.]+ MiB/sec over 2 threads\n"), out)
+    assert.is_truthy(out:find("total number of events:              4\n", 1, true))
+  end)
+
+  it("runs until --time with --memory-runs=0", function()
+    local r = run("memcpy", "--memory-runs=0 --time=1")
+    assert.is_true(r.counters.events > 6)
+    assert.are.equal(r.counters.events * ARRAY, r.workload_stats.bytes_copied)
+    assert.is_true(r.time_s >= 0.9)
+  end)
+
+  it("refuses bad values in one line", function()
+    for _, c in ipairs({
+      { "--memory-method=fast", "FATAL: Invalid value for memory-method: fast (expected memcpy, dumb or mcblock)" },
+      { "--memory-method=dumb --memory-array-size=12", "FATAL: Invalid value for memory-array-size: 12 bytes (expected a positive multiple of 8)" },
+      { "--memory-method=dumb --memory-runs=-1", "FATAL: Invalid value for memory-runs: -1" },
+    }) do
+      local _, err, rc = h.run("memory " .. c[1] .. " run")
+      assert.are.equal(1, rc)
+      assert.is_truthy(err:find(c[2], 1, true), err)
+    end
+  end)
+end)
