@@ -5,8 +5,9 @@
 
 #include <cjson/cJSON.h>
 #include <math.h>
-#include <stdarg.h>
 #include <string.h>
+
+#include "output/sys_report.h"
 
 const char *const lb_srv_key_names[LB_SRV_NKEYS] = {
 	"commits_per_s", "rollbacks_per_s", "cache_hit_pct", "disk_reads_per_s", "rows_read_per_s",
@@ -100,18 +101,6 @@ void lb_srv_keys(const struct lb_srvmon *m, const struct lb_srv_sample *s, uint6
 	k[LB_SRV_CHECKPOINTS] = isnan(timed) || isnan(req) ? NAN : timed + req;
 }
 
-static void row(FILE *out, const char *label, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-
-static void row(FILE *out, const char *label, const char *fmt, ...)
-{
-	va_list ap;
-	fprintf(out, "    %-37s", label);
-	va_start(ap, fmt);
-	vfprintf(out, fmt, ap);
-	va_end(ap);
-	fputc('\n', out);
-}
-
 /* One line of up to four keys joined by '/', left out when the server has none of them. */
 static void keys_row(FILE *out, const char *label, const double *k, const int *which, int n, int decimals)
 {
@@ -128,7 +117,7 @@ static void keys_row(FILE *out, const char *label, const double *k, const int *w
 		size_t used = strlen(text);
 		snprintf(text + used, sizeof(text) - used, "%s%s", i ? "/" : "", one);
 	}
-	row(out, label, "%s", text);
+	lb_report_row(out, label, "%s", text);
 }
 
 void lb_srv_report_block(FILE *out, const struct lb_srvmon *m, const struct lb_srv_sample *s, uint64_t transactions,
@@ -162,9 +151,9 @@ void lb_srv_report_block(FILE *out, const struct lb_srvmon *m, const struct lb_s
 	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++)
 		keys_row(out, rows[i].label, k, rows[i].keys, rows[i].n, rows[i].decimals);
 	if (*lb_srvmon_error(m))
-		row(out, "not available:", "%s", lb_srvmon_error(m));
+		lb_report_row(out, "not available:", "%s", lb_srvmon_error(m));
 	if (*lb_srvmon_missing(m))
-		row(out, "not readable:", "%s", lb_srvmon_missing(m));
+		lb_report_row(out, "not readable:", "%s", lb_srvmon_missing(m));
 	fprintf(out, "\n");
 }
 
