@@ -7,7 +7,7 @@
 #include <stdint.h>
 
 #include "engine/rand.h"
-#include "engine/srvmon.h"
+#include "engine/srvstats.h"
 #include "sys/placement.h"
 #include "sys/sysmetrics.h"
 

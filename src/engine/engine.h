@@ -22,6 +22,7 @@
 #include "engine/result.h"
 #include "engine/session.h"
 #include "engine/sink.h"
+#include "engine/srvmon.h"
 #include "engine/stats.h"
 #include "sys/sysmetrics.h"
 

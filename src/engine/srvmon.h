@@ -14,25 +14,10 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "engine/srvstats.h"
+
 struct lb_opts;
 struct lb_db_config;
-
-struct lb_srv_conf {
-	bool enabled;                /* --server-stats */
-	const char *metrics_listen;  /* --metrics-listen (NULL: none; points into the options) */
-};
-
-/* The server's counters over one interval or window. values[i] belongs to counter i
- * (lb_srvmon_name()); a counter first seen later than the sample has no value in it (i >= n). */
-struct lb_srv_sample {
-	double interval_s;
-	int n;
-	double *values;      /* counters: the increase; gauges: the level at the end of an
-	                      * interval, the mean of the interval readings over a window */
-	int statements;      /* the monitor's own statements in it */
-};
-
-struct lb_srvmon;
 
 int lb_srvmon_register_options(struct lb_opts *opts, char *err, int errlen);
 int lb_srvmon_configure(const struct lb_opts *opts, struct lb_srv_conf *conf, char *err, int errlen);
@@ -47,7 +32,6 @@ struct lb_srvmon *lb_srvmon_new(struct lb_db_config *cfg, int32_t reading_timeou
 void lb_srvmon_free(struct lb_srvmon *m);
 /* Reads the counters and keeps the interval since the previous sample; its index, or -1. */
 int lb_srvmon_sample(struct lb_srvmon *m, int64_t now_ns);
-const struct lb_srv_sample *lb_srvmon_at(const struct lb_srvmon *m, int index);
 /* A new statistics window starts now (end of warm-up, checkpoint). */
 void lb_srvmon_new_window(struct lb_srvmon *m, int64_t now_ns);
 /* The run is over: the last reading, after the workers' sessions ended when `settle` (a
@@ -56,22 +40,5 @@ void lb_srvmon_stop(struct lb_srvmon *m, int64_t now_ns, bool settle);
 /* Fills `out` with the current window (up to the stop, or now); false without a monitor. */
 bool lb_srvmon_window(struct lb_srvmon *m, int64_t now_ns, struct lb_srv_sample *out);
 void lb_srv_sample_fini(struct lb_srv_sample *s);
-
-/* The counters known so far, in the order of their first reading. */
-int lb_srvmon_ncounters(const struct lb_srvmon *m);
-const char *lb_srvmon_name(const struct lb_srvmon *m, int i);
-bool lb_srvmon_is_gauge(const struct lb_srvmon *m, int i);
-/* The value of counter `name` in s (0 when s has none). */
-double lb_srv_value(const struct lb_srvmon *m, const struct lb_srv_sample *s, const char *name, bool *found);
-/* The settings read at the start, sorted by name. */
-int lb_srvmon_nsettings(const struct lb_srvmon *m);
-void lb_srvmon_setting(const struct lb_srvmon *m, int i, const char **name, const char **value);
-/* The driver's name ("pgsql", "mysql"): which counters to expect. */
-const char *lb_srvmon_driver(const struct lb_srvmon *m);
-/* What could not be read for want of privileges ("" when nothing). */
-const char *lb_srvmon_missing(const struct lb_srvmon *m);
-/* Why the readings stopped during the run ("" when they did not): the window then has no
- * counters (lb_srvmon_window gives an empty sample). */
-const char *lb_srvmon_error(const struct lb_srvmon *m);
 
 #endif

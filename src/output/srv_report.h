@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "engine/srvmon.h"
+#include "engine/srvstats.h"
 
 struct cJSON;
 
