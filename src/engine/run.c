@@ -758,13 +758,14 @@ static int init_hook(struct lb_engine *e)
 /* The server monitor's first reading, with the workers connected and waiting at the barrier. */
 static void start_server_monitor(struct lb_engine *e)
 {
-	if (!e->session.cfg.srv.enabled || !e->session.additions)
+	const struct lb_config *c = &e->session.cfg;
+	if (!c->srv.enabled || !e->session.additions)
 		return;
 	pthread_mutex_lock(&e->lock);
 	struct lb_db_config *db = e->srv_db;
 	pthread_mutex_unlock(&e->lock);
 	/* A reading may take a quarter of the report interval, between 0.25 and 2 s. */
-	int64_t quarter_ms = (e->session.cfg.report_interval_ns ? e->session.cfg.report_interval_ns : LB_NS_PER_S) / 4 / 1000000;
+	int64_t quarter_ms = (c->report_interval_ns ? c->report_interval_ns : LB_NS_PER_S) / 4 / 1000000;
 	int32_t timeout_ms = (int32_t)(quarter_ms < 250 ? 250 : quarter_ms > 2000 ? 2000 : quarter_ms);
 	if (db)
 		e->srvmon = lb_srvmon_new(db, timeout_ms, lb_now_ns());
