@@ -177,12 +177,16 @@ for _, driver in ipairs(h.drivers) do
       assert.is_nil(r.server)
       assert.is_falsy(out:find("Server statistics", 1, true))
       assert.are.equal("", err)
-      local script = h.write("srvstats.lua", SCRIPT)
+      -- with a transaction type: the server's columns come last, after the type's own and its
+      -- errors/rollbacks/retries columns (results.md §8)
+      local script = h.write("srvstats_typed.lua", "local T = luabench.stats.type('ins')\n"
+        .. SCRIPT:gsub('con:query%("BEGIN"%)', 'T:begin(); con:query("BEGIN")'):gsub('con:query%("COMMIT"%)', 'con:query("COMMIT"); T:done()'))
       local csv, cerr, rc = h.run(h.q(script) .. " " .. opts .. " --threads=1 --time=2 --format=csv --report-interval=1 run")
       assert.are.equal(0, rc, cerr)
       local lines = {}
       for l in csv:gmatch("[^\n]+") do lines[#lines + 1] = l end
-      assert.is_truthy(lines[1]:find(",srv_commits_per_s,srv_rollbacks_per_s,srv_cache_hit_pct,", 1, true), lines[1])
+      assert.is_truthy(lines[1]:find(",type_ins_retries_per_s,srv_commits_per_s,srv_rollbacks_per_s,srv_cache_hit_pct,", 1, true), lines[1])
+      assert.is_truthy(lines[1]:find(",srv_checkpoints$"), lines[1])
       local head, first = {}, {}
       for c in (lines[1] .. ","):gmatch("([^,]*),") do head[#head + 1] = c end
       for c in (lines[2] .. ","):gmatch("([^,]*),") do first[#first + 1] = c end
