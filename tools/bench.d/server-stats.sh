@@ -8,16 +8,6 @@
 #   tools/bench server-stats [--runs=N] [--time=S] [--servers="pgsql mysql"] [--size=ROWS]
 # The sandbox servers must be running (tools/sandbox-db start).
 
-# ss_pair NAME "off values" "on values": a row with both medians and on/off.
-ss_pair() {
-  local moff mon
-  moff=$(printf '%s\n' $2 | median)
-  mon=$(printf '%s\n' $3 | median)
-  results+=("$(printf '| %-40s | %10s | %10s | %5s | %s / %s |' "$1" "$moff" "$mon" \
-    "$(awk -v a="$moff" -v b="$mon" 'BEGIN {printf "%.2fx", (a > 0 ? b / a : 0)}')" "$2" "$3")")
-  echo "${results[-1]}" >&2
-}
-
 # ss_case NAME METRIC ARGS...: ARGS run with each setting, `runs` times, alternating.
 ss_case() {
   local name=$1 metric=$2
@@ -27,7 +17,7 @@ ss_case() {
     off+=("$("$LB" "$@" --report-interval=1 --server-stats=off run 2>/dev/null | $metric)")
     on+=("$("$LB" "$@" --report-interval=1 --server-stats=on run 2>/dev/null | $metric)")
   done
-  ss_pair "$name" "${off[*]}" "${on[*]}"
+  ratio_pair "$name" "${off[*]}" "${on[*]}"
 }
 
 bench_server_stats() {
