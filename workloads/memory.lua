@@ -76,12 +76,12 @@ local buf, quota, done = nil, 0, 0
 local src, dst -- --memory-method: the arrays copied from and to
 
 local function mbw_thread_init()
-  src = C.lb_kernel_memory_alloc(o.array, 0)
-  dst = C.lb_kernel_memory_alloc(o.array, 0)
+  -- both written before the first copy, as mbw does
+  src = C.lb_kernel_mbw_array(o.array)
+  dst = C.lb_kernel_mbw_array(o.array)
   if src == nil or dst == nil then
     error(string.format("cannot allocate two arrays of %d bytes (--memory-array-size)", o.array), 0)
   end
-  ffi.fill(src, o.array, 0xaa) -- both arrays touched before the first copy, as mbw does
   quota = o.runs > 0 and o.runs or math.huge
 end
 

@@ -67,7 +67,7 @@ local crr_message, udp_message -- built once per thread: hello + request, respon
 function thread_init()
   settings()
   sock = luabench.socket
-  crr_message = hello("r") .. string.rep("\0", o.req)
+  crr_message = hello("c") .. string.rep("\0", o.req)
   udp_message = be32(o.resp) .. string.rep("\0", o.req - 4)
 end
 
@@ -88,6 +88,9 @@ local exchange = {
     u.conn = c
     c:send(crr_message) -- hello and request in one send: one segment, as a real client
     c:skip(o.resp)
+    -- The server closes first ('c'), as netserver and a web server do: the TIME_WAIT is its own,
+    -- and this side's ephemeral port is free again at once.
+    if c:receive_some(1) then error("receive from " .. o.host .. ":" .. o.port .. ": more than the response", 0) end
     c:close()
     u.conn = nil
   end,

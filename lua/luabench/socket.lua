@@ -2,16 +2,19 @@
 --
 -- Every call waits the way the caller runs: an emulated user (--users) parks on its worker's
 -- scheduler and yields, like a user waiting for a query, so thousands of connections share a
--- few threads; a plain thread polls. Errors are Lua errors naming the peer and the OS reason.
+-- few threads; a plain thread waits in the kernel (a blocking socket whose SO_RCVTIMEO and
+-- SO_SNDTIMEO are the timeout: one system call per send or receive, as sockperf or netperf).
+-- Errors are Lua errors naming the peer and the OS reason.
 local ffi = require("ffi")
 local C = ffi.C
 local sb = sysbench
 
 local READ, WRITE, TIMEOUT = C.LB_SOCK_READ, C.LB_SOCK_WRITE, 4 -- LB_DB_WAIT_TIMEOUT
-local EAGAIN, EINPROGRESS, EINTR = 11, 115, 4
+local EAGAIN, EINPROGRESS, EINTR, ETIMEDOUT = 11, 115, 4, 110
 local SLICE_NS = 100e6 -- a thread re-checks the clock this often while it waits
 
 local M = {}
+local errbuf = ffi.new("char[256]") -- lb_sock_open's reason (copied at once: one per Lua state)
 local Socket = {}
 Socket.__index = Socket
 
@@ -19,12 +22,24 @@ local function fail(self, what, err)
   error(string.format("%s %s:%d: %s", what, self.host, self.port, err), 0)
 end
 
+-- True in an emulated user's coroutine: its waits yield to the worker's scheduler.
+local function in_user()
+  local U = sb._users
+  return U ~= nil and U.current >= 0 and coroutine.running() ~= nil
+end
+
+-- How long each system call of a call may wait in the kernel (ns): the timeout in a thread, -1
+-- (never: the caller yields instead) in a user.
+local function kernel_wait_ns(self)
+  return in_user() and -1 or self.timeout * 1e9
+end
+
 -- Waits until the socket is ready for `events` or the deadline (ns since the run started)
 -- passes; false on timeout.
 local function wait(self, events, deadline)
   local w = sb.worker
   local U = sb._users
-  if U and U.current >= 0 and coroutine.running() then
+  if in_user() then
     C.lb_user_sched_wait_fd(U.sched, U.current, self.fd, events, deadline)
     local bits = coroutine.yield()
     return bit.band(bits or 0, TIMEOUT) == 0 or bit.band(bits, events) ~= 0
@@ -46,6 +61,23 @@ local function timed_out(self, what)
   fail(self, what, string.format("timed out after %g s", self.timeout))
 end
 
+-- connect's loop: waits for the handshake (rc: lb_sock_connected's first answer).
+local function connect_rest(self, rc)
+  local until_ns
+  while rc ~= 0 do
+    if rc ~= -EINPROGRESS then
+      self:close()
+      fail(self, "connect to", ffi.string(C.lb_sock_strerror(rc)))
+    end
+    until_ns = until_ns or deadline(self)
+    if not wait(self, WRITE, until_ns) then
+      self:close()
+      timed_out(self, "connect to")
+    end
+    rc = C.lb_sock_connected(self.s)
+  end
+end
+
 -- luabench.socket.connect(host, port [, {timeout = s, udp = bool}]): a connected socket.
 function M.connect(host, port, opts)
   opts = opts or {}
@@ -54,70 +86,101 @@ function M.connect(host, port, opts)
   end
   local self = setmetatable({ host = host, port = tonumber(port), timeout = opts.timeout or 10,
     udp = opts.udp and true or false }, Socket)
-  local err = ffi.new("char[256]")
-  local s = C.lb_sock_open(sb.worker, host, self.port, self.udp and 1 or 0, err, 256)
-  if s == nil then fail(self, "connect to", ffi.string(err)) end
+  local s = C.lb_sock_open(sb.worker, host, self.port, self.udp and 1 or 0, kernel_wait_ns(self), errbuf, 256)
+  if s == nil then fail(self, "connect to", ffi.string(errbuf)) end
   self.s = ffi.gc(s, C.lb_sock_close)
   self.fd = C.lb_sock_fd(s)
-  local until_ns = deadline(self)
-  while true do
-    local rc = C.lb_sock_connected(s)
-    if rc == 0 then break end
-    if rc ~= -EINPROGRESS then
-      self:close()
-      fail(self, "connect to", ffi.string(C.lb_sock_strerror(rc)))
-    end
-    if not wait(self, WRITE, until_ns) then
-      self:close()
-      timed_out(self, "connect to")
-    end
-  end
+  local rc = C.lb_sock_connected(s) -- a thread's socket: connected already (no system call)
+  if rc ~= 0 then connect_rest(self, rc) end
   return self
 end
 
 local function check_open(self)
-  if not self.s then fail(self, "use of", "the socket is closed") end
+  local s = self.s
+  if not s then fail(self, "use of", "the socket is closed") end
+  return s
 end
 
--- Sends len bytes through send_from(offset) (the C call for the bytes from there), waiting
--- whenever the socket's buffer is full; returns len.
-local function send_all(self, len, send_from)
-  check_open(self)
+-- A call that needs a second system call has a deadline, read from the clock then (the first
+-- one costs no clock read): it may take up to twice its timeout in all, never longer.
+local function next_deadline(self, until_ns, what)
+  if not until_ns then return deadline(self) end
+  if C.lb_clock_ns(sb.worker) >= until_ns then timed_out(self, what) end
+  return until_ns
+end
+
+-- The hot paths (one send, one receive) have no loop: a loop that runs once per call would make
+-- LuaJIT abort the trace of the run's event loop ("inner loop in root trace") and interpret
+-- every event. The loops are in the *_rest functions, for the calls that need more.
+
+-- send_all's loop, once a first send (result n) did not send all of it.
+local function send_rest(self, data, len, n, wait_ns)
+  local s = self.s
   local sent, until_ns = 0, nil
-  while sent < len do
-    local n = send_from(sent)
+  while true do
     if n >= 0 then
       sent = sent + n
+      if sent >= len then return len end
+      until_ns = next_deadline(self, until_ns, "send to")
     elseif n == -EAGAIN or n == -EINTR then
       until_ns = until_ns or deadline(self)
       if not wait(self, WRITE, until_ns) then timed_out(self, "send to") end
+    elseif n == -ETIMEDOUT then
+      timed_out(self, "send to")
     else
       fail(self, "send to", ffi.string(C.lb_sock_strerror(n)))
     end
+    if data == nil then
+      n = C.lb_sock_send_zeros(s, len - sent, wait_ns)
+    else
+      n = C.lb_sock_send(s, ffi.cast("const char *", data) + sent, len - sent, wait_ns)
+    end
   end
-  return len
+end
+
+-- Sends len bytes of data (a string; nil: zeros), waiting whenever the socket's buffer is
+-- full; returns len. No closure or pointer is made unless the bytes go in several sends.
+local function send_all(self, data, len)
+  local s = check_open(self)
+  local wait_ns = kernel_wait_ns(self)
+  local n
+  if data == nil then n = C.lb_sock_send_zeros(s, len, wait_ns) else n = C.lb_sock_send(s, data, len, wait_ns) end
+  if n == len then return len end
+  return send_rest(self, data, len, n, wait_ns)
 end
 
 -- Sends all of data (a string); returns its length.
 function Socket:send(data)
-  local p, len = ffi.cast("const char *", data), #data
-  return send_all(self, len, function(sent) return C.lb_sock_send(self.s, p + sent, len - sent) end)
+  return send_all(self, data, #data)
 end
 
 -- Sends n zero bytes (a request whose content does not matter); returns n.
 function Socket:send_zeros(n)
-  return send_all(self, n, function(sent) return C.lb_sock_send_zeros(self.s, n - sent) end)
+  return send_all(self, nil, n)
 end
 
--- Reads more into the buffer, waiting for it; false at the end of the stream.
-local function fill(self, until_ns, what)
+-- fill's loop, once a read (result n) brought nothing: waits for the socket and reads again.
+local function fill_rest(self, n, until_ns, what)
   while true do
-    local n = C.lb_sock_fill(self.s)
-    if n > 0 then return true end
+    if n > 0 then return true, until_ns or false end
     if n == 0 then return false end
+    if n == -ETIMEDOUT then timed_out(self, what) end
     if n ~= -EAGAIN and n ~= -EINTR then fail(self, what, ffi.string(C.lb_sock_strerror(n))) end
+    until_ns = until_ns or deadline(self)
     if not wait(self, READ, until_ns) then timed_out(self, what) end
+    n = C.lb_sock_fill(self.s, -1) -- ready now (or a signal came: the loop waits again)
   end
+end
+
+-- Reads more into the buffer, waiting for it. Returns false at the end of the stream, else true
+-- and the call's deadline for its next fill (until_ns: nil at the call's first fill).
+local function fill(self, until_ns, what)
+  local wait_ns = kernel_wait_ns(self)
+  if until_ns ~= nil and wait_ns >= 0 then until_ns = next_deadline(self, until_ns, what) end
+  local n = C.lb_sock_fill(self.s, wait_ns)
+  if n > 0 then return true, until_ns or false end
+  if n == 0 then return false end -- (tcp_crr's last read: no loop either)
+  return fill_rest(self, n, until_ns, what)
 end
 
 local function take(self, n)
@@ -126,37 +189,62 @@ local function take(self, n)
   return s
 end
 
--- Exactly n bytes (an error if the peer closes before).
-function Socket:receive(n)
-  check_open(self)
-  local until_ns = deadline(self)
+-- Fills until n bytes are buffered (after a first fill: until_ns false or the deadline).
+local function receive_rest(self, n, until_ns)
+  local more
   while C.lb_sock_buffered(self.s) < n do
-    if not fill(self, until_ns, "receive from") then
+    more, until_ns = fill(self, until_ns, "receive from")
+    if not more then
       fail(self, "receive from", string.format("connection closed after %d of %d bytes", C.lb_sock_buffered(self.s), n))
     end
+  end
+end
+
+-- Exactly n bytes (an error if the peer closes before).
+function Socket:receive(n)
+  local s = check_open(self)
+  if C.lb_sock_buffered(s) < n then
+    local more, until_ns = fill(self, nil, "receive from")
+    if not more then
+      fail(self, "receive from", string.format("connection closed after %d of %d bytes", C.lb_sock_buffered(s), n))
+    end
+    if C.lb_sock_buffered(s) < n then receive_rest(self, n, until_ns) end
   end
   return take(self, n)
 end
 
--- Receives and drops exactly n bytes (counted, never copied into Lua); returns n.
-function Socket:skip(n)
-  check_open(self)
-  local left, until_ns = n, nil
+-- skip's loop: drops `left` more of n bytes (after a first fill: until_ns false or the deadline).
+local function skip_rest(self, n, left, until_ns)
+  local s, more = self.s, nil
   while true do
-    left = left - C.lb_sock_consume(self.s, left)
-    if left <= 0 then return n end
-    until_ns = until_ns or deadline(self)
-    if not fill(self, until_ns, "receive from") then
+    more, until_ns = fill(self, until_ns, "receive from")
+    if not more then
       fail(self, "receive from", string.format("connection closed after %d of %d bytes", n - left, n))
     end
+    left = left - C.lb_sock_consume(s, left)
+    if left <= 0 then return n end
   end
+end
+
+-- Receives and drops exactly n bytes (counted, never copied into Lua); returns n.
+function Socket:skip(n)
+  local s = check_open(self)
+  local left = n - C.lb_sock_consume(s, n)
+  if left <= 0 then return n end
+  local more, until_ns = fill(self, nil, "receive from")
+  if not more then
+    fail(self, "receive from", string.format("connection closed after %d of %d bytes", n - left, n))
+  end
+  left = left - C.lb_sock_consume(s, left)
+  if left <= 0 then return n end
+  return skip_rest(self, n, left, until_ns)
 end
 
 -- The bytes before the next `delim` (which is consumed too).
 function Socket:receive_until(delim, max)
   check_open(self)
   max = max or 1048576
-  local until_ns = deadline(self)
+  local until_ns, more
   while true do
     local at = C.lb_sock_find(self.s, delim, #delim)
     if at >= 0 then
@@ -166,7 +254,8 @@ function Socket:receive_until(delim, max)
     if C.lb_sock_buffered(self.s) > max then
       fail(self, "receive from", string.format("no %q in %d bytes", delim, max))
     end
-    if not fill(self, until_ns, "receive from") then
+    more, until_ns = fill(self, until_ns, "receive from")
+    if not more then
       fail(self, "receive from", "connection closed before " .. string.format("%q", delim))
     end
   end
@@ -175,7 +264,7 @@ end
 -- What has arrived (at least one byte; waits for it), up to max; nil at the end of the stream.
 function Socket:receive_some(max)
   check_open(self)
-  if C.lb_sock_buffered(self.s) == 0 and not fill(self, deadline(self), "receive from") then return nil end
+  if C.lb_sock_buffered(self.s) == 0 and not fill(self, nil, "receive from") then return nil end
   local n = C.lb_sock_buffered(self.s)
   return take(self, max and max < n and max or n)
 end

@@ -38,23 +38,28 @@ LB_FFI uint64_t lb_atomic_load(uint64_t *p);
 LB_FFI uint64_t lb_atomic_cas(uint64_t *p, uint64_t expected, uint64_t desired);
 
 /* ---- sockets for scripts: luabench.socket (socket.c) --------------------------------------
- * Non-blocking TCP or connected UDP. Functions return >= 0, or -errno (lb_sock_strerror says
- * it in words); -EAGAIN/-EINPROGRESS mean: wait for the socket (lb_sock_wait in a thread,
+ * TCP or connected UDP. Functions return >= 0, or -errno (lb_sock_strerror says it in words).
+ * A call given wait_ns >= 1000 on a thread's (blocking) socket waits in the kernel up to that
+ * long (-ETIMEDOUT when nothing came); otherwise, and on a user's (non-blocking) socket, it does
+ * what it can now: -EAGAIN/-EINPROGRESS mean: wait for the socket (lb_sock_wait in a thread,
  * lb_user_sched_wait_fd for a user), then call again. Byte counts are doubles (FFI numbers). */
 struct lb_sock;
 enum { LB_SOCK_READ = 1, LB_SOCK_WRITE = 2 };
-/* Resolves host and starts connecting; NULL with the reason in err. */
-LB_FFI struct lb_sock *lb_sock_open(struct lb_worker *w, const char *host, int port, int udp, char *err, int errlen);
+/* Resolves host and connects: with timeout_ns >= 1000 a blocking socket, connected or failed
+ * within timeout_ns (for a thread); else a non-blocking one, connecting (for a user). NULL with
+ * the reason in err. */
+LB_FFI struct lb_sock *lb_sock_open(struct lb_worker *w, const char *host, int port, int udp, double timeout_ns,
+				    char *err, int errlen);
 /* 0 once connected, -EINPROGRESS while the handshake goes on, -errno when it failed. */
 LB_FFI int lb_sock_connected(struct lb_sock *s);
 LB_FFI int lb_sock_fd(struct lb_sock *s);
-/* Sends what the socket takes now (bytes sent; counted in bytes_written). */
-LB_FFI double lb_sock_send(struct lb_sock *s, const char *data, size_t len);
+/* Sends what the socket takes (bytes sent; counted in bytes_written). */
+LB_FFI double lb_sock_send(struct lb_sock *s, const char *data, size_t len, double wait_ns);
 /* Sends up to len (at most 64 KiB) zero bytes. */
-LB_FFI double lb_sock_send_zeros(struct lb_sock *s, size_t len);
+LB_FFI double lb_sock_send_zeros(struct lb_sock *s, size_t len, double wait_ns);
 /* Reads what is there into the socket's buffer: bytes read (counted in bytes_read), 0 at the
  * end of the stream. */
-LB_FFI double lb_sock_fill(struct lb_sock *s);
+LB_FFI double lb_sock_fill(struct lb_sock *s, double wait_ns);
 /* The buffered bytes: how many, where, the length up to and including the first delim (-1:
  * not there yet), and taking n of them (returns how many were taken). */
 LB_FFI double lb_sock_buffered(struct lb_sock *s);
@@ -84,6 +89,10 @@ LB_FFI void lb_kernel_memory_free(void *p);
  * memcpy() in block_bytes pieces. Returns the bytes copied (0 for an unknown method). */
 enum lb_mbw_method { LB_MBW_MEMCPY = 0, LB_MBW_DUMB = 1, LB_MBW_MCBLOCK = 2 };
 LB_FFI uint64_t lb_kernel_mbw_copy(void *dst, const void *src, uint64_t bytes, int method, uint64_t block_bytes);
+/* One of the arrays lb_kernel_mbw_copy copies, allocated and written as mbw makes its own: calloc()
+ * and 0xaa stored in every long (bytes a multiple of sizeof(long)). NULL when out of memory;
+ * freed with lb_kernel_memory_free. */
+LB_FFI void *lb_kernel_mbw_array(uint64_t bytes);
 /* threads: `yields` times lock mutex `idx`, sched_yield(), unlock. */
 LB_FFI void lb_kernel_threads(struct lb_mutexes *m, uint32_t idx, uint32_t yields);
 /* A ticket counter of the run (threads test: which lock the next event uses). */

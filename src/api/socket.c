@@ -1,12 +1,17 @@
-/* Sockets for scripts (luabench.socket, lua/luabench/socket.lua): TCP and connected UDP, always
- * non-blocking. The Lua side waits for readiness: a user parks on the scheduler
- * (lb_user_sched_wait_fd), a thread polls (lb_sock_wait). Received bytes go through a buffer here,
+/* Sockets for scripts (luabench.socket, lua/luabench/socket.lua): TCP and connected UDP.
+ * An emulated user's socket is non-blocking: the user parks on the scheduler
+ * (lb_user_sched_wait_fd) and yields. A thread's socket is blocking, with the script's timeout as
+ * SO_SNDTIMEO/SO_RCVTIMEO (set only when it changes): a round trip is then one send and one recv
+ * that waits in the kernel, as sockperf or netperf do it, instead of a recv that finds nothing, a
+ * poll and a recv again. Every call can still be made without waiting (MSG_DONTWAIT), and the
+ * thread polls (lb_sock_wait) when a call needs more than one wait. Received bytes go through a buffer here,
  * so "exactly N bytes" and "until a delimiter" need no Lua string per read, and a response that
  * is only counted (the net workload) is never copied into Lua at all.
  *
  * Bytes sent and received are added to the worker's bytes_written/bytes_read counters, and the
  * run keeps connection counts (lb_engine_ext), so the report says what went over the wire. */
 #include <errno.h>
+#include <math.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -17,6 +22,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <unistd.h>
 
 #include "api/ffi.h"
@@ -34,6 +40,8 @@ struct lb_sock {
 	int fd;
 	bool udp;
 	bool connecting;
+	bool blocking;
+	double sndtimeo_ns, rcvtimeo_ns; /* as set on the socket (blocking ones) */
 	char *buf;
 	size_t cap, head, tail; /* buffered bytes are buf[head..tail) */
 };
@@ -81,7 +89,45 @@ static void raise_nofile(void)
 	}
 }
 
-LB_FFI struct lb_sock *lb_sock_open(struct lb_worker *w, const char *host, int port, int udp, char *err, int errlen)
+/* Sets SO_SNDTIMEO or SO_RCVTIMEO to ns (at least 1 us: 0 would mean no limit). */
+static int set_timeout(int fd, int opt, double ns)
+{
+	struct timeval tv = { .tv_sec = (time_t)(ns / 1e9), .tv_usec = (suseconds_t)(fmod(ns, 1e9) / 1e3) };
+	if (!tv.tv_sec && !tv.tv_usec)
+		tv.tv_usec = 1;
+	return setsockopt(fd, SOL_SOCKET, opt, &tv, sizeof(tv));
+}
+
+/* A blocking socket waits up to ns in its next call (opt: SO_SNDTIMEO or SO_RCVTIMEO); false
+ * if it cannot (non-blocking, or ns too short to say: the caller polls). */
+static bool will_wait(struct lb_sock *s, int opt, double ns)
+{
+	if (!s->blocking || ns < 1e3)
+		return false;
+	double *now = opt == SO_SNDTIMEO ? &s->sndtimeo_ns : &s->rcvtimeo_ns;
+	if (*now != ns) {
+		if (set_timeout(s->fd, opt, ns) < 0)
+			return false;
+		*now = ns;
+	}
+	return true;
+}
+
+/* A blocking connect with SO_SNDTIMEO (which Linux applies to connect too): -errno, -ETIMEDOUT
+ * when the timeout passed, -EINPROGRESS when a signal cut the wait short (the handshake goes
+ * on: the caller polls). */
+static int connect_blocking(struct lb_sock *s, const struct addrinfo *ai, double timeout_ns)
+{
+	if (set_timeout(s->fd, SO_SNDTIMEO, timeout_ns) < 0)
+		return -errno;
+	s->sndtimeo_ns = timeout_ns;
+	if (connect(s->fd, ai->ai_addr, ai->ai_addrlen) == 0)
+		return 0;
+	return errno == EINPROGRESS || errno == EAGAIN ? -ETIMEDOUT : errno == EINTR ? -EINPROGRESS : -errno;
+}
+
+LB_FFI struct lb_sock *lb_sock_open(struct lb_worker *w, const char *host, int port, int udp, double timeout_ns,
+				    char *err, int errlen)
 {
 	static pthread_once_t once = PTHREAD_ONCE_INIT;
 	pthread_once(&once, raise_nofile);
@@ -94,7 +140,8 @@ LB_FFI struct lb_sock *lb_sock_open(struct lb_worker *w, const char *host, int p
 		snprintf(err, (size_t)errlen, "%s", rc == EAI_SYSTEM ? strerror(errno) : gai_strerror(rc));
 		return NULL;
 	}
-	int fd = socket(ai->ai_family, ai->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	bool blocking = timeout_ns >= 1e3;
+	int fd = socket(ai->ai_family, ai->ai_socktype | (blocking ? 0 : SOCK_NONBLOCK) | SOCK_CLOEXEC, 0);
 	if (fd < 0) {
 		snprintf(err, (size_t)errlen, "%s", strerror(errno));
 		freeaddrinfo(ai);
@@ -106,18 +153,26 @@ LB_FFI struct lb_sock *lb_sock_open(struct lb_worker *w, const char *host, int p
 	}
 	struct sock_run *r = run_of(w);
 	__atomic_add_fetch(&r->opened, 1, __ATOMIC_RELAXED);
-	rc = connect(fd, ai->ai_addr, ai->ai_addrlen);
-	freeaddrinfo(ai);
-	if (rc < 0 && errno != EINPROGRESS) {
-		snprintf(err, (size_t)errlen, "%s", strerror(errno));
-		__atomic_add_fetch(&r->failed, 1, __ATOMIC_RELAXED);
-		close(fd);
-		return NULL;
-	}
 	struct lb_sock *s = lb_xzalloc(sizeof(*s));
 	s->w = w;
 	s->fd = fd;
 	s->udp = udp;
+	s->blocking = blocking;
+	if (blocking) {
+		rc = connect_blocking(s, ai, timeout_ns);
+	} else {
+		rc = connect(fd, ai->ai_addr, ai->ai_addrlen) < 0 ? -errno : 0;
+	}
+	freeaddrinfo(ai);
+	if (rc < 0 && rc != -EINPROGRESS) {
+		if (rc == -ETIMEDOUT)
+			snprintf(err, (size_t)errlen, "timed out after %g s", timeout_ns / 1e9);
+		else
+			snprintf(err, (size_t)errlen, "%s", strerror(-rc));
+		__atomic_add_fetch(&r->failed, 1, __ATOMIC_RELAXED);
+		lb_sock_close(s);
+		return NULL;
+	}
 	s->connecting = rc < 0;
 	if (!s->connecting)
 		__atomic_add_fetch(&r->connected, 1, __ATOMIC_RELAXED);
@@ -153,20 +208,21 @@ LB_FFI int lb_sock_connected(struct lb_sock *s)
 	return -soerr;
 }
 
-LB_FFI double lb_sock_send(struct lb_sock *s, const char *data, size_t len)
+LB_FFI double lb_sock_send(struct lb_sock *s, const char *data, size_t len, double wait_ns)
 {
-	ssize_t n = send(s->fd, data, len, MSG_NOSIGNAL | MSG_DONTWAIT);
+	bool wait = will_wait(s, SO_SNDTIMEO, wait_ns);
+	ssize_t n = send(s->fd, data, len, MSG_NOSIGNAL | (wait ? 0 : MSG_DONTWAIT));
 	if (n < 0)
-		return -errno;
+		return wait && (errno == EAGAIN || errno == EWOULDBLOCK) ? -ETIMEDOUT : -errno;
 	lb_counter_add(s->w, LB_CNT_BYTES_WRITTEN, (uint64_t)n);
 	return (double)n;
 }
 
 /* The same bytes again and again (the net workload's requests: only their size matters). */
-LB_FFI double lb_sock_send_zeros(struct lb_sock *s, size_t len)
+LB_FFI double lb_sock_send_zeros(struct lb_sock *s, size_t len, double wait_ns)
 {
 	static const char zeros[64 * 1024];
-	return lb_sock_send(s, zeros, len < sizeof(zeros) ? len : sizeof(zeros));
+	return lb_sock_send(s, zeros, len < sizeof(zeros) ? len : sizeof(zeros), wait_ns);
 }
 
 static void make_room(struct lb_sock *s)
@@ -186,14 +242,15 @@ static void make_room(struct lb_sock *s)
 	}
 }
 
-LB_FFI double lb_sock_fill(struct lb_sock *s)
+LB_FFI double lb_sock_fill(struct lb_sock *s, double wait_ns)
 {
 	make_room(s);
 	if (s->cap == s->tail)
 		return -ENOBUFS; /* a message larger than the buffer's limit, never taken */
-	ssize_t n = recv(s->fd, s->buf + s->tail, s->cap - s->tail, MSG_DONTWAIT);
+	bool wait = will_wait(s, SO_RCVTIMEO, wait_ns);
+	ssize_t n = recv(s->fd, s->buf + s->tail, s->cap - s->tail, wait ? 0 : MSG_DONTWAIT);
 	if (n < 0)
-		return -errno;
+		return wait && (errno == EAGAIN || errno == EWOULDBLOCK) ? -ETIMEDOUT : -errno;
 	s->tail += (size_t)n;
 	lb_counter_add(s->w, LB_CNT_BYTES_READ, (uint64_t)n);
 	return (double)n;

@@ -4,12 +4,15 @@
  * Each thread has its own epoll, TCP listener and UDP socket on the same port (SO_REUSEPORT:
  * the kernel spreads connections and datagrams over the threads), so nothing is shared but the
  * totals. A TCP connection starts with a 12-byte hello: "LBN", the mode ('r' request/response,
- * 's' stream), the request size and the response size (big-endian 32-bit). In 'r' mode the
- * server then reads a request of that size and answers with a response of that size, again and
- * again until the client closes (tcp_rr on one connection, tcp_crr one exchange per
- * connection); in 's' mode it reads and discards until the end. A UDP request's first 4 bytes
- * say the response's size. Bounded: --max-connections at once (more are closed at once and
- * counted), a response of at most 64 MiB, --time; stops on SIGINT/SIGTERM. */
+ * 's' stream, 'c' one exchange), the request size and the response size (big-endian 32-bit).
+ * In 'r' mode the server then reads a request of that size and answers with a response of that
+ * size, again and again until the client closes (tcp_rr); in 'c' mode it does it once and closes
+ * first (tcp_crr: the TIME_WAIT stays here, where it holds no port, as netserver and a web
+ * server do; a client closing first keeps one ephemeral port per connection for 60 s, and a
+ * few hundred connections/s exhaust them); in 's' mode it reads and discards until the end.
+ * A UDP request's first 4 bytes say the response's size. Bounded: --max-connections at once
+ * (more are closed at once and counted), a response of at most 64 MiB, --time; stops on
+ * SIGINT/SIGTERM. */
 #include "cli/net_server.h"
 
 #include <arpa/inet.h>
@@ -45,6 +48,7 @@ struct conn {
 	unsigned char hello[HELLO_BYTES];
 	uint32_t have;                  /* hello bytes so far */
 	uint32_t req_bytes, resp_bytes;
+	bool once;                      /* 'c': close after the first response */
 	uint64_t left;                  /* of the current request or response */
 };
 
@@ -163,12 +167,14 @@ static uint32_t be32(const unsigned char *p)
 /* The hello is complete: 0, or -1 (not a client of ours: closed). */
 static int start_conn(struct conn *c)
 {
-	if (memcmp(c->hello, "LBN", 3) || (c->hello[3] != 'r' && c->hello[3] != 's'))
+	char kind = (char)c->hello[3];
+	if (memcmp(c->hello, "LBN", 3) || (kind != 'r' && kind != 's' && kind != 'c'))
 		return -1;
 	c->req_bytes = be32(c->hello + 4);
 	c->resp_bytes = be32(c->hello + 8);
-	if (c->resp_bytes > MAX_RESPONSE_BYTES || (c->hello[3] == 'r' && !c->req_bytes))
+	if (c->resp_bytes > MAX_RESPONSE_BYTES || (kind != 's' && !c->req_bytes))
 		return -1;
+	c->once = kind == 'c';
 	c->phase = c->hello[3] == 's' ? P_DISCARD : P_REQUEST;
 	c->left = c->req_bytes;
 	return 0;
@@ -189,14 +195,15 @@ static int send_response(struct srv_thread *t, struct conn *c)
 	return 1;
 }
 
-/* Reads and answers what arrived: -1 when the connection is over. */
+/* Reads and answers what arrived: -1 when the connection is over (the client closed, an error,
+ * or a 'c' connection's response is sent). */
 static int serve_conn(struct srv_thread *t, struct conn *c, uint32_t ev)
 {
 	char *sink = t->buf;
 	if (c->phase == P_RESPONSE) {
 		int rc = send_response(t, c);
-		if (rc <= 0)
-			return rc;
+		if (rc <= 0 || c->once)
+			return rc <= 0 ? rc : -1;
 		c->phase = P_REQUEST;
 		c->left = c->req_bytes;
 		set_events(t, c, EPOLLIN);
@@ -227,7 +234,7 @@ static int serve_conn(struct srv_thread *t, struct conn *c, uint32_t ev)
 		c->phase = P_RESPONSE;
 		c->left = c->resp_bytes;
 		int rc = send_response(t, c);
-		if (rc < 0)
+		if (rc < 0 || (rc > 0 && c->once))
 			return -1;
 		if (rc == 0) {
 			set_events(t, c, EPOLLOUT);

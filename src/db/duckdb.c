@@ -107,6 +107,13 @@ int lb_duckdb_finish(struct lb_db_conn *c, duckdb_state st, const char *sql, siz
 	duckdb_statement_type type;
 
 	p->has_result = true;
+	if (st == DuckDBError && p->timed_out &&
+	    duckdb_result_error_type(&p->result) == DUCKDB_ERROR_INTERRUPT) {
+		lb_db_set_error(c, DUCKDB_ERROR_INTERRUPT, "57014", false,
+				"duckdb: canceling statement due to statement timeout (%d ms)", (int)p->timeout_ms);
+		result_reset(c);
+		return LB_DB_ESQL;
+	}
 	if (st == DuckDBError) {
 		int rc = lb_duckdb_error(c, duckdb_result_error_type(&p->result),
 					 duckdb_result_error(&p->result));
@@ -179,10 +186,17 @@ static void duckdb_result_free(struct lb_db_conn *c)
 static int duckdb_query_start(struct lb_db_conn *c, const char *sql, size_t len)
 {
 	struct duckdb_conn *p = D(c);
+	duckdb_state st;
+	int rc;
 
 	result_reset(c);
+	if (lb_duckdb_timeout_statement(c, sql, len, &rc))
+		return rc;
+	lb_duckdb_timeout_arm(c);
 	/* sql is NUL-terminated at sql[len] (driver.h) */
-	return lb_duckdb_finish(c, duckdb_query(p->con, sql, &p->result), sql, len);
+	st = duckdb_query(p->con, sql, &p->result);
+	lb_duckdb_timeout_disarm(c);
+	return lb_duckdb_finish(c, st, sql, len);
 }
 
 static int duckdb_step(struct lb_db_conn *c, uint32_t ready)
@@ -206,6 +220,44 @@ static int set_config(struct lb_db_conn *c, duckdb_config cfg, const char *name,
 		return LB_DB_ECONNECT;
 	}
 	return LB_DB_OK;
+}
+
+/* The settings that decide how fast DuckDB runs, for the results, as in force on the database:
+ * threads (one query's parallelism), memory_limit (past it operators spill), temp_directory
+ * (where they spill to: which disk), preserve_insertion_order (false lets large results and
+ * loads run out of order, in less memory) and checkpoint_threshold (how much WAL a write
+ * workload accumulates before a checkpoint writes it into the file). */
+static const char SETTINGS_SQL[] =
+	"SELECT current_setting('threads')::VARCHAR, current_setting('memory_limit')::VARCHAR, "
+	"current_setting('checkpoint_threshold')::VARCHAR, "
+	"current_setting('preserve_insertion_order')::VARCHAR, "
+	"current_setting('temp_directory')::VARCHAR";
+static const char *const SETTINGS[] = { "threads", "memory_limit", "checkpoint_threshold",
+					 "preserve_insertion_order", "temp_directory" };
+
+/* "DuckDB 1.5.6 (threads=2, memory_limit=18.8 GiB, ...)", or the version alone should DuckDB
+ * refuse the query. */
+static void describe(struct lb_db_conn *c)
+{
+	struct duckdb_conn *p = D(c);
+	const char *v = duckdb_library_version();
+	duckdb_result r;
+	size_t n;
+
+	n = (size_t)snprintf(p->version, sizeof(p->version), "DuckDB %s", v + (v[0] == 'v'));
+	if (duckdb_query(p->con, SETTINGS_SQL, &r) == DuckDBError) {
+		duckdb_destroy_result(&r);
+		return;
+	}
+	for (idx_t i = 0; i < sizeof(SETTINGS) / sizeof(SETTINGS[0]) && n < sizeof(p->version); i++) {
+		char *val = duckdb_value_varchar(&r, i, 0);
+		n += (size_t)snprintf(p->version + n, sizeof(p->version) - n, "%s%s=%s", i ? ", " : " (",
+				      SETTINGS[i], val ? val : "");
+		duckdb_free(val);
+	}
+	if (n < sizeof(p->version))
+		snprintf(p->version + n, sizeof(p->version) - n, ")");
+	duckdb_destroy_result(&r);
 }
 
 static int duckdb_connect_start(struct lb_db_conn *c, int64_t deadline_ns)
@@ -241,10 +293,9 @@ static int duckdb_connect_start(struct lb_db_conn *c, int64_t deadline_ns)
 		duckdb_close(&p->db);
 		return connect_error(c, path, "cannot connect to it");
 	}
-	snprintf(p->version, sizeof(p->version), "DuckDB %s", duckdb_library_version());
-	if (p->version[7] == 'v')
-		memmove(p->version + 7, p->version + 8, strlen(p->version + 8) + 1);
-	return LB_DB_OK;
+	describe(c);
+	/* --db-statement-timeout: every session starts with it, reconnected ones too */
+	return lb_duckdb_timeout_set(c, o->statement_timeout_ms) == LB_DB_OK ? LB_DB_OK : LB_DB_ECONNECT;
 }
 
 static void duckdb_close_session(struct lb_db_conn *c)
@@ -253,6 +304,7 @@ static void duckdb_close_session(struct lb_db_conn *c)
 
 	result_reset(c);
 	lb_duckdb_appender_drop(c);
+	lb_duckdb_timeout_stop(c); /* before the connection its thread interrupts goes */
 	if (p->con)
 		duckdb_disconnect(&p->con);
 	if (p->db)

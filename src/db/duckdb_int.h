@@ -1,4 +1,5 @@
-/* Internals of the duckdb driver (duckdb.c, duckdb_stmt.c, duckdb_copy.c, duckdb_options.c). */
+/* Internals of the duckdb driver (duckdb.c, duckdb_stmt.c, duckdb_copy.c, duckdb_options.c,
+ * duckdb_timeout.c). */
 #ifndef LB_DB_DUCKDB_INT_H
 #define LB_DB_DUCKDB_INT_H
 
@@ -19,7 +20,10 @@ struct duckdb_conn {
 	char **row_values;           /* the current row's values (duckdb_value_varchar's) */
 	uint32_t row_values_n;
 	duckdb_appender appender;    /* COPY FROM STDIN: the table's appender, per COPY */
-	char version[48];
+	struct lb_duckdb_watchdog *watchdog; /* the statement timeout's thread, once one is set */
+	int32_t timeout_ms;          /* the session's statement timeout; 0 = none */
+	bool timed_out;              /* the last statement was interrupted at its timeout */
+	char version[256];           /* "DuckDB 1.5.6 (threads=2, memory_limit=...)": describe() */
 };
 
 struct duckdb_stmt {
@@ -40,6 +44,12 @@ void lb_duckdb_stmt_release(struct lb_db_conn *c, struct lb_db_stmt *s, int aliv
 
 int lb_duckdb_copy_start(struct lb_db_conn *c, const char *sql, const char *data, size_t len);
 void lb_duckdb_appender_drop(struct lb_db_conn *c);
+
+bool lb_duckdb_timeout_statement(struct lb_db_conn *c, const char *sql, size_t len, int *rc);
+int lb_duckdb_timeout_set(struct lb_db_conn *c, int32_t ms);
+void lb_duckdb_timeout_arm(struct lb_db_conn *c);
+void lb_duckdb_timeout_disarm(struct lb_db_conn *c);
+void lb_duckdb_timeout_stop(struct lb_db_conn *c);
 
 extern const struct lb_opt_def lb_duckdb_options[];
 void lb_duckdb_read_options(const struct lb_opts *o, struct lb_db_options *out);

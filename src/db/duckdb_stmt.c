@@ -63,7 +63,10 @@ int lb_duckdb_execute_start(struct lb_db_conn *c, struct lb_db_stmt *s)
 		p->has_result = false;
 	}
 	p->next_row = 0;
-	return lb_duckdb_finish(c, duckdb_execute_prepared(ds->ps, &p->result), s->sql, s->sql_len);
+	lb_duckdb_timeout_arm(c);
+	duckdb_state st = duckdb_execute_prepared(ds->ps, &p->result);
+	lb_duckdb_timeout_disarm(c);
+	return lb_duckdb_finish(c, st, s->sql, s->sql_len);
 }
 
 void lb_duckdb_stmt_release(struct lb_db_conn *c, struct lb_db_stmt *s, int alive)

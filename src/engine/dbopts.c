@@ -27,7 +27,7 @@ static const struct lb_opt_def general[] = {
 	{ "db-reconnect-timeout", LB_OPT_DOUBLE, "60",
 	  "seconds a worker keeps retrying to reconnect after losing its connection" },
 	{ "db-statement-timeout", LB_OPT_DOUBLE, "0",
-	  "seconds the server lets a statement run before cancelling it, an SQL error like any other (PostgreSQL statement_timeout, MariaDB max_statement_time; 0 = the server's setting)" },
+	  "seconds the server lets a statement run before cancelling it, an SQL error like any other (PostgreSQL statement_timeout, MariaDB max_statement_time, through ODBC too; SQLite and DuckDB interrupt it; 0 = the server's setting)" },
 	{ "db-tcp-timeout", LB_OPT_DOUBLE, "30",
 	  "seconds after which a server that neither acknowledges data nor answers keepalive probes is taken as gone (a network partition): the connection is lost and reconnected (TCP keepalive and TCP_USER_TIMEOUT; 0 = the kernel's defaults, many minutes)" },
 };

@@ -125,8 +125,9 @@ struct lb_engine {
 	int64_t cut_off_age_max_ns;
 	int64_t grace_excluded_ns;   /* time waited past --time for events then cut off: not in the window */
 	/* The database server's product and version, from the first connection that told it
-	 * (server_set: 0 none, 1 being written, 2 written). */
-	char server[128];
+	 * (server_set: 0 none, 1 being written, 2 written). DuckDB and SQLite add their settings
+	 * in force, a path among them: more than 128 characters. */
+	char server[256];
 	int server_set;
 
 	struct {

@@ -432,6 +432,14 @@ struct lb_pending *lb_opts_first_unused(struct lb_opts *o)
 	return NULL;
 }
 
+const struct lb_pending *lb_opts_pending(const struct lb_opts *o, const char *name)
+{
+	for (int i = o->npending - 1; i >= 0; i--)
+		if (lb_name_eq(o->pending[i].name, name))
+			return &o->pending[i];
+	return NULL;
+}
+
 const char *lb_opts_suggest(const struct lb_opts *o, const char *name)
 {
 	const char *best = NULL;

@@ -97,6 +97,9 @@ int lb_opt_set(struct lb_opt *opt, const char *value, char *err, int errlen);
 
 /* First pending value no option consumed; NULL if none. */
 struct lb_pending *lb_opts_first_unused(struct lb_opts *o);
+/* The last value given for `name` (the one its registration will keep), before an option of that
+ * name is registered; NULL if it was not given. */
+const struct lb_pending *lb_opts_pending(const struct lb_opts *o, const char *name);
 /* Closest registered name to `name` (for "did you mean"), or NULL if nothing is close. */
 const char *lb_opts_suggest(const struct lb_opts *o, const char *name);
 

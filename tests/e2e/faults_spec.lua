@@ -2,7 +2,8 @@
 -- leaves it: connections open, nothing answers) inside a --time run: the run ends at --time +
 -- --end-grace, the interval lines say that events are stuck, the events cut off are counted
 -- with their age, no reconnect is made after the end, and the exit code and JSON status say so.
--- Runs alone: it freezes the shared sandbox servers.
+-- Also: restarts under every driver and under pipelines. The spec has servers of its own
+-- (LB_SANDBOX_INSTANCE=faults, started by tools/test), so the specs beside it are not disturbed.
 local h = require("helpers")
 
 local TIME, GRACE, STALL = 3, 1, 4
@@ -332,3 +333,66 @@ end
     end)
   end)
 end
+
+-- Runs `args` (a luabench command line) and restarts `server` after `delay` seconds; returns
+-- the run's exit code and its text output.
+local function run_restarted(server, args, delay)
+  local outf = h.tmpdir() .. "/restart_" .. tostring(math.random(1e9)) .. ".out"
+  local pr = io.popen(string.format("%s %s > %s 2>&1 & pid=$!; sleep %s; %s/tools/sandbox-db restart %s >/dev/null 2>&1; " ..
+    "wait $pid; echo rc=$?", h.bin, args, h.q(outf), delay, h.root, server))
+  local res = pr:read("*a")
+  pr:close()
+  return tonumber(res:match("rc=(%d+)")), h.read(outf) or ""
+end
+
+-- Every driver reconnects after its server restarts, and the run goes on.
+for _, driver in ipairs({ "pgsql", "mysql", "odbc-pgsql", "odbc-mysql" }) do
+  describe("a " .. driver .. " server restarted in a run", function()
+    local db = h.db(driver)
+
+    it("is reconnected to, and queries run again", function()
+      assert(db, driver .. " sandbox server not available")
+      local p = h.write("restart_" .. driver:gsub("-", "_") .. ".lua", [[
+local con
+function thread_init() con = sysbench.sql.driver():connect() end
+function event() con:query("SELECT 1") end
+]])
+      local rc, out = run_restarted(driver:gsub("^odbc%-", ""), h.q(p) .. " --time=8 --report-interval=1 " .. db .. " run", 1.5)
+      assert.are.equal(0, rc, out)
+      assert.is_true(tonumber(out:match("reconnects:%s+(%d+)")) >= 1, out)
+      -- queries ran again after the restart: the last intermediate lines show throughput
+      local last = out:match(".*%[ 7s %] thds: %d+ tps: ([%d.]+)")
+      assert.is_true(last and tonumber(last) > 0, out)
+    end)
+  end)
+end
+
+describe("a PostgreSQL server restarted under pipelines", function()
+  local pg = h.db("pgsql")
+
+  it("reconnects; only whole pipelines count", function()
+    assert(pg, "pgsql sandbox server not available")
+    local p = h.write("pl_restart.lua", [[
+local con, st, x
+function thread_init()
+  con = sysbench.sql.driver():connect()
+  st = con:prepare("SELECT ?::int + 1")
+  x = st:bind_create(sysbench.sql.type.INT)
+  st:bind_param(x)
+end
+function event()
+  local p = con:pipeline()
+  for i = 1, 5 do x:set(i) p:execute(st) end
+  local res = p:run()
+  assert(res[5]:fetch_row()[1] == "6")
+end
+]])
+    local rc, out = run_restarted("pgsql", h.q(p) .. " " .. pg .. " --time=4 --format=json run", 1)
+    assert.are.equal(0, rc, out)
+    local doc = h.json(out:sub(out:find("\n{", 1, true) or 1))
+    assert(doc, out)
+    assert.is_true(doc.counters.reconnects >= 1, "reconnects " .. doc.counters.reconnects)
+    assert.is_true(doc.counters.reads > 100, "reads " .. doc.counters.reads)
+    assert.are.equal(0, doc.counters.reads % 5, "whole pipelines only: " .. doc.counters.reads)
+  end)
+end)

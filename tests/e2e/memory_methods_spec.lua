@@ -52,6 +52,25 @@ describe("memory --memory-method", function()
     assert.is_true(r.time_s >= 0.9)
   end)
 
+  -- --memory-runs bounds the run: sysbench's endless-run warning is not for it, whereas its own
+  -- memory test (bounded by --memory-total-size) keeps it, as sysbench prints it.
+  it("does not warn of an endless test with --time=0 when --memory-runs bounds it", function()
+    local warning = "WARNING: Both event and time limits are disabled, running an endless test"
+    local out, err, rc = h.run("memory --memory-method=dumb --memory-array-size=64K --memory-runs=2 --time=0 run")
+    assert.are.equal(0, rc, err)
+    assert.is_falsy(err:find(warning, 1, true), err)
+    assert.is_truthy(out:find("Copies: 2 of ", 1, true), out)
+    _, err = h.run("memory --memory_method=mcblock --events=0 --time=0 help")
+    assert.is_falsy(err:find(warning, 1, true), err)
+    -- unbounded (--memory-runs=0) or sysbench's test: warned, as sysbench does
+    for _, args in ipairs({ "--memory-method=dumb --memory-runs=0", "--memory-method= --memory-runs=2", "" }) do
+      _, err = h.run("memory " .. args .. " --time=0 help")
+      assert.is_truthy(err:find(warning, 1, true), args .. ": " .. err)
+    end
+    _, err = h.run("memory --memory-total-size=64K --time=0 run")
+    assert.is_truthy(err:find(warning, 1, true), err)
+  end)
+
   it("refuses bad values in one line", function()
     for _, c in ipairs({
       { "--memory-method=fast", "FATAL: Invalid value for memory-method: fast (expected memcpy, dumb or mcblock)" },

@@ -3,8 +3,8 @@
 -- odbc-mysql: no odbc.ini): the SQL API (rows, NULLs, quotes, prepared statements of every
 -- type, errors as SQLSTATE and native code, --db-ignore-errors, bulk insert), the dialect
 -- chosen from the server's name or --odbc-dialect, the password kept out of the outputs,
--- oltp_read_write and oltp_point_select with --threads and --users, tpcc and bookstore with check, and reconnecting after a restart.
--- Runs alone: it creates sbtest tables and restarts the servers.
+-- oltp_read_write and oltp_point_select with --threads and --users, tpcc and bookstore with
+-- check. Reconnecting after a restart is in faults_spec (servers of its own).
 local h = require("helpers")
 
 local SERVERS = { ["odbc-pgsql"] = "pgsql", ["odbc-mysql"] = "mysql" }
@@ -167,18 +167,5 @@ end]]) .. " --events=1 " .. db .. " run")
         h.run(base .. " cleanup")
       end)
     end
-
-    it("reconnects after a server restart", function()
-      local log = h.tmpdir() .. "/odbc_restart_" .. driver .. ".out"
-      local ev = h.write("odbc_loop.lua",
-        "function event() if not con then con = sysbench.sql.driver():connect() end con:query('SELECT 1') end")
-      local p = io.popen(string.format("%s %s %s --time=4 --format=json run >%s 2>&1 & " ..
-        "sleep 1.5; %s/tools/sandbox-db restart %s >/dev/null 2>&1; wait; echo done",
-        h.bin, ev, db, h.q(log), h.root, family))
-      p:read("*a")
-      p:close()
-      local out = h.read(log) or ""
-      assert.is_truthy(out:find('"reconnects":%s*[1-9]'), out)
-    end)
   end)
 end

@@ -1,6 +1,6 @@
 -- Pipelines (con:pipeline(), PostgreSQL's pipeline mode) against the sandbox servers: results in
 -- order, a failure mid-pipeline, reconnects, counters, --users, the OLTP option, refusal on
--- MySQL. Runs alone: it restarts the PostgreSQL sandbox and uses the sbtest tables.
+-- MySQL. A server restart under pipelines is in faults_spec (servers of its own).
 local h = require("helpers")
 
 local pg = h.db("pgsql")
@@ -156,32 +156,6 @@ end
     local doc = h.json(out:sub(out:find("\n{", 1, true) or 1))
     assert(doc, out)
     assert.are.equal(2, doc.counters.reconnects)
-  end)
-
-  it("goes on across a server restart", function()
-    local p = h.write("pl_restart.lua", [[
-local con, st, x
-function thread_init()
-  con = sysbench.sql.driver():connect()
-  st = con:prepare("SELECT ?::int + 1")
-  x = st:bind_create(sysbench.sql.type.INT)
-  st:bind_param(x)
-end
-function event()
-  local p = con:pipeline()
-  for i = 1, 5 do x:set(i) p:execute(st) end
-  local res = p:run()
-  assert(res[5]:fetch_row()[1] == "6")
-end
-]])
-    local out, err, rc = h.run(h.q(p) .. " " .. pg .. " --time=4 --format=json run",
-      { env = string.format("(sleep 1; %s/tools/sandbox-db restart pgsql >/dev/null 2>&1) & ", h.root) })
-    assert.are.equal(0, rc, err)
-    local doc = h.json(out:sub(out:find("\n{", 1, true) or 1))
-    assert(doc, out)
-    assert.is_true(doc.counters.reconnects >= 1, "reconnects " .. doc.counters.reconnects)
-    assert.is_true(doc.counters.reads > 100, "reads " .. doc.counters.reads)
-    assert.are.equal(0, doc.counters.reads % 5, "whole pipelines only: " .. doc.counters.reads)
   end)
 
   it("parks emulated users while their pipeline is in flight; per-type statistics as usual", function()

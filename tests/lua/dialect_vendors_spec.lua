@@ -176,14 +176,15 @@ describe("dm8 dialect (Oracle's, with DM's IDENTITY columns)", function()
   end)
 end)
 
-describe("duckdb dialect (DuckDB 1.5: PostgreSQL's SQL minus serial, locks, timeouts)", function()
+describe("duckdb dialect (DuckDB 1.5: PostgreSQL's SQL minus serial and locks)", function()
   local d = dialect.of("duckdb")
 
   it("inherits PostgreSQL's texts and replaces what DuckDB lacks", function()
     assert.are.equal("pgsql", d.base)
     assert.are.equal("INTEGER NOT NULL", d.serial)
     assert.is_false(d.bulk_generates_keys)
-    assert.is_false(d.statement_timeout)
+    -- the driver takes PostgreSQL's SET statement_timeout itself
+    assert.are.equal("SET statement_timeout = 1500", d.statement_timeout(1.5))
     assert.are.equal("sql LIMIT 5", d.limit("sql", 5))
     assert.are.equal("SELECT 1 FROM t", d.for_update("SELECT 1 FROM t"))
     assert.are.equal("s LIMIT 3", d.first_locked("s", 3))

@@ -39,6 +39,17 @@ describe("luabench.socket", function()
     assert.are.equal(1, after.closed - before.closed)
   end)
 
+  it("moves messages larger than the socket buffers in several pieces", function()
+    local before = luabench.socket.counts()
+    local c = luabench.socket.connect("127.0.0.1", port, { timeout = 5 })
+    c:send("LBNr" .. be32(3000000) .. be32(5000000))
+    assert.are.equal(1000000, c:send(string.rep("y", 1000000))) -- one call, all of it
+    assert.are.equal(2000000, c:send_zeros(2000000))             -- 64 KiB per system call
+    assert.are.equal(5000000, c:skip(5000000))                   -- many receives, one deadline
+    c:close()
+    assert.are.equal(1, luabench.socket.counts().closed - before.closed)
+  end)
+
   it("talks UDP: one datagram each way", function()
     local c = luabench.socket.connect("127.0.0.1", port, { udp = true, timeout = 5 })
     c:send(be32(5) .. "xyz")

@@ -39,6 +39,15 @@ int main(void)
 	ok(!memcmp(dst, src, 4096) && dst[4096] == 0, "... copies the array once, nothing past it");
 
 	is_int(lb_kernel_mbw_copy(dst, src, BYTES, 9, 0), 0, "an unknown method copies nothing");
+
+	/* The arrays: mbw's pattern (0xaa in every long) written over the whole array. */
+	long *arr = lb_kernel_mbw_array(BYTES);
+	size_t wrong = 0;
+	for (size_t i = 0; arr && i < BYTES / sizeof(long); i++)
+		wrong += arr[i] != 0xaa;
+	ok(arr && !wrong, "an array holds 0xaa in every long (%zu wrong)", wrong);
+	ok(arr && (uintptr_t)arr % sizeof(long) == 0, "... long-aligned");
+	lb_kernel_memory_free(arr);
 	free(src);
 	free(dst);
 	free(want);

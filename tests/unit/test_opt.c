@@ -111,6 +111,19 @@ int main(void)
 	   strstr(err, "/nonexistent/x.conf"), "missing config file named in the error");
 	unlink(path);
 	lb_opts_fini(&c);
+
+	/* A value read before its option is registered: the last one given, '-' or '_' alike. */
+	struct lb_opts pend;
+	lb_opts_init(&pend);
+	lb_opts_push(&pend, "memory-runs=3", "file:1");
+	lb_opts_push(&pend, "memory_runs=0", "command line");
+	lb_opts_push(&pend, "memory-method", "command line");
+	const struct lb_pending *runs = lb_opts_pending(&pend, "memory-runs");
+	ok(runs && !strcmp(runs->value, "0") && !strcmp(runs->origin, "command line"), "pending: the last value given");
+	ok(lb_opts_pending(&pend, "memory-method") && !lb_opts_pending(&pend, "memory-method")->value,
+	   "pending: a bare option has no value");
+	ok(!lb_opts_pending(&pend, "threads"), "pending: NULL when not given");
+	lb_opts_fini(&pend);
 	lb_opts_fini(&o);
 	return done_testing();
 }

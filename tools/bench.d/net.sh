@@ -1,7 +1,7 @@
 # tools/bench net: the net workload against the Debian peers on the same work, between two
 # network namespaces joined by a veth pair (created here, removed at the end, also on failure).
 # The servers run in namespace B, the clients in A, one client thread, alternating runs:
-#   tcp_rr 1/1 bytes   luabench net --mode=tcp_rr        vs sockperf ping-pong --tcp --full-rtt
+#   tcp_rr 64/64       luabench net --mode=tcp_rr        vs sockperf ping-pong --tcp --full-rtt
 #   udp_rr 64/64       luabench net --mode=udp_rr        vs sockperf ping-pong (UDP) --full-rtt
 #   tcp_stream 64K     luabench net --mode=tcp_stream    vs iperf3 -c (one stream)
 #   tcp_crr 4K/1K      luabench net --mode=tcp_crr       (no peer in Debian measures it: alone)
@@ -106,12 +106,14 @@ bench_net() {
   done
   net_row "tcp_stream 64K MiB/s (iperf3)" "$lt" "$pt"
   net_row "tcp_stream client CPU ms/MiB (lower)" "$lc" "$pc"
-  lt=""
+  lt="" lc=""
   for ((i = 0; i < runs; i++)); do
-    read -r l1 _ _ _ <<<"$(net_lb tcp_crr 4K 1K)"
+    read -r l1 _ l3 _ <<<"$(net_lb tcp_crr 4K 1K)"
     lt+=" $l1"
+    lc+=" $(awk -v c="$l3" -v n="$l1" -v s="$secs" 'BEGIN {printf "%.2f", c / (n * s) * 1e6}')"
   done
   net_row "tcp_crr 4K/1K trans/s (alone)" "$lt" ""
+  net_row "tcp_crr client CPU us/trans (lower)" "$lc" ""
   echo
   echo "| case | luabench | peer | ratio |"
   echo "|---|---|---|---|"

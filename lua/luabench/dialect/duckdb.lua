@@ -1,6 +1,6 @@
 -- The DuckDB dialect: PostgreSQL's SQL, which DuckDB follows, without what DuckDB lacks (serial
--- columns, advisory locks, row locks, a statement timeout, pg_catalog's functions). What each
--- entry means: doc/dialects.md; the driver: doc/duckdb.md.
+-- columns, advisory locks, row locks, pg_catalog's functions). What each entry means:
+-- doc/dialects.md; the driver: doc/duckdb.md.
 local fmt = string.format
 
 local d = {
@@ -10,9 +10,8 @@ local d = {
   serial = "INTEGER NOT NULL",
   identity = "INTEGER NOT NULL",
   bulk_generates_keys = false,
-  -- DuckDB runs one statement with every CPU; a statement timeout is not one of its settings.
-  statement_timeout = false,
-  is_timeout = false,
+  -- statement_timeout and is_timeout are PostgreSQL's: the driver takes `SET statement_timeout`
+  -- itself (DuckDB has no such setting) and interrupts a statement at its deadline (57014).
   -- Columnar storage with min/max statistics per row group: scans skip what a secondary index
   -- would find (dbt3 creates its primary keys only; DuckDB keeps indexes in memory).
   columnar = true,
