@@ -135,7 +135,7 @@ for _, driver in ipairs(h.drivers) do
         user_opts = opts:gsub("%-%-pgsql%-user=%S+", "--pgsql-user=lb_nomon"):gsub("%-%-pgsql%-password=%S+", "--pgsql-password=nomon-secret")
       else
         admin("mysql", "DROP USER IF EXISTS 'lb_nomon'@'%'; CREATE USER 'lb_nomon'@'%' IDENTIFIED BY 'nomon-secret';"
-          .. " GRANT ALL ON sbtest.* TO 'lb_nomon'@'%'")
+          .. " GRANT ALL ON " .. (opts:match("%-%-mysql%-db=(%S+)") or "sbtest") .. ".* TO 'lb_nomon'@'%'")
         user_opts = opts:gsub("%-%-mysql%-user=%S+", "--mysql-user=lb_nomon"):gsub("%-%-mysql%-password=%S+", "--mysql-password=nomon-secret")
       end
       local r, _, err = run_json(user_opts)
