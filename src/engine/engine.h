@@ -22,6 +22,7 @@
 #include "engine/result.h"
 #include "engine/session.h"
 #include "engine/sink.h"
+#include "engine/srvmon.h"
 #include "engine/stats.h"
 #include "sys/sysmetrics.h"
 
@@ -113,6 +114,10 @@ struct lb_engine {
 	int64_t start_wall_ns, end_wall_ns;
 	int64_t epoch_wall_ns;       /* CLOCK_REALTIME at the start barrier */
 	struct lb_sysmon *sysmon;    /* system metrics; NULL with --system-stats=off */
+	struct lb_srvmon *srvmon;    /* server statistics; NULL when off or not a database run */
+	/* The first database configuration the workload made (api/sql.c): the server the monitor
+	 * watches. Written once under the configurations' lock, read after the threads started. */
+	struct lb_db_config *srv_db;
 	uint64_t unserved_arrivals;  /* rate mode: arrivals due but not started at the end */
 	/* Events whose statement was cut off at the end of the run (the grace after --time ran
 	 * out, or a signal), and the longest any of them had been running. Atomic. */
