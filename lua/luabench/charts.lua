@@ -50,6 +50,16 @@ local function sys_busy(s)
   return 100 - (c.idle or 0) - (c.iowait or 0)
 end
 
+-- The server's key figures charted (doc/results.md, server.key): key, title, y axis.
+local SERVER_CHARTS = {
+  { "commits_per_s", "Server commits per second", "commits/s" },
+  { "cache_hit_pct", "Server cache hit ratio (%)", "hit %" },
+  { "log_bytes_per_s", "Server WAL/redo bytes per second", "bytes/s" },
+  { "fsyncs_per_s", "Server fsyncs per second", "fsyncs/s" },
+  { "row_lock_waits_per_s", "Server row lock waits per second", "waits/s" },
+  { "active_sessions", "Server sessions running a statement (sampled)", "sessions" },
+}
+
 -- Quantities charted: { id, name, ylabel, latency = bool, value(doc), series(interval) }.
 local function quantities(inputs)
   local sql, sys, iops, bytes = false, false, false, false
@@ -250,6 +260,22 @@ function M.build(inputs)
   types_charts(inputs, sweep, series_of, chart)
   if q.cpu then chart(q.cpu.id, q.cpu.name, q.cpu.ylabel, series_of(inputs, q.cpu)) end
   if q.iops then chart(q.iops.id, q.iops.name, q.iops.ylabel, series_of(inputs, q.iops)) end
+  -- The server's own figures (--server-stats), charted where the results have them.
+  for _, c in ipairs(SERVER_CHARTS) do
+    local key = c[1]
+    local x = { value = function(d) return d.server and d.server.key and d.server.key[key] end,
+                series = function(iv) return iv.server and iv.server.key and iv.server.key[key] end }
+    -- A PostgreSQL backend publishes its counts about once a second, so a short interval may
+    -- have no cache figure at all: a line of one point says nothing, leave the chart out.
+    local series = series_of(inputs, x)
+    local lines = true
+    for _, s in ipairs(series) do
+      local n = 0
+      for _, p in ipairs(s.points) do if p[2] ~= nil then n = n + 1 end end
+      lines = lines and n >= 2
+    end
+    if lines then chart("server-" .. key:gsub("_", "-"), c[2], c[3], series) end
+  end
   return charts
 end
 

@@ -137,6 +137,9 @@ function M.model(inputs)
     for i, input in ipairs(inputs) do parts[i] = input.label .. ": " .. results.concurrency_text(input) end
     m.note = "the inputs share no point, so nothing is compared (" .. table.concat(parts, "; ") .. ")"
   end
+  local firsts = {}
+  for i, input in ipairs(inputs) do firsts[i] = input.doc or false end
+  m.settings = metrics.settings_diff(firsts)
   return m
 end
 
@@ -170,6 +173,31 @@ local function pad(s, w, left)
   return left and s .. string.rep(" ", n) or string.rep(" ", n) .. s
 end
 
+-- The server settings that differ between the inputs, as a table of text (--server-stats).
+function M.settings_text(m, labels, out)
+  if not m.settings then return end
+  out[#out + 1] = ""
+  if #m.settings == 0 then
+    out[#out + 1] = "server settings: the same in every input"
+    return
+  end
+  out[#out + 1] = "server settings that differ:"
+  local widths = { 0 }
+  for i, l in ipairs(labels) do widths[i + 1] = #l end
+  for _, s in ipairs(m.settings) do
+    widths[1] = math.max(widths[1], #s.name + 2)
+    for i = 1, #labels do widths[i + 1] = math.max(widths[i + 1], #(s.values[i] or "-")) end
+  end
+  local head = { pad("", widths[1], true) }
+  for i, l in ipairs(labels) do head[i + 1] = pad(l, widths[i + 1], true) end
+  out[#out + 1] = (table.concat(head, "   "):gsub("%s+$", ""))
+  for _, s in ipairs(m.settings) do
+    local cells = { pad("  " .. s.name, widths[1], true) }
+    for i = 1, #labels do cells[i + 1] = pad(s.values[i] or "-", widths[i + 1], true) end
+    out[#out + 1] = (table.concat(cells, "   "):gsub("%s+$", ""))
+  end
+end
+
 function M.text(m)
   local out = {}
   local labels = {}
@@ -182,6 +210,7 @@ function M.text(m)
   end
   out[#out + 1] = "ratio = input / " .. labels[1] .. "; " .. m.rule .. "."
   if m.note then out[#out + 1] = "NOTE: " .. m.note .. "." end
+  M.settings_text(m, labels, out)
   -- Columns: metric, then per input its value, and from the second on its ratio.
   local head = { "" }
   for i, l in ipairs(labels) do
@@ -276,6 +305,14 @@ function M.json(m)
       jstr(input.label), jstr(input.path), jstr(input.kind), jstr(input.description), i < n and "," or "")
   end
   out[#out + 1] = "  ],"
+  if m.settings then
+    out[#out + 1] = '  "settings_differ": ['
+    for i, s in ipairs(m.settings) do
+      out[#out + 1] = string.format('    {"name": %s, "values": %s}%s', jstr(s.name), jarray(s.values, n),
+        i < #m.settings and "," or "")
+    end
+    out[#out + 1] = "  ],"
+  end
   out[#out + 1] = '  "sections": ['
   for si, s in ipairs(m.sections) do
     local missing = {}
@@ -336,6 +373,14 @@ function M.csv(m)
       end
       out[#out + 1] = table.concat(cells, ",")
     end
+  end
+  for _, s in ipairs(m.settings or {}) do
+    local cells = { "", "server settings", csv_cell(s.name), "" }
+    for i = 1, #m.inputs do
+      cells[#cells + 1] = csv_cell(s.values[i] or "")
+      if i > 1 then cells[#cells + 1] = ""; cells[#cells + 1] = "" end
+    end
+    out[#out + 1] = table.concat(cells, ",")
   end
   return table.concat(out, "\n") .. "\n"
 end

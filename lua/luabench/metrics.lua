@@ -73,6 +73,59 @@ local function union(docs, list_of)
   return out
 end
 
+-- The server's key figures (doc/results.md, server.key): key, row name, unit, which way is
+-- better (nil: neutral), and whether the row is left out when every input has zero.
+M.SERVER_KEYS = {
+  { "commits_per_s", "commits/s", "/s", "higher" },
+  { "rollbacks_per_s", "rollbacks/s", "/s", "lower", true },
+  { "cache_hit_pct", "cache hit %", "%", "higher" },
+  { "disk_reads_per_s", "disk reads/s", "/s", "lower", true },
+  { "rows_read_per_s", "rows read/s", "/s" },
+  { "rows_inserted_per_s", "rows inserted/s", "/s", nil, true },
+  { "rows_updated_per_s", "rows updated/s", "/s", nil, true },
+  { "rows_deleted_per_s", "rows deleted/s", "/s", nil, true },
+  { "log_bytes_per_s", "WAL/redo bytes/s", "B/s", nil, true },
+  { "log_bytes_per_transaction", "WAL/redo bytes per transaction", "B", "lower", true },
+  { "fsyncs_per_s", "fsyncs/s", "/s", nil, true },
+  { "row_lock_waits_per_s", "row lock waits/s", "/s", "lower", true },
+  { "row_lock_wait_ms_per_transaction", "row lock wait ms per transaction", "ms", "lower", true },
+  { "lock_waiting_sessions", "sessions waiting on locks", "", "lower", true },
+  { "active_sessions", "active sessions", "" },
+  { "deadlocks_per_s", "deadlocks/s", "/s", "lower", true },
+  { "temp_bytes_per_s", "temp bytes/s", "B/s", "lower", true },
+  { "checkpoints", "checkpoints", "", nil, true },
+}
+
+-- The server settings (server.settings) that differ between results: { { name = ..., values =
+-- { text or nil per result } } }, by name; a setting one result lacks differs too. nil when no
+-- result has settings.
+function M.settings_diff(docs)
+  local names, seen, any = {}, {}, false
+  for _, d in ipairs(docs) do
+    local s = d and d.server and d.server.settings
+    if s then
+      any = true
+      for k in pairs(s) do
+        if not seen[k] then seen[k] = true; names[#names + 1] = k end
+      end
+    end
+  end
+  if not any then return nil end
+  table.sort(names)
+  local out = {}
+  for _, k in ipairs(names) do
+    local values, differ = {}, false
+    for i, d in ipairs(docs) do
+      local s = d and d.server and d.server.settings
+      values[i] = s and s[k]
+      if i > 1 and values[i] ~= values[1] then differ = true end
+    end
+    if differ then out[#out + 1] = { name = k, values = values } end
+  end
+  return out
+end
+
+
 -- The percentiles of what pick(doc) returns (a type's, a statement's figures) in any result, in
 -- numeric order.
 local function percentile_keys(docs, pick)
@@ -153,6 +206,14 @@ function M.rows(docs)
     add { group = "system", name = r[1], unit = "", better = "neutral",
           value = function(d) return f(d.system) end,
           series = function(iv) return f(iv.system) end }
+  end
+
+  -- The database server's own figures (--server-stats): the key figures of its counters.
+  for _, r in ipairs(M.SERVER_KEYS) do
+    local key = r[1]
+    add { group = "server", name = r[2], unit = r[3], better = r[4] or "neutral", nonzero = r[5],
+          value = function(d) return d.server and d.server.key and d.server.key[key] end,
+          series = function(iv) return iv.server and iv.server.key and iv.server.key[key] end }
   end
 
   for _, t in ipairs(union(docs, function(d) return sorted_keys(d.types) end)) do

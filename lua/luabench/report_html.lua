@@ -320,6 +320,45 @@ local function details(inputs, title, body_of)
   return table.concat(out, "\n")
 end
 
+-- The database server (--server-stats): the settings that differ between the inputs, then per
+-- input its key figures, counters, sampled levels and settings.
+local function server_html(inputs, model)
+  local any = false
+  for _, input in ipairs(inputs) do
+    for _, p in ipairs(input.points) do any = any or p.doc.server ~= nil end
+  end
+  if not any then return "" end
+  local out = { "<h2>Server statistics</h2>" }
+  if #inputs > 1 and model.settings then
+    if #model.settings == 0 then
+      out[#out + 1] = '<p class="note">The server settings are the same in every input.</p>'
+    else
+      local head = { '<h3>Server settings that differ</h3><table class="summary"><tr><th class="k">setting</th>' }
+      for _, input in ipairs(inputs) do head[#head + 1] = "<th>" .. esc(input.label) .. "</th>" end
+      out[#out + 1] = table.concat(head) .. "</tr>"
+      for _, s in ipairs(model.settings) do
+        local cells = { '<tr><td class="k">' .. esc(s.name) .. "</td>" }
+        for i = 1, #inputs do cells[#cells + 1] = "<td>" .. esc(s.values[i] or "-") .. "</td>" end
+        out[#out + 1] = table.concat(cells) .. "</tr>"
+      end
+      out[#out + 1] = "</table>"
+    end
+  end
+  local function block(d)
+    local s = d.server
+    if not s then return nil end
+    local parts = {}
+    if s.missing then parts[#parts + 1] = '<p class="note">Not readable: ' .. esc(s.missing) .. "</p>" end
+    parts[#parts + 1] = "<h4>Key figures</h4>" .. kv_table(flatten(s.key or {}, nil, {}))
+    parts[#parts + 1] = "<h4>Counters (increase over the run)</h4>" .. kv_table(flatten(s.counters or {}, nil, {}))
+    parts[#parts + 1] = "<h4>Sampled levels (mean)</h4>" .. kv_table(flatten(s.gauges or {}, nil, {}))
+    parts[#parts + 1] = "<h4>Settings</h4>" .. kv_table(flatten(s.settings or {}, nil, {}))
+    return table.concat(parts, "\n")
+  end
+  out[#out + 1] = details(inputs, "Server", block)
+  return table.concat(out, "\n")
+end
+
 function M.render(inputs, title)
   local model = compare.model(inputs)
   local what = results.what(inputs[1].doc, results.swept(inputs[1]))
@@ -355,6 +394,7 @@ function M.render(inputs, title)
   if ws ~= "" then add("<h2>Workload figures</h2>"); add(ws) end
   add("<h2>System metrics</h2>")
   add(details(inputs, "System", function(d) return system_html(d.system) end))
+  add(server_html(inputs, model))
   add("</body>")
   add("</html>")
   return table.concat(out, "\n") .. "\n"

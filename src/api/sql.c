@@ -11,6 +11,7 @@
 #include "api/ffi_sql.h"
 #include "util/clock.h"
 #include "engine/dbopts.h"
+#include "db/monitor.h"
 #include "engine/engine.h"
 #include "util/log.h"
 #include "util/util.h"
@@ -48,6 +49,15 @@ static void cache_destroy(void *state)
 
 static const struct lb_ext_kind cache_kind = { "SQL configurations", cache_create, cache_destroy };
 
+/* The server monitor watches the first server the workload configures that it can read. */
+static void watch_server(struct lb_engine *e, struct lb_db_config *cfg)
+{
+	pthread_mutex_lock(&e->lock);
+	if (!e->srv_db || !lb_db_monitor_of(e->srv_db))
+		e->srv_db = cfg;
+	pthread_mutex_unlock(&e->lock);
+}
+
 LB_FFI struct lb_db_config *lb_sql_config(struct lb_worker *w, const char *name, char *err,
 					  uint32_t errlen)
 {
@@ -77,6 +87,7 @@ LB_FFI struct lb_db_config *lb_sql_config(struct lb_worker *w, const char *name,
 			if (lb_db_config_new(drv, &o, &cfg, err, errlen) == LB_DB_OK) {
 				snprintf(configs[i].name, sizeof(configs[i].name), "%s", name);
 				configs[i].cfg = cfg;
+				watch_server(e, cfg);
 			}
 		}
 	}

@@ -368,6 +368,7 @@ static int run_command(struct cli *c)
 		e->sink_ctx = &out;
 		out.thresholds = &c->thresholds;
 		int rc = lb_engine_run(e);
+		lb_run_output_fini(&out);
 		/* Failed thresholds make a run that succeeded otherwise exit with 4. */
 		if (rc == 0 && out.thresholds_failed)
 			rc = LB_EXIT_THRESHOLDS;
@@ -408,7 +409,8 @@ static int setup(struct cli *c, int argc, char **argv)
 	if (collect_args(c, argc, argv) < 0 ||
 	    lb_config_register_options(&c->opts, c->err, ERRLEN) < 0 ||
 	    lb_dbopts_register(&c->opts, c->err, ERRLEN) < 0 ||
-	    lb_sysmon_register_options(&c->opts, c->err, ERRLEN) < 0 || apply_deprecated(c) < 0)
+	    lb_sysmon_register_options(&c->opts, c->err, ERRLEN) < 0 ||
+	    lb_srvmon_register_options(&c->opts, c->err, ERRLEN) < 0 || apply_deprecated(c) < 0)
 		return -1;
 	c->usage = false;
 	int64_t verbosity = lb_opts_int(&c->opts, "verbosity");
@@ -425,7 +427,8 @@ static int setup(struct cli *c, int argc, char **argv)
 	int rc = lb_config_read(&cfg, &c->opts, c->err, ERRLEN);
 	c->usage = rc == LB_CONFIG_USAGE;
 	if (rc < 0 || lb_dbopts_configure(&c->opts, &cfg, c->err, ERRLEN) < 0 ||
-	    lb_sysmon_configure(&c->opts, &cfg.sys, c->err, ERRLEN) < 0)
+	    lb_sysmon_configure(&c->opts, &cfg.sys, c->err, ERRLEN) < 0 ||
+	    lb_srvmon_configure(&c->opts, &cfg.srv, c->err, ERRLEN) < 0)
 		return -1;
 	if (cfg.output_path && lb_result_json_check_path(cfg.output_path, c->err, ERRLEN) < 0)
 		return -1;

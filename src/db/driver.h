@@ -41,6 +41,7 @@ struct lb_opts;
 struct lb_opt_def;
 
 struct lb_db_ops;
+struct lb_db_monitor;
 struct lb_db_config;
 struct lb_db_conn;
 struct lb_db_stmt;
@@ -454,8 +455,8 @@ void lb_db_pipeline_abort(struct lb_db_conn *c);
  * LB_DB_PENDING (after setting the wait descriptor) or a negative code (after setting the
  * error descriptor). */
 
-#define LB_DB_OPS_VERSION 7 /* 2: options, read_options; 3: in_transaction; 4: server_version;
-			     * 5: pipeline_*; 6: thread_stack_bytes; 7: copy_put, copy_end */
+#define LB_DB_OPS_VERSION 8 /* 2: options, read_options; 3: in_transaction; 4: server_version;
+			     * 5: pipeline_*; 6: thread_stack_bytes; 7: copy_put, copy_end; 8: monitor */
 
 enum lb_db_quoting {
 	LB_DB_QUOTING_PGSQL = 1,  /* '' strings, E'' escapes, "ids", $tag$ quotes, nested comments */
@@ -533,6 +534,8 @@ struct lb_db_ops {
 	/* optional: the least stack a thread calling this driver needs (ODBC drivers read their
 	 * ini files with large stack buffers: psqlODBC crashes on sysbench's 64K); 0 = any */
 	uint64_t thread_stack_bytes;
+	/* optional: how the server monitor reads this server's settings and counters (monitor.h) */
+	const struct lb_db_monitor *monitor;
 };
 
 #endif

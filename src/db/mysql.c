@@ -540,6 +540,7 @@ static int my_step(struct lb_db_conn *c, uint32_t ready)
 
 const struct lb_db_ops lb_db_mysql_ops = {
 	.version = LB_DB_OPS_VERSION,
+	.monitor = &lb_mysql_monitor,
 	.name = "mysql",
 #if MY_HAVE_NONBLOCK
 	.description = "MySQL/MariaDB driver (MariaDB Connector/C, non-blocking)",

@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "engine/rand.h"
+#include "engine/srvstats.h"
 #include "sys/placement.h"
 #include "sys/sysmetrics.h"
 
@@ -30,6 +31,7 @@ struct lb_config {
 	int ncheckpoints;
 	struct lb_sys_conf sys;     /* --system-stats, --report-system, --db-server-* */
 	struct lb_place_conf place; /* --cpu-affinity, --numa-node */
+	struct lb_srv_conf srv;     /* --server-stats, --metrics-listen */
 	double start_at;            /* --start-at: wall-clock start, s since the epoch (0 = now) */
 #define LB_START_AT_TOLERANCE_S 1.0 /* how late a process may reach --start-at */
 	int instance, instances;    /* --instance=i/n (0/1 when not given) */

@@ -22,6 +22,7 @@
 #include "engine/result.h"
 #include "engine/session.h"
 #include "engine/sink.h"
+#include "engine/srvmon.h"
 #include "engine/stats.h"
 #include "sys/sysmetrics.h"
 
@@ -113,6 +114,10 @@ struct lb_engine {
 	int64_t start_wall_ns, end_wall_ns;
 	int64_t epoch_wall_ns;       /* CLOCK_REALTIME at the start barrier */
 	struct lb_sysmon *sysmon;    /* system metrics; NULL with --system-stats=off */
+	struct lb_srvmon *srvmon;    /* server statistics; NULL when off or not a database run */
+	/* The first database configuration the workload made (api/sql.c): the server the monitor
+	 * watches. Written once under the configurations' lock, read after the threads started. */
+	struct lb_db_config *srv_db;
 	uint64_t unserved_arrivals;  /* rate mode: arrivals due but not started at the end */
 	/* Events whose statement was cut off at the end of the run (the grace after --time ran
 	 * out, or a signal), and the longest any of them had been running. Atomic. */
@@ -164,19 +169,24 @@ void lb_engine_interrupt(struct lb_engine *eng);
 /* Time since the run started, in ns. */
 int64_t lb_engine_now(const struct lb_engine *eng);
 
-/* What a window's result borrows: the snapshots, the per-worker figures, the system metrics. */
+/* What a window's result borrows: the snapshots, the per-worker figures, the system metrics and
+ * the server statistics. */
 struct lb_window_buffers {
 	struct lb_snap cur, delta;
 	struct lb_thread_figures *threads;
 	struct lb_sys_sample sys;
 	bool have_sys;
+	struct lb_srv_sample srv;
+	bool have_srv;
 };
 void lb_window_buffers_fini(struct lb_window_buffers *b);
 
 /* The current statistics window as a result, up to now: for a report a script builds itself
  * (fileio's, from a report hook or from `done`), which reads the result as the sink does, not
- * the engine. r borrows from b (lb_window_buffers_fini when done). False, and nothing to free,
- * before the run's workers exist. */
+ * the engine. Without the server statistics (r->srv is NULL): reading them is a query on the
+ * server monitor's connection, which belongs to the monitor's thread. r borrows from b
+ * (lb_window_buffers_fini when done). False, and nothing to free, before the run's workers
+ * exist. */
 bool lb_engine_window_now(struct lb_engine *e, struct lb_window_buffers *b, struct lb_result *r);
 
 /* Builds a snapshot of the run workers' statistics at this moment. */

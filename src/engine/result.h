@@ -17,6 +17,8 @@
 struct lb_opts;
 struct lb_sys_sample;
 struct lb_sysmon;
+struct lb_srvmon;
+struct lb_srv_sample;
 
 /* The figures a report hook sees (sysbench's `stat` table), for an interval or a window. */
 struct lb_report_stat {
@@ -77,6 +79,7 @@ struct lb_interval {
 	uint64_t *stmt_errors;
 	int nstmts;
 	int sys;                    /* its system metrics: lb_sysmon_at(sysmon, sys); -1 = none */
+	int srv;                    /* its server statistics: lb_srvmon_at(srvmon, srv); -1 = none */
 };
 
 /* One worker over the window (the fairness block, --debug). */
@@ -136,6 +139,7 @@ struct lb_result {
 	int64_t max_lag_ns;         /* rate mode: the largest start lag */
 	uint64_t unserved_arrivals; /* rate mode: arrivals due but not started at the end */
 	const struct lb_sys_sample *sys; /* system metrics over the window; NULL = not sampled */
+	const struct lb_srv_sample *srv; /* server statistics over the window (or interval); NULL = none */
 	const struct lb_threshold_outcome *thresholds; /* --threshold, final window only */
 	int nthresholds;
 
@@ -143,6 +147,8 @@ struct lb_result {
 	const struct lb_interval *intervals;
 	int nintervals;
 	const struct lb_sysmon *sysmon; /* the intervals' system metrics (NULL: none) */
+	const struct lb_srvmon *srvmon; /* the server's settings and counter names, the intervals' server
+	                                 * statistics (NULL: none) */
 };
 
 /* Fills st's percentiles (those of cfg) from histogram h; min/max bound the extremes. */

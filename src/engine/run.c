@@ -315,6 +315,7 @@ static void new_window(struct lb_engine *e, int64_t now)
 		e->window_base_sum_ns[i] = __atomic_load_n(&s->lat_sum_ns, __ATOMIC_RELAXED);
 	}
 	lb_sysmon_new_window(e->sysmon, e->epoch_ns + now);
+	lb_srvmon_new_window(e->srvmon, e->epoch_ns + now);
 	/* Lets a workload snapshot its own counters (e.g. NOPM) where the measurement starts. */
 	char err[ERRLEN];
 	if (e->host->call(e->control, "luabench.hooks.window_start", false, err, sizeof(err)) < 0)
@@ -380,6 +381,7 @@ static void result_head(struct lb_engine *e, struct lb_result *r, const char *st
 	r->intervals = e->intervals;
 	r->nintervals = e->nintervals;
 	r->sysmon = e->sysmon;
+	r->srvmon = e->srvmon;
 }
 
 /* How long the oldest event in flight has been running (in users mode: the newest event of
@@ -419,11 +421,14 @@ static void interval_report(struct lb_engine *e, struct monitor *m, int64_t now)
 	push_interval(e, &st, max_ns);
 	int sys = lb_sysmon_sample(e->sysmon, lb_now_ns());
 	e->intervals[e->nintervals - 1].sys = sys;
+	int srv = lb_srvmon_sample(e->srvmon, lb_now_ns());
+	e->intervals[e->nintervals - 1].srv = srv;
 	struct lb_result r;
 	result_head(e, &r, "running");
 	r.st = st;
 	r.snap = &m->delta;
 	r.sys = lb_sysmon_at(e->sysmon, sys);
+	r.srv = lb_srvmon_at(e->srvmon, srv);
 	if (e->sink->interval(e->sink_ctx, &r) < 0)
 		m->hook_failed = true;
 	lb_snap_copy(&m->prev, &m->cur);
@@ -442,6 +447,8 @@ void lb_window_buffers_fini(struct lb_window_buffers *b)
 {
 	if (b->have_sys)
 		lb_sys_sample_fini(&b->sys);
+	if (b->have_srv)
+		lb_srv_sample_fini(&b->srv);
 	free(b->threads);
 	lb_snap_fini(&b->cur);
 	lb_snap_fini(&b->delta);
@@ -464,8 +471,9 @@ static bool workers_done(struct lb_engine *e, int64_t *last_end_ns)
 	return true;
 }
 
-/* The result of the current statistics window ending at `end_ns`. */
-static void window_result(struct lb_engine *e, int64_t end_ns, const char *status,
+/* The result of the current statistics window ending at `end_ns`; with the server's statistics
+ * when `server` (reading them is a query on the monitor's connection: the monitor's thread only). */
+static void window_result(struct lb_engine *e, int64_t end_ns, const char *status, bool server,
 			  struct lb_window_buffers *b, struct lb_result *r)
 {
 	result_head(e, r, status);
@@ -506,6 +514,8 @@ static void window_result(struct lb_engine *e, int64_t end_ns, const char *statu
 	r->unserved_arrivals = e->unserved_arrivals;
 	b->have_sys = lb_sysmon_window(e->sysmon, lb_now_ns(), &b->sys);
 	r->sys = b->have_sys ? &b->sys : NULL;
+	b->have_srv = server && lb_srvmon_window(e->srvmon, lb_now_ns(), &b->srv);
+	r->srv = b->have_srv ? &b->srv : NULL;
 }
 
 /* Hands the window ending at `end_ns` to the sink. -1 if a report hook or the result file
@@ -515,7 +525,7 @@ static int report_window(struct lb_engine *e, int64_t end_ns, bool final, const 
 	struct lb_window_buffers b;
 	window_buffers_init(e, &b);
 	struct lb_result r;
-	window_result(e, end_ns, status, &b, &r);
+	window_result(e, end_ns, status, true, &b, &r);
 	r.st.final = final;
 	if (final && e->reporter) {
 		/* Closing the reporter's state first lets what it prints as it closes (a JSON
@@ -533,7 +543,7 @@ bool lb_engine_window_now(struct lb_engine *e, struct lb_window_buffers *b, stru
 	if (!e->workers)
 		return false;
 	window_buffers_init(e, b);
-	window_result(e, lb_engine_now(e), "running", b, r);
+	window_result(e, lb_engine_now(e), "running", false, b, r);
 	return true;
 }
 
@@ -741,6 +751,8 @@ static int finish_run(struct lb_engine *e, bool completed, bool hook_failed)
 	}
 	if (e->rate_mode)
 		e->unserved_arrivals = lb_arrivals_backlog(&e->sched, end, 100000000);
+	/* After the workers closed their sessions: a server may count a session's work then. */
+	lb_srvmon_stop(e->srvmon, lb_now_ns(), completed);
 	e->end_wall_ns = lb_wall_ns();
 	bool cut_off = __atomic_load_n(&e->cut_off, __ATOMIC_RELAXED) > 0;
 	const char *status = e->fatal ? "error" : !completed ? "forced_shutdown"
@@ -778,6 +790,22 @@ static int init_hook(struct lb_engine *e)
 	return -1;
 }
 
+/* The server monitor's first reading, with the workers connected and waiting at the barrier. */
+static void start_server_monitor(struct lb_engine *e)
+{
+	const struct lb_config *c = &e->session.cfg;
+	if (!c->srv.enabled || !e->session.additions)
+		return;
+	pthread_mutex_lock(&e->lock);
+	struct lb_db_config *db = e->srv_db;
+	pthread_mutex_unlock(&e->lock);
+	/* A reading may take a quarter of the report interval, between 0.25 and 2 s. */
+	int64_t quarter_ms = (c->report_interval_ns ? c->report_interval_ns : LB_NS_PER_S) / 4 / 1000000;
+	int32_t timeout_ms = (int32_t)(quarter_ms < 250 ? 250 : quarter_ms > 2000 ? 2000 : quarter_ms);
+	if (db)
+		e->srvmon = lb_srvmon_new(db, timeout_ms, lb_now_ns());
+}
+
 /* Starts the threads and waits until they are initialized and --start-at is due. Returns 0 or
  * the exit code. */
 static int start_run(struct lb_engine *e)
@@ -801,9 +829,11 @@ static int start_run(struct lb_engine *e)
 	char err[ERRLEN];
 	bool refused = false;
 	if (init == 0 && wait_start_at(e) == 0) {
+		start_server_monitor(e);
 		/* "Threads started!" comes before any line a worker prints, as in sysbench. The sink
 		 * may refuse the run (a --threshold on a type the script does not define). */
-		refused = e->sink->started(e->sink_ctx, &e->session.cfg, &e->types, err, sizeof(err)) < 0;
+		refused = e->sink->started(e->sink_ctx, &e->session.cfg, &e->types, e->srvmon != NULL, err,
+					   sizeof(err)) < 0;
 		if (!refused) {
 			release_barrier(e);
 			return 0;

@@ -366,6 +366,7 @@ static void add_intervals(struct merge *m, const cJSON *d)
 			struct lb_interval *iv = &m->intervals[m->nintervals++];
 			memset(iv, 0, sizeof(*iv));
 			iv->sys = -1;
+			iv->srv = -1;
 			for (int k = 0; k < LB_MAX_PERCENTILES; k++)
 				iv->lat_pct_ms[k] = NAN;
 		}

@@ -12,6 +12,7 @@
 
 #include "engine/latency_hist.h"
 #include "lb_config.h"
+#include "output/srv_report.h"
 #include "output/sys_report.h"
 #include "output/thresholds.h"
 #include "sys/machine.h"
@@ -375,6 +376,9 @@ static cJSON *intervals_json(const struct lb_result *r)
 		const struct lb_sys_sample *sys = lb_sysmon_at(r->sysmon, iv->sys);
 		if (sys)
 			cJSON_AddItemToObject(o, "system", lb_sys_json(sys));
+		const struct lb_srv_sample *srv = lb_srvmon_at(r->srvmon, iv->srv);
+		if (srv)
+			cJSON_AddItemToObject(o, "server", lb_srv_json(r->srvmon, srv, iv->cnt[LB_CNT_EVENT], iv->interval_s, false));
 		cJSON_AddItemToArray(a, o);
 	}
 	return a;
@@ -500,6 +504,8 @@ cJSON *lb_result_json_doc(const struct lb_result *r, const char *workload_json)
 		cJSON_AddItemToObject(root, "statements", statements_json(r));
 	if (r->sys)
 		cJSON_AddItemToObject(root, "system", lb_sys_json(r->sys));
+	if (r->srv)
+		cJSON_AddItemToObject(root, "server", lb_srv_json(r->srvmon, r->srv, st->cnt[LB_CNT_EVENT], st->time_total_s, true));
 	if (r->unfinished)
 		cJSON_AddNumberToObject(root, "unfinished_events", (double)r->unfinished);
 	if (r->cut_off) {

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "bind/vm.h"
+#include "output/metrics_http.h"
 #include "output/personality.h"
 #include "output/result_json.h"
 #include "output/sys_report.h"
@@ -27,6 +28,28 @@ static void on_attach(void *ctx, struct lb_vm *control, struct lb_vm *reporter)
 	struct lb_run_output *o = ctx;
 	o->control = control;
 	o->reporter = reporter;
+}
+
+void lb_run_output_fini(struct lb_run_output *o)
+{
+	lb_metrics_http_stop(o->metrics);
+	o->metrics = NULL;
+}
+
+/* --metrics-listen: serving starts before the threads, so a scraper sees the run from its start. */
+static int start_metrics(struct lb_run_output *o, const struct lb_config *c)
+{
+	if (!c->srv.metrics_listen || !o->p->additions || o->metrics)
+		return 0;
+	char err[ERRLEN];
+	o->metrics = lb_metrics_http_start(c->srv.metrics_listen, err, sizeof(err));
+	if (!o->metrics) {
+		lb_fatal("%s", err);
+		return -1;
+	}
+	lb_notice("Serving the interval figures for Prometheus at http://%s/metrics (no authentication)\n",
+		  lb_metrics_http_address(o->metrics));
+	return 0;
 }
 
 /* The text or JSON document goes to stdout; everything else to the info stream, so JSON and
@@ -83,6 +106,8 @@ static int on_header(void *ctx, const struct lb_config *c)
 {
 	struct lb_run_output *o = ctx;
 	print_options(c);
+	if (start_metrics(o, c) < 0)
+		return -1;
 	FILE *out = lb_log_info_stream();
 	/* The workload's own header lines (e.g. "Prime numbers limit"). */
 	if (lb_log_verbosity() >= LB_LOG_NOTICE)
@@ -104,8 +129,8 @@ static void on_ready(void *ctx)
 	fflush(out);
 }
 
-static int on_started(void *ctx, const struct lb_config *c, const struct lb_types *types, char *err,
-		      size_t errlen)
+static int on_started(void *ctx, const struct lb_config *c, const struct lb_types *types,
+		      bool server_stats, char *err, size_t errlen)
 {
 	struct lb_run_output *o = ctx;
 	/* The types are known now (the states defined them): a misspelt one fails before the run,
@@ -118,7 +143,7 @@ static int on_started(void *ctx, const struct lb_config *c, const struct lb_type
 	if (c->warmup_ns && lb_log_verbosity() >= LB_LOG_NOTICE)
 		fprintf(info, "Warming up for %lld seconds...\n\n", (long long)(c->warmup_ns / LB_NS_PER_S));
 	if (c->format == LB_FORMAT_CSV)
-		o->csv_types = lb_report_csv_header(stdout, c, types);
+		o->csv_types = lb_report_csv_header(stdout, c, types, server_stats);
 	fflush(NULL);
 	return 0;
 }
@@ -129,6 +154,7 @@ static int on_interval(void *ctx, const struct lb_result *r)
 	const struct lb_config *c = r->cfg;
 	int rc = 0;
 	char err[ERRLEN];
+	lb_metrics_http_update(o->metrics, r);
 	if (c->format == LB_FORMAT_CSV) {
 		lb_report_interval_csv(stdout, r, o->csv_types);
 	} else if (!c->report_interval_ns) {

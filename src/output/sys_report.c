@@ -5,9 +5,7 @@
 
 #include "output/sys_report.h"
 
-static void row(FILE *out, const char *label, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-
-static void row(FILE *out, const char *label, const char *fmt, ...)
+void lb_report_row(FILE *out, const char *label, const char *fmt, ...)
 {
 	va_list ap;
 	fprintf(out, "    %-37s", label);
@@ -39,15 +37,15 @@ static void net_rows(FILE *out, const struct lb_sys_net *n)
 		const struct lb_sys_nic *c = &n->nics[i];
 		char label[64];
 		snprintf(label, sizeof(label), "net %s rx/tx (MiB/s):", c->name);
-		row(out, label, "%.2f/%.2f, pkt/s %.2f/%.2f, drops %llu/%llu, errors %llu/%llu", c->rx_mib_per_s,
+		lb_report_row(out, label, "%.2f/%.2f, pkt/s %.2f/%.2f, drops %llu/%llu, errors %llu/%llu", c->rx_mib_per_s,
 		    c->tx_mib_per_s, c->rx_packets_per_s, c->tx_packets_per_s,
 		    (unsigned long long)c->n[LB_NET_RX_DROPS], (unsigned long long)c->n[LB_NET_TX_DROPS],
 		    (unsigned long long)c->n[LB_NET_RX_ERRORS], (unsigned long long)c->n[LB_NET_TX_ERRORS]);
 	}
 	if (!n->nnics)
-		row(out, "net:", "no traffic");
+		lb_report_row(out, "net:", "no traffic");
 	if (n->have_tcp)
-		row(out, "tcp retransmits per sec.:", "%.2f (%llu of %llu segments sent)", n->tcp_retrans_per_s,
+		lb_report_row(out, "tcp retransmits per sec.:", "%.2f (%llu of %llu segments sent)", n->tcp_retrans_per_s,
 		    (unsigned long long)n->tcp_retrans_segs, (unsigned long long)n->tcp_out_segs);
 }
 
@@ -56,21 +54,21 @@ void lb_sys_report_block(FILE *out, const struct lb_sys_sample *s)
 	fprintf(out, "System statistics (%d CPUs; machine CPU in %% of all CPUs, process CPU in %% of one CPU):\n",
 		s->cpus);
 	if (!s->have_cpu) {
-		row(out, "not available:", "/proc/stat cannot be read");
+		lb_report_row(out, "not available:", "/proc/stat cannot be read");
 		fprintf(out, "\n");
 		return;
 	}
 	const double *c = s->cpu_pct;
-	row(out, "cpu usr/sys/iow/steal/idle (%):", "%.2f/%.2f/%.2f/%.2f/%.2f", c[LB_SYS_USER] + c[LB_SYS_NICE],
+	lb_report_row(out, "cpu usr/sys/iow/steal/idle (%):", "%.2f/%.2f/%.2f/%.2f/%.2f", c[LB_SYS_USER] + c[LB_SYS_NICE],
 	    c[LB_SYS_SYSTEM] + c[LB_SYS_IRQ] + c[LB_SYS_SOFTIRQ], c[LB_SYS_IOWAIT], c[LB_SYS_STEAL], c[LB_SYS_IDLE]);
-	row(out, "context switches:", "%.2f per sec.", s->ctxt_per_s);
-	row(out, "run queue avg/max, blocked:", "%.2f/%u, %u", s->run_queue_avg, s->run_queue_max, s->blocked);
-	row(out, "load average 1/5/15 minutes:", "%.2f/%.2f/%.2f", s->load[0], s->load[1], s->load[2]);
-	row(out, "memory used/available/dirty (MiB):", "%.0f/%.0f/%.0f", s->mem_used_mib, s->mem_available_mib,
+	lb_report_row(out, "context switches:", "%.2f per sec.", s->ctxt_per_s);
+	lb_report_row(out, "run queue avg/max, blocked:", "%.2f/%u, %u", s->run_queue_avg, s->run_queue_max, s->blocked);
+	lb_report_row(out, "load average 1/5/15 minutes:", "%.2f/%.2f/%.2f", s->load[0], s->load[1], s->load[2]);
+	lb_report_row(out, "memory used/available/dirty (MiB):", "%.0f/%.0f/%.0f", s->mem_used_mib, s->mem_available_mib,
 	    s->mem_dirty_mib);
-	row(out, "luabench cpu usr/sys (%):", "%.2f/%.2f", s->proc_user_pct, s->proc_system_pct);
+	lb_report_row(out, "luabench cpu usr/sys (%):", "%.2f/%.2f", s->proc_user_pct, s->proc_system_pct);
 	if (s->db)
-		row(out, "db server cpu usr/sys (%):", "%.2f/%.2f (%d processes)", s->db_user_pct, s->db_system_pct,
+		lb_report_row(out, "db server cpu usr/sys (%):", "%.2f/%.2f (%d processes)", s->db_user_pct, s->db_system_pct,
 		    s->db_processes);
 	int shown = 0;
 	for (int i = 0; i < s->ndisks; i++) {
@@ -79,13 +77,13 @@ void lb_sys_report_block(FILE *out, const struct lb_sys_sample *s)
 			continue;
 		char label[64];
 		snprintf(label, sizeof(label), "disk %s r/w per sec.:", d->name);
-		row(out, label, "%.2f/%.2f, MiB/s %.2f/%.2f, await ms %.2f/%.2f, aqu-sz %.2f, util %.1f%%",
+		lb_report_row(out, label, "%.2f/%.2f, MiB/s %.2f/%.2f, await ms %.2f/%.2f, aqu-sz %.2f, util %.1f%%",
 		    d->reads_per_s, d->writes_per_s, d->read_mib_per_s, d->write_mib_per_s, d->read_await_ms,
 		    d->write_await_ms, d->avg_queue, d->util_pct);
 		shown++;
 	}
 	if (!shown)
-		row(out, "disks:", "no I/O");
+		lb_report_row(out, "disks:", "no I/O");
 	net_rows(out, &s->net);
 	fprintf(out, "\n");
 }

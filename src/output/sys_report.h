@@ -9,6 +9,10 @@
 
 struct cJSON;
 
+/* One line of a block laid out as sysbench's: the label indented by 4, the value from column
+ * 42 (so `cut -c42-` works). */
+void lb_report_row(FILE *out, const char *label, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
 void lb_sys_report_block(FILE *out, const struct lb_sys_sample *s);
 void lb_sys_report_line(FILE *out, double time_s, const struct lb_sys_sample *s);
 struct cJSON *lb_sys_json(const struct lb_sys_sample *s);

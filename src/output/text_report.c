@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "engine/latency_hist.h"
+#include "output/srv_report.h"
 #include "output/sys_report.h"
 #include "util/log.h"
 
@@ -80,7 +81,7 @@ static void csv_name(FILE *out, const char *name)
 		fputc(isalnum((unsigned char)*c) ? *c : '_', out);
 }
 
-int lb_report_csv_header(FILE *out, const struct lb_config *cfg, const struct lb_types *types)
+int lb_report_csv_header(FILE *out, const struct lb_config *cfg, const struct lb_types *types, bool server)
 {
 	fprintf(out, "time,threads,tps,qps,reads_per_s,writes_per_s,other_per_s");
 	for (int i = 0; i < cfg->npercentiles; i++)
@@ -109,6 +110,8 @@ int lb_report_csv_header(FILE *out, const struct lb_config *cfg, const struct lb
 			csv_name(out, lb_types_name(types, t));
 			fprintf(out, "_%s_per_s", outcomes[k]);
 		}
+	if (server)
+		lb_srv_csv_header(out);
 	fputc('\n', out);
 	return ntypes;
 }
@@ -151,6 +154,8 @@ void lb_report_interval_csv(FILE *out, const struct lb_result *r, int ntypes)
 		for (int k = 0; k < 3; k++)
 			fprintf(out, ",%.2f", per_s(ty ? ty->cnt[outcomes[k]] : 0, t));
 	}
+	if (r->srvmon)
+		lb_srv_csv(out, r->srvmon, r->srv, c[LB_CNT_EVENT], t);
 	fputc('\n', out);
 }
 
@@ -436,6 +441,8 @@ void lb_report_final_text(FILE *out, const struct lb_result *r, const char *extr
 			(unsigned long long)r->overflow, (double)LB_HIST_MAX_NS / 1e9);
 	if (r->sys)
 		lb_sys_report_block(out, r->sys);
+	if (r->srv)
+		lb_srv_report_block(out, r->srvmon, r->srv, st->cnt[LB_CNT_EVENT], st->time_total_s);
 	if (footer && *footer) {
 		fputs(footer, out);
 		if (footer[strlen(footer) - 1] != '\n')

@@ -185,26 +185,33 @@ describe("bookstore", function()
 
       -- 20,000 interactions per mix from 16 users in closed loop: the Customer Behavior Graph
       -- gives the spec's mix within a percentage point (a simulation of the chain puts the
-      -- largest deviation at 0.3 points typically, 0.7 at worst in 600 trials).
-      for m, mix in ipairs({ "browsing", "shopping", "ordering" }) do
-        it(mix .. " mix converges to the TPC-W percentages over 20,000 interactions", function()
-          local out = run("--users=16 --threads=2 --think-time=0 --events=20000 --time=0 --mix=" .. mix .. " --format=json run")
+      -- largest deviation at 0.3 points typically, 0.7 at worst in 600 trials). The chain is the
+      -- workload's, not the server's: every mix is checked to that precision on the first
+      -- server; the other runs the shopping mix for a quarter as long (deviations twice as
+      -- large, so within 2 points), for its errors, searches and counts.
+      local mixes = driver == h.drivers[1] and { "browsing", "shopping", "ordering" } or { "shopping" }
+      local events = driver == h.drivers[1] and 20000 or 5000
+      local bound = driver == h.drivers[1] and 1 or 2
+      for _, mix in ipairs(mixes) do
+        local m = ({ browsing = 1, shopping = 2, ordering = 3 })[mix]
+        it(mix .. " mix converges to the TPC-W percentages over " .. events .. " interactions", function()
+          local out = run("--users=16 --threads=2 --think-time=0 --events=" .. events .. " --time=0 --mix=" .. mix .. " --format=json run")
           local doc = h.json(out)
           local ws = doc.workload_stats
           assert.are.equal(mix, ws.mix)
           assert.are.equal(0, ws.total_errors)
-          assert.is_true(ws.total_interactions >= 19900, "interactions " .. ws.total_interactions)
+          assert.is_true(ws.total_interactions >= events * 0.995, "interactions " .. ws.total_interactions)
           assert.is_true(ws.closed_loop)
           local seen = 0
           for _, e in ipairs(ws.interactions) do
             seen = seen + 1
             assert.are.equal(TARGETS[e.name][m], e.target_pct)
-            assert.is_true(math.abs(e.mix_pct - e.target_pct) < 1,
+            assert.is_true(math.abs(e.mix_pct - e.target_pct) < bound,
               string.format("%s: %.2f%% against %.2f%%", e.name, e.mix_pct, e.target_pct))
             assert.are.equal(e.count, doc.types[e.name] and doc.types[e.name].count or 0)
           end
           assert.are.equal(14, seen)
-          assert.is_true(ws.max_mix_deviation_pct < 1)
+          assert.is_true(ws.max_mix_deviation_pct < bound)
           assert.are.equal(0, ws.searches.author.empty + ws.searches.title.empty + ws.searches.subject.empty)
           assert.is_true(ws.searches.author.count > 0 and ws.searches.title.count > 0)
           -- BT/s: the successful interactions over the measured window

@@ -9,16 +9,6 @@
 
 odbc_cpu_per_q() { awk -v c="$1" -v q="$2" -v s="$3" 'BEGIN {printf "%.2f", (q > 0 ? c / (q * s) * 1e6 : 0)}'; }
 
-# odbc_pair NAME "native values" "odbc values": a row with both medians and odbc/native.
-odbc_pair() {
-  local mn mo
-  mn=$(printf '%s\n' $2 | median)
-  mo=$(printf '%s\n' $3 | median)
-  results+=("$(printf '| %-40s | %10s | %10s | %5s | %s / %s |' "$1" "$mn" "$mo" \
-    "$(awk -v n="$mn" -v o="$mo" 'BEGIN {printf "%.2fx", (n > 0 ? o / n : 0)}')" "$2" "$3")")
-  echo "${results[-1]}" >&2
-}
-
 bench_odbc() {
   local servers="pgsql mysql" size=100000 a
   for a in "$@"; do
@@ -47,8 +37,8 @@ bench_odbc() {
           read -r q c <<<"$(with_cpu qps "$LB" $w "${odb[@]}" "${tables[@]}" --threads=$t --time="$secs" run)"
           qo+=("$q"); co+=("$(odbc_cpu_per_q "$c" "$q" "$secs")")
         done
-        odbc_pair "$srv $w, $t thr (q/s)" "${qn[*]}" "${qo[*]}"
-        odbc_pair "$srv $w, $t thr (client CPU us/query)" "${cn[*]}" "${co[*]}"
+        ratio_pair "$srv $w, $t thr (q/s)" "${qn[*]}" "${qo[*]}"
+        ratio_pair "$srv $w, $t thr (client CPU us/query)" "${cn[*]}" "${co[*]}"
       done
     done
     "$LB" oltp_read_write "${nat[@]}" "${tables[@]}" cleanup >/dev/null

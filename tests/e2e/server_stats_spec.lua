@@ -1,0 +1,199 @@
+-- Server statistics (--server-stats) against the sandbox servers: the counters move with known
+-- work, the monitor's own statements are left out, a setting changed between two runs is the
+-- one `luabench compare` shows, a user without the monitoring privileges gets a one-line
+-- warning, and the text block stays out of sysbench's grep keys. Runs alone (tests/meson.build):
+-- the server's counters count every session's work, and it changes server-wide settings.
+local h = require("helpers")
+
+local root = h.root
+local N = 300
+
+local function admin(driver, sql)
+  local p = io.popen(root .. "/tools/sandbox-db admin " .. driver .. " " .. h.q(sql) .. " 2>&1")
+  local out = p:read("*a")
+  local ok = p:close()
+  assert(ok, "sandbox-db admin " .. driver .. " " .. sql .. ": " .. out)
+  return (out:gsub("%s+$", ""))
+end
+
+-- Each event one transaction that inserts one row.
+local SCRIPT = [[
+local con
+function thread_init() con = sysbench.sql.driver():connect() end
+function event()
+  con:query("BEGIN")
+  con:query("INSERT INTO lb_srvstats(v) VALUES (1)")
+  con:query("COMMIT")
+end
+function thread_done() con:disconnect() end
+]]
+
+local function run_json(opts, extra)
+  local script = h.write("srvstats.lua", SCRIPT)
+  local json = h.tmpdir() .. "/srv." .. tostring(math.random(1e9)) .. ".json"
+  local out, err, rc = h.run(h.q(script) .. " " .. opts .. " --threads=2 --events=" .. N .. " --time=0 "
+    .. (extra or "") .. " --output=" .. json .. " run")
+  assert.are.equal(0, rc, err .. out)
+  return h.json(h.read(json)), out, err, json
+end
+
+for _, driver in ipairs(h.drivers) do
+  describe("server statistics on " .. driver, function()
+    local opts = h.db(driver)
+    if not opts then
+      it("need the sandbox server", function() pending(driver .. " sandbox not running") end)
+      return
+    end
+    setup(function()
+      h.sql(opts, "DROP TABLE IF EXISTS lb_srvstats")
+      h.sql(opts, "CREATE TABLE lb_srvstats (id " .. (driver == "pgsql" and "serial" or "int auto_increment")
+        .. " PRIMARY KEY, v int)")
+    end)
+    teardown(function() h.sql(opts, "DROP TABLE IF EXISTS lb_srvstats") end)
+
+    it("count the run's transactions and rows, less the monitor's own statements", function()
+      local r, out = run_json(opts, "--report-interval=1")
+      assert.are.equal(N, r.counters.events)
+      local s = assert(r.server, "a server object")
+      assert.are.equal(driver, s.driver)
+      assert.is_true(s.monitor_statements >= 2, "the first and last readings at least")
+      if driver == "pgsql" then
+        assert.is_true(s.counters.tup_inserted >= N, "tuples inserted " .. s.counters.tup_inserted)
+        -- the monitor's own statements left out; a worker's connecting may add one
+        assert.is_true(s.counters.xact_commit >= N and s.counters.xact_commit <= N + 2,
+          "commits " .. s.counters.xact_commit .. " for " .. N .. " transactions")
+        assert.is_true(s.counters.wal_bytes > 0 and s.key.log_bytes_per_transaction > 0)
+        assert.is_true(s.gauges.numbackends ~= nil)
+      else
+        assert.are.equal(N, s.counters.Com_commit)
+        assert.are.equal(N, s.counters.Com_insert)
+        assert.is_true(s.counters.Handler_write >= N)
+        -- every statement of the run is a question; the monitor's own are left out
+        assert.is_true(s.counters.Questions >= 3 * N and s.counters.Questions <= 3 * N + 8,
+          "questions " .. s.counters.Questions)
+        assert.is_true(s.counters.Innodb_os_log_written > 0)
+      end
+      assert.is_true(s.key.commits_per_s > 0 and s.key.cache_hit_pct > 0)
+      assert.is_true(next(s.settings) ~= nil, "settings")
+      -- the block after sysbench's, none of its lines with a key sysbench's parsers grep for
+      local block = out:match("\n(Server statistics %(" .. driver .. " server.-\n)\n")
+      assert.is_truthy(block, out)
+      for line in block:gmatch("[^\n]+") do
+        for _, key in ipairs({ "min:", "avg:", "max:", "total:", "events", "queries:", "transactions:" }) do
+          assert.is_falsy(line:find(key, 1, true), "'" .. key .. "' in " .. line)
+        end
+      end
+      assert.are.equal(41, #block:match("\n(    commits/rollbacks per sec%.: +)%d"), "values at column 42")
+      -- per interval: the counters of that second, adding up to no more than the run's
+      local sum = 0
+      for _, iv in ipairs(r.intervals) do
+        local c = iv.server and iv.server.counters
+        sum = sum + (c and (c.xact_commit or c.Com_commit) or 0)
+      end
+      assert.is_true(#r.intervals == 0 or sum <= (s.counters.xact_commit or s.counters.Com_commit))
+    end)
+
+    it("show the one setting changed between two runs in compare", function()
+      local name, before, after, set
+      if driver == "pgsql" then
+        name = "synchronous_commit"
+        set = function(v) admin("pgsql", "ALTER SYSTEM SET synchronous_commit = " .. v)
+          admin("pgsql", "SELECT pg_reload_conf()") end
+        before = admin("pgsql", "SELECT setting FROM pg_settings WHERE name = 'synchronous_commit'")
+        after = before == "on" and "off" or "on"
+      else
+        name = "innodb_flush_log_at_trx_commit"
+        set = function(v) admin("mysql", "SET GLOBAL innodb_flush_log_at_trx_commit = " .. v) end
+        before = admin("mysql", "SELECT @@GLOBAL.innodb_flush_log_at_trx_commit")
+        after = before == "1" and "2" or "1"
+      end
+      local _, _, _, a = run_json(opts)
+      local ok, err = pcall(function()
+        set(after)
+        local _, _, _, b = run_json(opts)
+        local out, cerr, rc = h.run("compare --format=json " .. a .. " " .. b)
+        assert.are.equal(0, rc, cerr)
+        local cmp = h.json(out)
+        assert.are.equal(1, #cmp.settings_differ, out)
+        assert.are.equal(name, cmp.settings_differ[1].name)
+        assert.are.same({ before, after }, cmp.settings_differ[1].values)
+        local text = h.run("compare " .. a .. " " .. b)
+        assert.is_truthy(text:find("server settings that differ:\n[^\n]*\n  " .. name .. " +" .. before
+          .. " +" .. after .. "\n"), text)
+        assert.is_truthy(text:find("\nserver\n  commits/s "), text)
+      end)
+      set(before)
+      if driver == "pgsql" then admin("pgsql", "ALTER SYSTEM RESET synchronous_commit") end
+      assert(ok, err)
+    end)
+
+    it("warn in one line when the user lacks the monitoring privileges", function()
+      local user_opts
+      if driver == "pgsql" then
+        admin("pgsql", "DROP ROLE IF EXISTS lb_nomon; CREATE ROLE lb_nomon LOGIN PASSWORD 'nomon-secret'")
+        admin("pgsql", "GRANT ALL ON TABLE lb_srvstats TO lb_nomon; GRANT USAGE ON SEQUENCE lb_srvstats_id_seq TO lb_nomon")
+        user_opts = opts:gsub("%-%-pgsql%-user=%S+", "--pgsql-user=lb_nomon"):gsub("%-%-pgsql%-password=%S+", "--pgsql-password=nomon-secret")
+      else
+        admin("mysql", "DROP USER IF EXISTS 'lb_nomon'@'%'; CREATE USER 'lb_nomon'@'%' IDENTIFIED BY 'nomon-secret';"
+          .. " GRANT ALL ON " .. (opts:match("%-%-mysql%-db=(%S+)") or "sbtest") .. ".* TO 'lb_nomon'@'%'")
+        user_opts = opts:gsub("%-%-mysql%-user=%S+", "--mysql-user=lb_nomon"):gsub("%-%-mysql%-password=%S+", "--mysql-password=nomon-secret")
+      end
+      local r, _, err = run_json(user_opts)
+      if driver == "pgsql" then
+        admin("pgsql", "REVOKE ALL ON TABLE lb_srvstats FROM lb_nomon; REVOKE ALL ON SEQUENCE lb_srvstats_id_seq FROM lb_nomon; DROP ROLE lb_nomon")
+      else
+        admin("mysql", "DROP USER 'lb_nomon'@'%'")
+      end
+      local missing = driver == "pgsql" and "pg_stat_activity sees only this user's sessions (grant pg_monitor to see all)"
+        or "information_schema.INNODB_METRICS (needs PROCESS)"
+      local line = "WARNING: server statistics: not readable without more privileges: " .. missing .. "\n"
+      assert.are.equal(1, h.count(err, "server statistics"), err)
+      assert.is_truthy(err:find(line, 1, true), err)
+      -- a warning, not a failure: the rest is there
+      assert.are.equal(missing, r.server.missing)
+      assert.is_true(r.server.counters[driver == "pgsql" and "xact_commit" or "Com_commit"] >= N)
+    end)
+
+    if driver == "pgsql" then
+      it("read the server an odbc connection reports, as its own driver would", function()
+        local p = io.popen(root .. "/tools/sandbox-db env odbc-pgsql 2>&1")
+        local odbc = p:read("*l") or ""
+        p:close()
+        if not odbc:find("--db-driver=odbc", 1, true) then
+          assert(os.getenv("CI") ~= "true", "no odbc-pgsql sandbox: " .. odbc)
+          pending("no odbc-pgsql: " .. odbc)
+          return
+        end
+        local r = run_json(odbc)
+        assert.are.equal("odbc", r.server.driver)
+        assert.is_true(r.server.counters.tup_inserted >= N, "tuples inserted")
+        assert.is_true(r.server.counters.xact_commit >= N, "commits")
+        assert.is_truthy(r.server.settings.synchronous_commit)
+      end)
+    end
+
+    it("stay off with --server-stats=off, and give CSV columns when on", function()
+      local r, out, err = run_json(opts, "--server-stats=off")
+      assert.is_nil(r.server)
+      assert.is_falsy(out:find("Server statistics", 1, true))
+      assert.are.equal("", err)
+      -- with a transaction type: the server's columns come last, after the type's own and its
+      -- errors/rollbacks/retries columns (results.md §8)
+      local script = h.write("srvstats_typed.lua", "local T = luabench.stats.type('ins')\n"
+        .. SCRIPT:gsub('con:query%("BEGIN"%)', 'T:begin(); con:query("BEGIN")'):gsub('con:query%("COMMIT"%)', 'con:query("COMMIT"); T:done()'))
+      local csv, cerr, rc = h.run(h.q(script) .. " " .. opts .. " --threads=1 --time=2 --format=csv --report-interval=1 run")
+      assert.are.equal(0, rc, cerr)
+      local lines = {}
+      for l in csv:gmatch("[^\n]+") do lines[#lines + 1] = l end
+      assert.is_truthy(lines[1]:find(",type_ins_retries_per_s,srv_commits_per_s,srv_rollbacks_per_s,srv_cache_hit_pct,", 1, true), lines[1])
+      assert.is_truthy(lines[1]:find(",srv_checkpoints$"), lines[1])
+      local head, first = {}, {}
+      for c in (lines[1] .. ","):gmatch("([^,]*),") do head[#head + 1] = c end
+      for c in (lines[2] .. ","):gmatch("([^,]*),") do first[#first + 1] = c end
+      assert.are.equal(#head, #first)
+      for i, c in ipairs(head) do
+        if c == "srv_commits_per_s" then assert.is_true(tonumber(first[i]) > 0, lines[2]) end
+      end
+    end)
+  end)
+end
