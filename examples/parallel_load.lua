@@ -1,5 +1,5 @@
 #!/usr/bin/env luabench
--- A parallel `prepare` with luabench.prepare (doc/scripting.md §10.9): thread 0 creates the
+-- A parallel `prepare` with luabench.prepare (doc/lua-api.md §5.9): thread 0 creates the
 -- table, every thread loads its share of the rows with a progress line, thread 0 indexes it.
 --   luabench examples/parallel_load.lua --db-driver=pgsql --rows=1000000 --threads=4 prepare
 --   luabench examples/parallel_load.lua --db-driver=pgsql cleanup

@@ -1,5 +1,5 @@
 -- pipelined_reads.lua: a customer page that needs ten independent lookups, sent as one
--- PostgreSQL pipeline (doc/scripting.md §18.8) instead of ten round trips. Run it near and far:
+-- PostgreSQL pipeline (doc/lua-api.md §1.7) instead of ten round trips. Run it near and far:
 --
 --   build/luabench oltp_read_only $(tools/sandbox-db env pgsql) --tables=1 prepare
 --   build/luabench examples/pipelined_reads.lua $(tools/sandbox-db env pgsql) --time=10 run

@@ -1,4 +1,4 @@
--- luabench.socket: TCP and UDP sockets for scripts (doc/scripting.md, "Sockets").
+-- luabench.socket: TCP and UDP sockets for scripts (doc/lua-api.md §3, "Sockets").
 --
 -- Every call waits the way the caller runs: an emulated user (--users) parks on its worker's
 -- scheduler and yields, like a user waiting for a query, so thousands of connections share a

@@ -2,7 +2,7 @@
 --   local p = con:pipeline()      open a pipeline on the connection
 --   p:query(sql)  p:execute(stmt) queue statements (a statement's parameter values are taken now)
 --   local res = p:run()           send the sync point, wait, and get one result per statement
--- See doc/scripting.md ("Pipelines"). sql.lua hands this module the pieces it needs.
+-- See doc/lua-api.md §1.7 ("Pipelines"). sql.lua hands this module the pieces it needs.
 local ffi = require("ffi")
 local C = ffi.C
 

@@ -7,7 +7,7 @@
 -- per-type statistics and progress lines do nothing, shared objects are per thread (sysbench
 -- has no shared memory between its Lua states), a prepare barrier does not wait. Copy it next to
 -- the script (sysbench finds modules in the working directory, or set LUA_PATH); luabench
--- installs it as share/luabench/luabench_shim.lua (doc/scripting.md §21).
+-- installs it as share/luabench/luabench_shim.lua (doc/scripting.md §13).
 local ffi = require("ffi")
 
 ffi.cdef [[

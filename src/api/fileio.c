@@ -15,9 +15,10 @@
  * first I/O of a window and when the last worker flushes. Readers (the control state's report
  * hooks) use relaxed loads, like the engine's reporter.
  *
- * Also here: a few lock-free helpers the workload needs across threads (tickets, a shared
- * sequential cursor, a permutation for random-without-repeats, a set of busy block ranges for
- * --validate). */
+ * The report (lb_fio_report_*) takes the window's bounds, its per-type statistics and its
+ * system metrics from the engine's result of the window (lb_engine_window_now), and adds what
+ * only this file records: parts, per-second counts, achieved depth, its own CPU and device
+ * readings. */
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -426,15 +427,19 @@ LB_FFI void lb_fio_flush(struct lb_fio_stat *s, int32_t final)
 
 /* ---- report ------------------------------------------------------------------------------ */
 
+/* The figures of one window, from the engine's result of it (lb_engine_window_now) and the
+ * workers' own recorders. */
 struct lb_fio_report {
-	struct lb_engine *e;
-	struct lb_snap cur, delta;
-	uint32_t window;
+	struct fio_run *run;
+	struct lb_window_buffers buf;
+	struct lb_result res;        /* valid when have_res: a run's workers exist */
+	bool have_res;
 	struct lb_fio_window win;
-	uint32_t first_sec, nsec;
+	uint32_t nsec;
 	double *series[DIR_N + 1];
 	struct lb_hist part[DIR_N][PART_N];
 	uint64_t part_sum[DIR_N][PART_N];
+	double depth_ns[LB_IO_DEPTH_BUCKETS], depth_total;
 };
 
 static void hist_figures(const struct lb_hist *h, uint64_t sum_ns, uint64_t n, const double *pcts,
@@ -474,127 +479,156 @@ static void hist_figures(const struct lb_hist *h, uint64_t sum_ns, uint64_t n, c
 							    (uint64_t)out->max_ns);
 }
 
-static void window_figures(struct lb_fio_report *r)
+/* The window's bounds, and room for its whole seconds counted from its start (a run stopped by
+ * --time ends a few microseconds either side of a whole second: the last one counts when it is
+ * 95% there). Until every worker is done the window ends now. */
+static void window_bounds(struct lb_fio_report *r)
 {
-	struct lb_engine *e = r->e;
-	struct fio_run *run = fio_run_of(e);
+	const struct lb_result *res = &r->res;
 	struct lb_fio_window *wf = &r->win;
-	int nworkers = 0, finished = 0;
-	double depth_ns[LB_IO_DEPTH_BUCKETS] = { 0 }, depth_total = 0;
-	int64_t end = lb_now_ns() - e->epoch_ns;
 
-	for (int i = 0; i < e->nworkers; i++) {
-		nworkers++;
-		finished += __atomic_load_n(&e->workers[i]->finished, __ATOMIC_ACQUIRE) != 0;
-	}
-	wf->finished = nworkers && finished == nworkers;
-	if (wf->finished) {
-		end = 0;
-		for (int i = 0; i < e->nworkers; i++)
-			if (e->workers[i]->end_ns > end)
-				end = e->workers[i]->end_ns;
-	}
-	wf->start_s = (double)e->window_start_ns / 1e9;
-	wf->end_s = (double)end / 1e9;
+	wf->finished = res->workers_done;
+	wf->start_s = res->start_s;
+	wf->end_s = res->workers_done ? res->workers_end_s : res->end_s;
 	wf->elapsed_s = wf->end_s - wf->start_s;
-
-	/* The window's whole seconds, counted from its start (a run stopped by --time ends a few
-	 * microseconds either side of a whole second: the last one counts when it is 95% there). */
 	double whole = wf->elapsed_s > 0 ? floor(wf->elapsed_s + 0.05) : 0;
-	r->first_sec = 0;
 	r->nsec = whole < (double)SEC_CHUNK * SEC_CHUNKS ? (uint32_t)whole : 0;
 	for (int d = 0; d <= DIR_N; d++)
 		r->series[d] = lb_xcalloc(r->nsec ? r->nsec : 1, sizeof(double));
+}
 
-	pthread_mutex_lock(&run->lock);
-	for (struct lb_fio_stat *s = run->stats; s; s = s->next) {
-		if (!s->worker || __atomic_load_n(&s->window, __ATOMIC_ACQUIRE) != r->window)
+/* Adds a worker's per-second completions to the window's series. */
+static void add_series(struct lb_fio_report *r, const struct lb_fio_stat *s)
+{
+	for (uint32_t sec = 0; sec < r->nsec; sec++) {
+		struct sec_chunk *c = __atomic_load_n(&s->sec[sec / SEC_CHUNK], __ATOMIC_ACQUIRE);
+
+		if (!c)
 			continue;
-		for (uint32_t k = 0; k < r->nsec; k++) {
-			uint32_t sec = k;
-			struct sec_chunk *c = __atomic_load_n(&s->sec[sec / SEC_CHUNK], __ATOMIC_ACQUIRE);
+		for (int d = 0; d < DIR_N; d++) {
+			double v = __atomic_load_n(&c->n[sec % SEC_CHUNK][d], __ATOMIC_RELAXED);
 
-			if (!c)
-				continue;
-			for (int d = 0; d < DIR_N; d++) {
-				double v = __atomic_load_n(&c->n[sec % SEC_CHUNK][d], __ATOMIC_RELAXED);
-
-				r->series[d][k] += v;
-				r->series[DIR_N][k] += v;
-			}
-		}
-		if (__atomic_load_n(&s->window, __ATOMIC_ACQUIRE) != r->window)
-			continue;
-		for (int d = 0; d < DIR_N; d++)
-			for (int p = 0; p < PART_N; p++) {
-				lb_hist_add(&r->part[d][p], &s->part[d][p].h);
-				r->part_sum[d][p] += __atomic_load_n(&s->part[d][p].sum_ns, __ATOMIC_RELAXED);
-			}
-		pthread_mutex_lock(&s->pub_lock);
-		if (s->pub_window == r->window && (s->pub_depth > 0 || s->nctx)) {
-			wf->depth_threads++;
-			depth_total += s->pub_depth;
-			for (int k = 0; k < LB_IO_DEPTH_BUCKETS; k++)
-				depth_ns[k] += (double)s->pub_depth_ns[k];
-		}
-		pthread_mutex_unlock(&s->pub_lock);
-	}
-	/* CPU and device counters: the run's system metrics over this window when they are on
-	 * (they start exactly at the window); else our own readings, from the window's first I/O
-	 * to the last worker's end. */
-	struct lb_sys_sample ss;
-	if (lb_sysmon_window(e->sysmon, lb_now_ns(), &ss)) {
-		wf->have_cpu = ss.interval_s > 0;
-		wf->cpu_wall_s = ss.interval_s;
-		wf->cpu_user_s = ss.proc_user_pct / 100 * ss.interval_s;
-		wf->cpu_sys_s = ss.proc_system_pct / 100 * ss.interval_s;
-		for (int i = 0; run->have_watch && i < ss.ndisks; i++) {
-			const struct lb_sys_disk *d = &ss.disks[i];
-			double ms = ss.interval_s * 1e3;
-
-			if (strcmp(d->name, run->watch.name) != 0)
-				continue;
-			wf->have_dev = 1;
-			wf->dev_source = 1;
-			wf->dev[LB_DISKSTAT_READS] = d->reads;
-			wf->dev[LB_DISKSTAT_WRITES] = d->writes;
-			wf->dev[LB_DISKSTAT_FLUSHES] = d->flushes;
-			wf->dev[LB_DISKSTAT_READ_SECTORS] = (uint64_t)llround(d->read_mib_per_s * ss.interval_s * 2048);
-			wf->dev[LB_DISKSTAT_WRITE_SECTORS] = (uint64_t)llround(d->write_mib_per_s * ss.interval_s * 2048);
-			wf->dev[LB_DISKSTAT_READ_MS] = (uint64_t)llround(d->read_await_ms * (double)d->reads);
-			wf->dev[LB_DISKSTAT_WRITE_MS] = (uint64_t)llround(d->write_await_ms * (double)d->writes);
-			wf->dev[LB_DISKSTAT_BUSY_MS] = (uint64_t)llround(d->util_pct / 100 * ms);
-			wf->dev[LB_DISKSTAT_QUEUE_MS] = (uint64_t)llround(d->avg_queue * ms);
-		}
-		lb_sys_sample_fini(&ss);
-	} else if (run->start_window == r->window) {
-		const struct moment *a = &run->start_m, *b = &run->end_m;
-		struct moment now;
-
-		if (!wf->finished || run->nfinished == 0) {
-			take_moment(run, &now);
-			b = &now;
-		}
-		wf->have_cpu = 1;
-		wf->cpu_user_s = b->user_s - a->user_s;
-		wf->cpu_sys_s = b->sys_s - a->sys_s;
-		wf->cpu_wall_s = (double)(b->t_ns - a->t_ns) / 1e9;
-		if (a->have_dev && b->have_dev) {
-			wf->have_dev = 1;
-			wf->dev_source = 2;
-			for (int i = 0; i < LB_DISKSTAT_NFIELDS && i < 17; i++)
-				wf->dev[i] = i == LB_DISKSTAT_IN_FLIGHT ? b->dev[i]
-					: b->dev[i] >= a->dev[i] ? b->dev[i] - a->dev[i] : 0;
+			r->series[d][sec] += v;
+			r->series[DIR_N][sec] += v;
 		}
 	}
+}
+
+static void add_parts(struct lb_fio_report *r, const struct lb_fio_stat *s)
+{
+	for (int d = 0; d < DIR_N; d++)
+		for (int p = 0; p < PART_N; p++) {
+			lb_hist_add(&r->part[d][p], &s->part[d][p].h);
+			r->part_sum[d][p] += __atomic_load_n(&s->part[d][p].sum_ns, __ATOMIC_RELAXED);
+		}
+}
+
+/* Adds the achieved depth a worker last published for this window. */
+static void add_depth(struct lb_fio_report *r, struct lb_fio_stat *s)
+{
+	pthread_mutex_lock(&s->pub_lock);
+	if (s->pub_window == r->res.window && (s->pub_depth > 0 || s->nctx)) {
+		r->win.depth_threads++;
+		r->depth_total += s->pub_depth;
+		for (int k = 0; k < LB_IO_DEPTH_BUCKETS; k++)
+			r->depth_ns[k] += (double)s->pub_depth_ns[k];
+	}
+	pthread_mutex_unlock(&s->pub_lock);
+}
+
+/* Every run worker's recorder of this window (under the run's lock). */
+static void add_workers(struct lb_fio_report *r)
+{
+	for (struct lb_fio_stat *s = r->run->stats; s; s = s->next) {
+		if (!s->worker || __atomic_load_n(&s->window, __ATOMIC_ACQUIRE) != r->res.window)
+			continue;
+		add_series(r, s);
+		/* The worker may have moved to the next window meanwhile: its parts are then not
+		 * this window's. */
+		if (__atomic_load_n(&s->window, __ATOMIC_ACQUIRE) != r->res.window)
+			continue;
+		add_parts(r, s);
+		add_depth(r, s);
+	}
+}
+
+/* CPU and device counters from the run's system metrics over the window (they start exactly at
+ * it); the watched device's rates are turned back into /proc/diskstats deltas. */
+static void sys_figures(struct lb_fio_window *wf, const struct fio_run *run, const struct lb_sys_sample *ss)
+{
+	wf->have_cpu = ss->interval_s > 0;
+	wf->cpu_wall_s = ss->interval_s;
+	wf->cpu_user_s = ss->proc_user_pct / 100 * ss->interval_s;
+	wf->cpu_sys_s = ss->proc_system_pct / 100 * ss->interval_s;
+	for (int i = 0; run->have_watch && i < ss->ndisks; i++) {
+		const struct lb_sys_disk *d = &ss->disks[i];
+		double ms = ss->interval_s * 1e3;
+
+		if (strcmp(d->name, run->watch.name) != 0)
+			continue;
+		wf->have_dev = 1;
+		wf->dev_source = 1;
+		wf->dev[LB_DISKSTAT_READS] = d->reads;
+		wf->dev[LB_DISKSTAT_WRITES] = d->writes;
+		wf->dev[LB_DISKSTAT_FLUSHES] = d->flushes;
+		wf->dev[LB_DISKSTAT_READ_SECTORS] = (uint64_t)llround(d->read_mib_per_s * ss->interval_s * 2048);
+		wf->dev[LB_DISKSTAT_WRITE_SECTORS] = (uint64_t)llround(d->write_mib_per_s * ss->interval_s * 2048);
+		wf->dev[LB_DISKSTAT_READ_MS] = (uint64_t)llround(d->read_await_ms * (double)d->reads);
+		wf->dev[LB_DISKSTAT_WRITE_MS] = (uint64_t)llround(d->write_await_ms * (double)d->writes);
+		wf->dev[LB_DISKSTAT_BUSY_MS] = (uint64_t)llround(d->util_pct / 100 * ms);
+		wf->dev[LB_DISKSTAT_QUEUE_MS] = (uint64_t)llround(d->avg_queue * ms);
+	}
+}
+
+/* Without system metrics: fileio's own readings, from the window's first I/O to the last
+ * worker's end (or now). */
+static void moment_figures(struct lb_fio_window *wf, const struct fio_run *run)
+{
+	const struct moment *a = &run->start_m, *b = &run->end_m;
+	struct moment now;
+
+	if (!wf->finished || run->nfinished == 0) {
+		take_moment(run, &now);
+		b = &now;
+	}
+	wf->have_cpu = 1;
+	wf->cpu_user_s = b->user_s - a->user_s;
+	wf->cpu_sys_s = b->sys_s - a->sys_s;
+	wf->cpu_wall_s = (double)(b->t_ns - a->t_ns) / 1e9;
+	if (a->have_dev && b->have_dev) {
+		wf->have_dev = 1;
+		wf->dev_source = 2;
+		for (int i = 0; i < LB_DISKSTAT_NFIELDS && i < 17; i++)
+			wf->dev[i] = i == LB_DISKSTAT_IN_FLIGHT ? b->dev[i]
+				: b->dev[i] >= a->dev[i] ? b->dev[i] - a->dev[i] : 0;
+	}
+}
+
+/* CPU and device counters (under the run's lock). */
+static void cpu_device_figures(struct lb_fio_report *r)
+{
+	const struct fio_run *run = r->run;
+	struct lb_fio_window *wf = &r->win;
+
+	if (r->res.sys)
+		sys_figures(wf, run, r->res.sys);
+	else if (run->start_window == r->res.window)
+		moment_figures(wf, run);
 	if (wf->have_dev) {
 		snprintf(wf->dev_name, sizeof(wf->dev_name), "%s", run->watch.name);
 		wf->dev_major = run->watch.major;
 		wf->dev_minor = run->watch.minor;
 	}
-	pthread_mutex_unlock(&run->lock);
+}
+
+/* IOPS mean, deviation and extremes per direction over the window's whole seconds. */
+static void series_figures(struct lb_fio_report *r)
+{
+	struct lb_fio_window *wf = &r->win;
 
 	wf->seconds = r->nsec;
+	if (!r->nsec)
+		return;
 	for (int d = 0; d <= DIR_N; d++) {
 		double sum = 0, sq = 0, mn = INFINITY, mx = 0;
 
@@ -605,8 +639,6 @@ static void window_figures(struct lb_fio_report *r)
 			mn = v < mn ? v : mn;
 			mx = v > mx ? v : mx;
 		}
-		if (!r->nsec)
-			continue;
 		double mean = sum / r->nsec;
 		for (uint32_t k = 0; k < r->nsec; k++)
 			sq += (r->series[d][k] - mean) * (r->series[d][k] - mean);
@@ -615,30 +647,42 @@ static void window_figures(struct lb_fio_report *r)
 		wf->iops_min[d] = mn;
 		wf->iops_max[d] = mx;
 	}
-	wf->depth_sum = depth_total;
+}
+
+static void depth_figures(struct lb_fio_report *r)
+{
+	struct lb_fio_window *wf = &r->win;
 	double tot = 0;
+
+	wf->depth_sum = r->depth_total;
 	for (int k = 0; k < LB_IO_DEPTH_BUCKETS; k++)
-		tot += depth_ns[k];
+		tot += r->depth_ns[k];
 	for (int k = 0; k < LB_IO_DEPTH_BUCKETS; k++)
-		wf->depth_pct[k] = tot > 0 ? 100 * depth_ns[k] / tot : 0;
+		wf->depth_pct[k] = tot > 0 ? 100 * r->depth_ns[k] / tot : 0;
+}
+
+static void window_figures(struct lb_fio_report *r)
+{
+	window_bounds(r);
+	pthread_mutex_lock(&r->run->lock);
+	add_workers(r);
+	cpu_device_figures(r);
+	pthread_mutex_unlock(&r->run->lock);
+	series_figures(r);
+	depth_figures(r);
 }
 
 LB_FFI struct lb_fio_report *lb_fio_report_new(struct lb_worker *w)
 {
 	struct lb_fio_report *r = lb_xzalloc(sizeof(*r));
 
-	r->e = w->eng;
-	lb_snap_init(&r->cur);
-	lb_snap_init(&r->delta);
+	r->run = fio_run_of(w->eng);
 	for (int d = 0; d < DIR_N; d++)
 		for (int p = 0; p < PART_N; p++)
 			lb_hist_init(&r->part[d][p]);
-	if (r->e->workers) {
-		r->window = __atomic_load_n(&r->e->window, __ATOMIC_ACQUIRE);
-		lb_engine_collect(r->e, &r->cur);
-		lb_snap_diff(&r->delta, &r->cur, &r->e->window_base);
+	r->have_res = lb_engine_window_now(w->eng, &r->buf, &r->res);
+	if (r->have_res)
 		window_figures(r);
-	}
 	return r;
 }
 
@@ -646,8 +690,8 @@ LB_FFI void lb_fio_report_free(struct lb_fio_report *r)
 {
 	if (!r)
 		return;
-	lb_snap_fini(&r->cur);
-	lb_snap_fini(&r->delta);
+	if (r->have_res)
+		lb_window_buffers_fini(&r->buf);
 	for (int d = 0; d < DIR_N; d++)
 		for (int p = 0; p < PART_N; p++)
 			lb_hist_fini(&r->part[d][p]);
@@ -660,9 +704,9 @@ LB_FFI int32_t lb_fio_report_type(struct lb_fio_report *r, int32_t type_id, cons
 				  int32_t npct, struct lb_fio_lat *out)
 {
 	memset(out, 0, sizeof(*out));
-	if (type_id < 0 || type_id >= LB_MAX_TYPES || !r->delta.types[type_id])
+	if (!r->have_res || type_id < 0 || type_id >= LB_MAX_TYPES || !r->res.snap->types[type_id])
 		return 0;
-	const struct lb_type_stats *t = r->delta.types[type_id];
+	const struct lb_type_stats *t = r->res.snap->types[type_id];
 	hist_figures(&t->lat, t->sum_ns, t->cnt[LB_TCNT_DONE], pcts, npct, out);
 	out->errors = t->cnt[LB_TCNT_ERROR];
 	return 1;

@@ -169,6 +169,26 @@ void lb_engine_interrupt(struct lb_engine *eng);
 /* Time since the run started, in ns. */
 int64_t lb_engine_now(const struct lb_engine *eng);
 
+/* What a window's result borrows: the snapshots, the per-worker figures, the system metrics and
+ * the server statistics. */
+struct lb_window_buffers {
+	struct lb_snap cur, delta;
+	struct lb_thread_figures *threads;
+	struct lb_sys_sample sys;
+	bool have_sys;
+	struct lb_srv_sample srv;
+	bool have_srv;
+};
+void lb_window_buffers_fini(struct lb_window_buffers *b);
+
+/* The current statistics window as a result, up to now: for a report a script builds itself
+ * (fileio's, from a report hook or from `done`), which reads the result as the sink does, not
+ * the engine. Without the server statistics (r->srv is NULL): reading them is a query on the
+ * server monitor's connection, which belongs to the monitor's thread. r borrows from b
+ * (lb_window_buffers_fini when done). False, and nothing to free, before the run's workers
+ * exist. */
+bool lb_engine_window_now(struct lb_engine *e, struct lb_window_buffers *b, struct lb_result *r);
+
 /* Builds a snapshot of the run workers' statistics at this moment. */
 void lb_engine_collect(struct lb_engine *eng, struct lb_snap *out);
 int lb_engine_threads_running(struct lb_engine *eng);

@@ -118,8 +118,14 @@ struct lb_result {
 	const char *error;          /* the fatal error of a failed run, NULL otherwise */
 
 	/* The statistics window (all zero in the result of a run that failed before it). */
+	uint32_t window;            /* its number: 0 from the start, +1 at the warm-up's end and at
+				     * each checkpoint (what per-worker figures are tagged with) */
 	int64_t window_start_wall_ns;
+	double start_s;             /* when the window started, in s since the run started */
 	double end_s;               /* when the window ended, in s since the run started */
+	bool workers_done;          /* every worker had left its event loop */
+	double workers_end_s;       /* then: when the last one did, in s since the run started (a
+				     * wait past --time included, which end_s leaves out) */
 	struct lb_report_stat st;   /* window totals and percentiles; st.snap = snap */
 	const struct lb_snap *snap; /* counters, histograms and per-type statistics */
 	int nthreads;

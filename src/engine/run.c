@@ -435,24 +435,57 @@ static void interval_report(struct lb_engine *e, struct monitor *m, int64_t now)
 	m->prev_ns = now;
 }
 
-struct window_buffers {
-	struct lb_snap cur, delta;
-	struct lb_thread_figures *threads;
-	struct lb_sys_sample sys;
-	bool have_sys;
-	struct lb_srv_sample srv;
-	bool have_srv;
-};
+static void window_buffers_init(struct lb_engine *e, struct lb_window_buffers *b)
+{
+	memset(b, 0, sizeof(*b));
+	b->threads = lb_xcalloc((size_t)e->nworkers + 1, sizeof(*b->threads));
+	lb_snap_init(&b->cur);
+	lb_snap_init(&b->delta);
+}
 
-/* The result of the current statistics window ending at `end_ns`. */
-static void window_result(struct lb_engine *e, int64_t end_ns, const char *status,
-			  struct window_buffers *b, struct lb_result *r)
+void lb_window_buffers_fini(struct lb_window_buffers *b)
+{
+	if (b->have_sys)
+		lb_sys_sample_fini(&b->sys);
+	if (b->have_srv)
+		lb_srv_sample_fini(&b->srv);
+	free(b->threads);
+	lb_snap_fini(&b->cur);
+	lb_snap_fini(&b->delta);
+	memset(b, 0, sizeof(*b));
+}
+
+/* Whether every worker has left its loop, and when the last one did (past any grace wait:
+ * window_end leaves that out, a report of the workers' own activity keeps it). */
+static bool workers_done(struct lb_engine *e, int64_t *last_end_ns)
+{
+	int finished = 0;
+	*last_end_ns = 0;
+	for (int i = 0; i < e->nworkers; i++)
+		finished += __atomic_load_n(&e->workers[i]->finished, __ATOMIC_ACQUIRE) != 0;
+	if (!e->nworkers || finished != e->nworkers)
+		return false;
+	for (int i = 0; i < e->nworkers; i++)
+		if (e->workers[i]->end_ns > *last_end_ns)
+			*last_end_ns = e->workers[i]->end_ns;
+	return true;
+}
+
+/* The result of the current statistics window ending at `end_ns`; with the server's statistics
+ * when `server` (reading them is a query on the monitor's connection: the monitor's thread only). */
+static void window_result(struct lb_engine *e, int64_t end_ns, const char *status, bool server,
+			  struct lb_window_buffers *b, struct lb_result *r)
 {
 	result_head(e, r, status);
 	lb_engine_collect(e, &b->cur);
 	lb_snap_diff(&b->delta, &b->cur, &e->window_base);
+	r->window = __atomic_load_n(&e->window, __ATOMIC_ACQUIRE);
 	r->window_start_wall_ns = e->epoch_wall_ns + e->window_start_ns;
+	r->start_s = (double)e->window_start_ns / 1e9;
 	r->end_s = (double)end_ns / 1e9;
+	int64_t last_end_ns;
+	r->workers_done = workers_done(e, &last_end_ns);
+	r->workers_end_s = (double)last_end_ns / 1e9;
 	r->snap = &b->delta;
 	uint64_t n = b->delta.cnt[LB_CNT_EVENT];
 	lb_result_fill_stat(r, (double)(end_ns - e->window_start_ns) / 1e9, n ? b->cur.lat_min_ns : 0,
@@ -481,7 +514,7 @@ static void window_result(struct lb_engine *e, int64_t end_ns, const char *statu
 	r->unserved_arrivals = e->unserved_arrivals;
 	b->have_sys = lb_sysmon_window(e->sysmon, lb_now_ns(), &b->sys);
 	r->sys = b->have_sys ? &b->sys : NULL;
-	b->have_srv = lb_srvmon_window(e->srvmon, lb_now_ns(), &b->srv);
+	b->have_srv = server && lb_srvmon_window(e->srvmon, lb_now_ns(), &b->srv);
 	r->srv = b->have_srv ? &b->srv : NULL;
 }
 
@@ -489,11 +522,10 @@ static void window_result(struct lb_engine *e, int64_t end_ns, const char *statu
  * failed (the rest was done), so the run's exit code shows that the report is incomplete. */
 static int report_window(struct lb_engine *e, int64_t end_ns, bool final, const char *status)
 {
-	struct window_buffers b = { .threads = lb_xcalloc((size_t)e->nworkers + 1, sizeof(*b.threads)) };
-	lb_snap_init(&b.cur);
-	lb_snap_init(&b.delta);
+	struct lb_window_buffers b;
+	window_buffers_init(e, &b);
 	struct lb_result r;
-	window_result(e, end_ns, status, &b, &r);
+	window_result(e, end_ns, status, true, &b, &r);
 	r.st.final = final;
 	if (final && e->reporter) {
 		/* Closing the reporter's state first lets what it prints as it closes (a JSON
@@ -502,14 +534,17 @@ static int report_window(struct lb_engine *e, int64_t end_ns, bool final, const 
 		e->sink->attach(e->sink_ctx, e->control, NULL);
 	}
 	int rc = e->sink->window(e->sink_ctx, &r);
-	if (b.have_sys)
-		lb_sys_sample_fini(&b.sys);
-	if (b.have_srv)
-		lb_srv_sample_fini(&b.srv);
-	free(b.threads);
-	lb_snap_fini(&b.cur);
-	lb_snap_fini(&b.delta);
+	lb_window_buffers_fini(&b);
 	return rc;
+}
+
+bool lb_engine_window_now(struct lb_engine *e, struct lb_window_buffers *b, struct lb_result *r)
+{
+	if (!e->workers)
+		return false;
+	window_buffers_init(e, b);
+	window_result(e, lb_engine_now(e), "running", false, b, r);
+	return true;
 }
 
 /* The sink's record of a run that failed before its report. */

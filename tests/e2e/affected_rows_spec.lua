@@ -16,7 +16,7 @@ function event()
   con:query("CREATE TABLE lbt_affected (id INTEGER PRIMARY KEY, status CHAR(1))")
   show("insert", con:query("INSERT INTO lbt_affected VALUES (1, 'F'), (2, 'F'), (3, 'F'), (4, 'S')"))
   show("begin", con:query("BEGIN"))
-  -- the optimistic update of doc/scripting.md: did exactly one row change?
+  -- the optimistic update of doc/lua-api.md §1.3: did exactly one row change?
   local hold = con:prepare("UPDATE lbt_affected SET status = 'H' WHERE id = ? AND status = 'F'")
   local id = hold:bind_create(sysbench.sql.type.INT)
   hold:bind_param(id)

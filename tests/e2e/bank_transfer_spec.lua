@@ -1,4 +1,4 @@
--- examples/bank_transfer.lua (doc/scripting.md's users-safe example) on both servers, with
+-- examples/bank_transfer.lua (doc/scripting.md §11.6, the users-safe example) on both servers, with
 -- threads and with emulated users sharing a Lua state, under contention that forces retries:
 -- the money is all there afterwards, the history has exactly one row per committed transfer
 -- (a retry never commits a failed attempt's writes), and the transfer type is timed from its
