@@ -1,5 +1,7 @@
 #include "engine/dbopts.h"
 
+#include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -114,6 +116,28 @@ int lb_dbopts_check_driver(const struct lb_opts *o, char *err, int errlen)
 		n += snprintf(err + n, (size_t)(errlen - n), "%s %s", i ? "," : "", lb_db_driver_name(lb_db_driver_at(i)));
 	if (n < errlen)
 		snprintf(err + n, (size_t)(errlen - n), ")");
+	return -1;
+}
+
+static bool int_list(const char *s)
+{
+	while (*s) {
+		char *end;
+		errno = 0;
+		long v = strtol(s, &end, 10);
+		if (end == s || errno || v < INT_MIN || v > INT_MAX || (*end && *end != ','))
+			return false;
+		s = *end ? end + 1 : end;
+	}
+	return true;
+}
+
+int lb_dbopts_check_script_values(const struct lb_opts *o, char *err, int errlen)
+{
+	const struct lb_opt *port = lb_opts_find(o, "pgsql-port");
+	if (!port || !port->given || !port->value || int_list(port->value))
+		return 0;
+	snprintf(err, (size_t)errlen, "Invalid value for the 'pgsql_port' option: '%s'", port->value);
 	return -1;
 }
 

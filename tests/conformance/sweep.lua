@@ -50,7 +50,6 @@ local unsafe = {
 local todo = {
   ["oltp_read_write run --db-driver="] = true, ["oltp_read_write run --db-ps-mode=0"] = true,
   ["oltp_read_write run --mysql-host="] = true, ["oltp_read_write run --mysql-dry-run=0"] = true,
-  ["oltp_read_write run --pgsql-port=x"] = true,
 }
 for _, v in ipairs(values) do
   for _, o in ipairs({ "mysql-port", "mysql-ssl" }) do todo["oltp_read_write run --" .. o .. "=" .. v] = true end
