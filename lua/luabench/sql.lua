@@ -922,7 +922,7 @@ end
 
 local errbuf = ffi.new("char[512]")
 
--- Whether sql.driver(name) would find a driver (no message either way).
+-- Whether sql.driver(name) would succeed (no message either way).
 function sql.driver_known(name)
   return C.lb_sql_driver_known(worker, name) ~= 0
 end

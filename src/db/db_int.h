@@ -155,7 +155,9 @@ void lb_db_clear_error(struct lb_db_conn *c);
 void lb_db_classify_error(const struct lb_db_config *cfg, struct lb_db_error *e);
 
 /* ---- configuration (config.c) ---- */
-int lb_db_ignore_parse(struct lb_db_ignore_list *l, const char *text, char *err, size_t errlen);
+/* option: the option the list came from, for the message. */
+int lb_db_ignore_parse(struct lb_db_ignore_list *l, const char *text, const char *option, char *err,
+		       size_t errlen);
 void lb_db_ignore_free(struct lb_db_ignore_list *l);
 bool lb_db_ignore_match(const struct lb_db_ignore_list *l, const struct lb_db_error *e);
 

@@ -120,8 +120,11 @@ enum lb_db_conn_state {
  *    the OS user name, no password, no default database).
  * Command-line defaults such as sysbench's user "sbtest" belong to the option layer. */
 struct lb_db_options {
-	const char *hosts;      /* comma-separated; pgsql: a name starting with '/' is a socket dir */
-	const char *ports;      /* comma-separated; every host x port pair is an endpoint */
+	/* comma-separated; pgsql: a name starting with '/' is a socket dir. NULL: the default;
+	 * "": none given (mysql refuses it, as sysbench does) */
+	const char *hosts;
+	const char *ports;      /* comma-separated (0: the client's default); every host x port
+				 * pair is an endpoint. NULL and "" as for hosts */
 	const char *sockets;    /* comma-separated Unix socket paths; when set, hosts/ports are unused */
 	const char *user;
 	const char *password;   /* never appears in any message */

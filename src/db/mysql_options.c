@@ -29,10 +29,17 @@ const struct lb_opt_def lb_mysql_options[] = {
 	{ NULL, 0, NULL, NULL },
 };
 
+/* An empty list given stays "" (sysbench refuses it); lb_opts_value reads it as unset. */
+static const char *list_value(const struct lb_opts *o, const char *name)
+{
+	const struct lb_opt *opt = lb_opts_find(o, name);
+	return opt && opt->value ? opt->value : NULL;
+}
+
 void lb_mysql_read_options(const struct lb_opts *o, struct lb_db_options *out)
 {
-	out->hosts = lb_opts_value(o, "mysql-host", NULL);
-	out->ports = lb_opts_value(o, "mysql-port", NULL);
+	out->hosts = list_value(o, "mysql-host");
+	out->ports = list_value(o, "mysql-port");
 	out->sockets = lb_opts_value(o, "mysql-socket", NULL);
 	out->user = lb_opts_value(o, "mysql-user", NULL);
 	out->password = lb_opts_value(o, "mysql-password", NULL);

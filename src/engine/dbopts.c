@@ -84,9 +84,10 @@ void lb_dbopts_build(const struct lb_opts *o, const char *driver, struct lb_db_o
 
 int lb_dbopts_configure(const struct lb_opts *o, struct lb_config *cfg, char *err, int errlen)
 {
-	const char *ps = lb_opts_str(o, "db-ps-mode");
-	if (strcmp(ps, "auto") && strcmp(ps, "disable")) {
-		snprintf(err, (size_t)errlen, "Invalid value for the 'db-ps-mode' option: '%s' (expected auto or disable)", ps);
+	/* Another value is refused when a script creates a driver, as sysbench does (lb_sql_config);
+	 * an empty one crashes sysbench there, so it is refused here at once. */
+	if (!*lb_opts_str(o, "db-ps-mode")) {
+		snprintf(err, (size_t)errlen, "Invalid value for the 'db-ps-mode' option: '' (expected auto or disable)");
 		return -1;
 	}
 	static const char *const secs[] = { "db-connect-timeout", "db-read-timeout", "db-reconnect-timeout",

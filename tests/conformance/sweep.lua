@@ -44,18 +44,10 @@ local unsafe = {
 }
 
 -- Differences not fixed yet: bugs, listed so the sweep stays green while they are, and reported
--- as TAP TODO (an unexpected pass fails the suite, so the list cannot go stale). They are in the
--- database drivers' options (mysql: empty or invalid host, port, ignore-errors, an empty
--- --db-driver).
+-- as TAP TODO (an unexpected pass fails the suite, so the list cannot go stale).
 local todo = {
-  ["oltp_read_write run --db-driver="] = true, ["oltp_read_write run --db-ps-mode=0"] = true,
-  ["oltp_read_write run --mysql-host="] = true, ["oltp_read_write run --mysql-dry-run=0"] = true,
+  ["oltp_read_write run --mysql-dry-run=0"] = true,
 }
-for _, v in ipairs(values) do
-  todo["oltp_read_write run --mysql-port=" .. v] = true
-end
-todo["oltp_read_write run --mysql-ignore-errors=-1"] = true
-todo["oltp_read_write run --mysql-ignore-errors=x"] = true
 
 -- The deprecated aliases: a value is refused under the new name.
 local alias = { ["tx-rate"] = "rate", ["max-requests"] = "events", ["max-time"] = "time", ["num-threads"] = "threads" }
