@@ -270,6 +270,16 @@ LB_FFI int32_t lb_sql_connect(struct lb_worker *w, struct lb_db_conn *c)
 	return rc;
 }
 
+LB_FFI int lb_sql_connect_failure_logged(struct lb_worker *w, struct lb_db_conn *c)
+{
+	const char *report = lb_db_conn_connect_report(c);
+	if (w->eng->session.additions || !*report)
+		return 0;
+	/* libpq's message ends in a newline of its own, which sysbench prints as it is */
+	lb_fatal("%s\n", report);
+	return 1;
+}
+
 LB_FFI int32_t lb_sql_query(struct lb_worker *w, struct lb_sql_result *rs, const char *sql, uint64_t len)
 {
 	REFUSE_CLOSED(rs);

@@ -298,6 +298,9 @@ void lb_db_conn_set_offload(struct lb_db_conn *c, int32_t on);
 uint64_t lb_db_conn_reconnects(const struct lb_db_conn *c);
 /* Borrowed; valid as long as the connection, updated by every call on it. */
 const struct lb_db_error *lb_db_conn_error(const struct lb_db_conn *c);
+/* Why the last connect failed in sysbench 1.0.20's words (its FATAL lines, without the prefix,
+ * the client library's message as it is); "" when that is not known. */
+const char *lb_db_conn_connect_report(const struct lb_db_conn *c);
 int32_t lb_db_conn_state(const struct lb_db_conn *c);   /* enum lb_db_conn_state */
 /* "host:port" or the socket path this connection uses (static until the next connect). */
 const char *lb_db_conn_endpoint(const struct lb_db_conn *c);

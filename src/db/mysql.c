@@ -31,6 +31,13 @@ static int connect_error(struct lb_db_conn *c)
 	const char *paren = strrchr(msg, '(');
 	int sys = 0;
 
+	if (c->ep->socket)
+		snprintf(c->connect_report, sizeof(c->connect_report), "unable to connect to MySQL server "
+			 "on socket '%s', aborting...\nFATAL: error %u: %s", c->ep->socket, e, msg);
+	else
+		snprintf(c->connect_report, sizeof(c->connect_report), "unable to connect to MySQL server "
+			 "on host '%s', port %u, aborting...\nFATAL: error %u: %s",
+			 c->ep->host ? c->ep->host : "localhost", c->ep->port, e, msg);
 	if (e < CR_MIN_ERROR) {
 		lb_db_set_error(c, (int32_t)e, mysql_sqlstate(m), false, "mysql: %s", msg);
 		return LB_DB_ECONNECT;

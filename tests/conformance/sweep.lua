@@ -44,10 +44,9 @@ local unsafe = {
 }
 
 -- Differences not fixed yet: bugs, listed so the sweep stays green while they are, and reported
--- as TAP TODO (an unexpected pass fails the suite, so the list cannot go stale).
-local todo = {
-  ["oltp_read_write run --mysql-dry-run=0"] = true,
-}
+-- as TAP TODO (an unexpected pass fails the suite, so the list cannot go stale). None now:
+-- a case name ("oltp_read_write run --mysql-port=x") = true.
+local todo = {}
 
 -- The deprecated aliases: a value is refused under the new name.
 local alias = { ["tx-rate"] = "rate", ["max-requests"] = "events", ["max-time"] = "time", ["num-threads"] = "threads" }
