@@ -366,7 +366,7 @@ function init()
   -- reported by thread_init, as sysbench does.
   if sysbench.cmdline.command == "run" and sysbench.sql.driver_known() then
     apply_variant()
-    if pcall(connect) then
+    if sysbench.sql._quietly(connect) then
       check_tables()
       con:disconnect()
       con = nil

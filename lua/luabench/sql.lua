@@ -586,6 +586,17 @@ function Driver:connect()
   return self:connect_physical()
 end
 
+-- sysbench logs why a connection failed (sql._quietly: not for a probe whose failure is
+-- reported later by the hook that connects for real).
+local quiet = 0
+
+function sql._quietly(fn, ...)
+  quiet = quiet + 1
+  local res = { pcall(fn, ...) }
+  quiet = quiet - 1
+  return unpack(res, 1, table.maxn(res))
+end
+
 function Driver:connect_physical()
   check_self(self, Driver, "connect_physical()", "a driver from sysbench.sql.driver()")
   local c = ffi.gc(C.lb_db_conn_new(self.cfg), C.lb_db_conn_free)
@@ -607,6 +618,7 @@ function Driver:connect_physical()
     rc = C.lb_sql_connect(worker, c)
   end
   if rc ~= OK then
+    if quiet == 0 and C.lb_sql_connect_failure_logged(worker, c) ~= 0 then raise("connection creation failed") end
     local msg = ffi.string(C.lb_db_conn_error(c).message)
     raise("connection creation failed: " .. msg)
   end
@@ -922,7 +934,7 @@ end
 
 local errbuf = ffi.new("char[512]")
 
--- Whether sql.driver(name) would find a driver (no message either way).
+-- Whether sql.driver(name) would succeed (no message either way).
 function sql.driver_known(name)
   return C.lb_sql_driver_known(worker, name) ~= 0
 end

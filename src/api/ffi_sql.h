@@ -42,8 +42,12 @@ LB_FFI int32_t lb_sql_driver_supports(struct lb_db_config *cfg, const char *feat
 /* Notes the server's product and version from connection c for the run's result (the first
  * connection of the run that tells it). */
 LB_FFI void lb_sql_connected(struct lb_worker *w, struct lb_db_conn *c);
-/* 1 when a driver answers to name (NULL or "": --db-driver, else the default), quietly. */
+/* 1 when sql.driver(name) would succeed (NULL or "": --db-driver's), quietly: the driver
+ * exists and its options make a configuration. */
 LB_FFI int lb_sql_driver_known(struct lb_worker *w, const char *name);
+/* In the sysbench personality, logs why connection c could not be made as sysbench's driver
+ * does (its FATAL lines) and answers 1: the caller then fails with the bare reason. Else 0. */
+LB_FFI int lb_sql_connect_failure_logged(struct lb_worker *w, struct lb_db_conn *c);
 /* Blocking calls that count the statement in the worker's read/write/other/error counters
  * (lost connections are not errors: the reconnect is counted) and fill rs. Waiting is bounded
  * by the statement's read timeout and by the end of the run. */

@@ -58,40 +58,73 @@ static void watch_server(struct lb_engine *e, struct lb_db_config *cfg)
 	pthread_mutex_unlock(&e->lock);
 }
 
+/* The checks sysbench makes when a script creates its first driver, in its order: the
+ * prepared statements mode, then the driver's name (an empty --db-driver names none of the
+ * several there are). 0, or -1 with sysbench's line in err. */
+static int driver_problem(const struct lb_opts *opts, const char **name, char *err, uint32_t errlen)
+{
+	const char *ps = lb_opts_str(opts, "db-ps-mode");
+	if (strcmp(ps, "auto") && strcmp(ps, "disable")) {
+		snprintf(err, errlen, "Invalid value for db-ps-mode: %s", ps);
+		return -1;
+	}
+	if (!*name || !**name)
+		*name = lb_opts_str(opts, "db-driver");
+	if (!**name) {
+		snprintf(err, errlen, "Multiple DB drivers are available. Use --db-driver=name to specify "
+			 "which one to use");
+		return -1;
+	}
+	if (!lb_db_find_driver(*name)) {
+		snprintf(err, errlen, "invalid database driver name: '%s'", *name);
+		return -1;
+	}
+	return 0;
+}
+
+/* The run's configuration for driver `name` (NULL or empty: --db-driver's), made on first use;
+ * NULL and why in err. */
+static struct lb_db_config *config_for(struct lb_engine *e, const char *name, char *err, uint32_t errlen)
+{
+	struct config_cache *cache = lb_engine_ext(e, &cache_kind);
+	struct cached_config *configs = cache->configs;
+	struct lb_db_config *cfg = NULL;
+	err[0] = '\0';
+	pthread_mutex_lock(&cache->lock);
+	int bad = driver_problem(e->session.opts, &name, err, errlen);
+	size_t i;
+	for (i = 0; !bad && i < LB_ARRAY_LENGTH(cache->configs) && configs[i].cfg; i++)
+		if (!strcmp(configs[i].name, name))
+			cfg = configs[i].cfg;
+	if (!bad && !cfg && i < LB_ARRAY_LENGTH(cache->configs)) {
+		const struct lb_db_ops *drv = lb_db_find_driver(name);
+		struct lb_db_options o;
+		lb_dbopts_build(e->session.opts, name, &o);
+		if (lb_db_config_new(drv, &o, &cfg, err, errlen) == LB_DB_OK) {
+			snprintf(configs[i].name, sizeof(configs[i].name), "%s", name);
+			configs[i].cfg = cfg;
+			watch_server(e, cfg);
+		} else if (!e->session.additions) {
+			/* sysbench's driver names no driver in its line */
+			size_t n = strlen(name);
+			if (!strncmp(err, name, n) && !strncmp(err + n, ": ", 2))
+				memmove(err, err + n + 2, strlen(err + n + 2) + 1);
+		}
+	}
+	pthread_mutex_unlock(&cache->lock);
+	return cfg;
+}
+
 LB_FFI struct lb_db_config *lb_sql_config(struct lb_worker *w, const char *name, char *err,
 					  uint32_t errlen)
 {
 	struct lb_engine *e = w->eng;
-	if (!name || !*name)
-		name = lb_dbopts_default_driver(e->session.opts);
-	struct config_cache *cache = lb_engine_ext(e, &cache_kind);
-	struct cached_config *configs = cache->configs;
-	struct lb_db_config *cfg = NULL;
-	pthread_mutex_lock(&cache->lock);
-	size_t i;
-	for (i = 0; i < LB_ARRAY_LENGTH(cache->configs) && configs[i].cfg; i++)
-		if (!strcmp(configs[i].name, name))
-			cfg = configs[i].cfg;
-	if (!cfg && i < LB_ARRAY_LENGTH(cache->configs)) {
-		const struct lb_db_ops *drv = lb_db_find_driver(name);
-		if (!drv) {
-			snprintf(err, errlen, "invalid database driver name: '%s'", name);
-			/* sysbench says this on a line of its own, then fails with the bare reason. */
-			if (!e->session.additions) {
-				lb_fatal("%s", err);
-				err[0] = '\0';
-			}
-		} else {
-			struct lb_db_options o;
-			lb_dbopts_build(e->session.opts, name, &o);
-			if (lb_db_config_new(drv, &o, &cfg, err, errlen) == LB_DB_OK) {
-				snprintf(configs[i].name, sizeof(configs[i].name), "%s", name);
-				configs[i].cfg = cfg;
-				watch_server(e, cfg);
-			}
-		}
+	struct lb_db_config *cfg = config_for(e, name, err, errlen);
+	/* sysbench says why on a line of its own, then fails with the bare reason. */
+	if (!cfg && err[0] && !e->session.additions) {
+		lb_fatal("%s", err);
+		err[0] = '\0';
 	}
-	pthread_mutex_unlock(&cache->lock);
 	if (cfg)
 		e->sql_used = true;
 	return cfg;
@@ -114,11 +147,8 @@ LB_FFI void lb_sql_connected(struct lb_worker *w, struct lb_db_conn *c)
 
 LB_FFI int lb_sql_driver_known(struct lb_worker *w, const char *name)
 {
-	if (!name || !*name)
-		name = lb_opts_str(w->eng->session.opts, "db-driver");
-	if (!*name)
-		name = lb_dbopts_default_driver(w->eng->session.opts);
-	return lb_db_find_driver(name) != NULL;
+	char err[256];
+	return config_for(w->eng, name, err, sizeof(err)) != NULL;
 }
 
 LB_FFI const char *lb_sql_driver_name(struct lb_db_config *cfg)
@@ -249,6 +279,16 @@ LB_FFI int32_t lb_sql_connect(struct lb_worker *w, struct lb_db_conn *c)
 			rc = LB_DB_ECONNECT;
 	}
 	return rc;
+}
+
+LB_FFI int lb_sql_connect_failure_logged(struct lb_worker *w, struct lb_db_conn *c)
+{
+	const char *report = lb_db_conn_connect_report(c);
+	if (w->eng->session.additions || !*report)
+		return 0;
+	/* libpq's message ends in a newline of its own, which sysbench prints as it is */
+	lb_fatal("%s\n", report);
+	return 1;
 }
 
 LB_FFI int32_t lb_sql_query(struct lb_worker *w, struct lb_sql_result *rs, const char *sql, uint64_t len)

@@ -322,12 +322,24 @@ static const char *suggest_command(struct cli *c, const char *cmd)
 	return lb_vm_suggest_command(c->eng.control, cmd);
 }
 
+/* sysbench hands a script's command the options as Lua values, reading each integer option then:
+ * one that is not stops it before the command runs (sysbench's own C tests never read them). */
+static bool script_values_ok(struct cli *c)
+{
+	if (c->session.plain_init_errors || lb_dbopts_check_script_values(&c->opts, c->err, ERRLEN) == 0)
+		return true;
+	usage_error(c, c->err);
+	return false;
+}
+
 static int run_command(struct cli *c)
 {
 	struct lb_engine *e = &c->eng;
 	const char *cmd = c->command;
 	bool parallel = false;
 	if (lb_vm_has_command(e->control, cmd, &parallel)) {
+		if (!script_values_ok(c))
+			return 1;
 		if (parallel && e->session.cfg.threads > 1)
 			return lb_engine_run_parallel(e, cmd);
 		int rc = lb_vm_call_command(e->control, cmd, c->err, ERRLEN);
@@ -349,6 +361,8 @@ static int run_command(struct cli *c)
 			usage_error(c, c->err);
 			return 1;
 		}
+		if (!script_values_ok(c))
+			return 1;
 		int rc = lb_vm_call(e->control, cmd, false, c->err, ERRLEN);
 		/* sysbench's C tests log their own message; a script's failure is named by its hook. */
 		if (rc < 0 && e->session.plain_init_errors)
@@ -358,6 +372,8 @@ static int run_command(struct cli *c)
 		return rc ? 1 : 0;
 	}
 	if (!strcmp(cmd, "run")) {
+		if (!script_values_ok(c))
+			return 1;
 		if (!lb_vm_runnable(e->control)) {
 			lb_fatal("cannot find the event() function in %s", c->script->test_name);
 			return 1;

@@ -103,8 +103,7 @@ static bool all_digits(const char *s, size_t n)
 	return n > 0;
 }
 
-static int ignore_add(struct lb_db_ignore_list *l, const char *s, size_t n, char *err,
-		      size_t errlen)
+static int ignore_add(struct lb_db_ignore_list *l, const char *s, size_t n)
 {
 	struct lb_db_ignore_entry *e;
 
@@ -116,11 +115,8 @@ static int ignore_add(struct lb_db_ignore_list *l, const char *s, size_t n, char
 	bool sqlstate = n == 5;
 	for (size_t i = 0; i < n; i++)
 		sqlstate = sqlstate && isalnum((unsigned char)s[i]);
-	if (n == 0 || n > 5 || (!all_digits(s, n) && !sqlstate)) {
-		snprintf(err, errlen, "invalid error code '%.*s' in ignore list (want a SQLSTATE, "
-			 "an error number or 'all')", (int)(n > 32 ? 32 : n), s);
+	if (n == 0 || n > 5 || (!all_digits(s, n) && !sqlstate))
 		return LB_DB_EINVAL;
-	}
 	l->entries = lb_xrealloc(l->entries, (l->count + 1) * sizeof(*l->entries));
 	e = &l->entries[l->count++];
 	memset(e, 0, sizeof(*e));
@@ -130,8 +126,10 @@ static int ignore_add(struct lb_db_ignore_list *l, const char *s, size_t n, char
 	return 0;
 }
 
-int lb_db_ignore_parse(struct lb_db_ignore_list *l, const char *text, char *err, size_t errlen)
+int lb_db_ignore_parse(struct lb_db_ignore_list *l, const char *text, const char *option, char *err,
+		       size_t errlen)
 {
+	const char *whole = text;
 	memset(l, 0, sizeof(*l));
 	while (text && *text) {
 		const char *end = strchr(text, ',');
@@ -141,8 +139,12 @@ int lb_db_ignore_parse(struct lb_db_ignore_list *l, const char *text, char *err,
 			s++, n--;
 		while (n && isspace((unsigned char)s[n - 1]))
 			n--;
-		if (n && ignore_add(l, s, n, err, errlen) < 0)
+		/* a code sysbench would compare as a number (atoi), so never match, is refused */
+		if (n && ignore_add(l, s, n) < 0) {
+			snprintf(err, errlen, "Invalid value for the '%s' option: '%.64s' ('%.*s' is not a "
+				 "SQLSTATE, an error number or all)", option, whole, (int)(n > 32 ? 32 : n), s);
 			return LB_DB_EINVAL;
+		}
 		text = end ? end + 1 : NULL;
 	}
 	return 0;
@@ -202,14 +204,17 @@ static void free_list(char **items, uint32_t n)
 	free(items);
 }
 
-static int parse_ports(char **items, uint32_t n, uint32_t *ports, char *err, size_t errlen)
+/* Port 0 is the client library's default (as in sysbench, which hands the library 0 for it). */
+static int parse_ports(const struct lb_db_config *cfg, char **items, uint32_t n, uint32_t *ports,
+		       char *err, size_t errlen)
 {
 	for (uint32_t i = 0; i < n; i++) {
 		char *end;
 		errno = 0;
 		long v = strtol(items[i], &end, 10);
-		if (errno || *end || v < 1 || v > 65535) {
-			snprintf(err, errlen, "invalid port '%.32s'", items[i]);
+		if (errno || *end || v < 0 || v > 65535) {
+			snprintf(err, errlen, "Invalid value for the '%s-port' option: '%.64s' ('%.32s' is "
+				 "not a port number)", cfg->ops->name, cfg->opts.ports, items[i]);
 			return LB_DB_EINVAL;
 		}
 		ports[i] = (uint32_t)v;
@@ -237,7 +242,7 @@ static int build_endpoints(struct lb_db_config *cfg, char *err, size_t errlen)
 	char **ports = split_list(cfg->opts.ports, &np);
 	char **socks = split_list(cfg->opts.sockets, &ns);
 	uint32_t *port_nums = lb_xzalloc((np ? np : 1) * sizeof(*port_nums));
-	int rc = parse_ports(ports, np, port_nums, err, errlen);
+	int rc = parse_ports(cfg, ports, np, port_nums, err, errlen);
 	uint32_t total = ns ? ns : (nh ? nh : 1) * (np ? np : 1);
 
 	if (rc == 0) {
@@ -354,10 +359,13 @@ static int config_parse(struct lb_db_config *cfg, char *err, size_t errlen)
 		rc = cfg->ops->check_options(o, err, errlen) < 0 ? LB_DB_EINVAL : 0;
 	if (rc == 0)
 		rc = build_endpoints(cfg, err, errlen);
+	char option[48];
+	snprintf(option, sizeof(option), "%s-ignore-errors", cfg->ops->name);
 	if (rc == 0)
-		rc = lb_db_ignore_parse(&cfg->driver_ignore, drv_list, err, errlen);
+		rc = lb_db_ignore_parse(&cfg->driver_ignore, drv_list, option, err, errlen);
 	if (rc == 0)
-		rc = lb_db_ignore_parse(&cfg->generic_ignore, o->ignore_errors, err, errlen);
+		rc = lb_db_ignore_parse(&cfg->generic_ignore, o->ignore_errors, "db-ignore-errors", err,
+					errlen);
 	cfg->connect_timeout_ms = o->connect_timeout_ms ? (uint32_t)o->connect_timeout_ms
 							: LB_DB_DEFAULT_CONNECT_TIMEOUT_MS;
 	cfg->read_timeout_ms = (uint32_t)o->read_timeout_ms;

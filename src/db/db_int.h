@@ -110,6 +110,9 @@ struct lb_db_conn {
 	uint32_t next_stmt_id;
 	struct lb_db_pipe pipe;
 	bool offload;                        /* lb_db_conn_set_offload() */
+	/* Why the last connect failed, as sysbench 1.0.20's driver logs it (lines without the
+	 * FATAL prefix); "" when it did not fail or the failure is not the client's */
+	char connect_report[2 * LB_DB_ERRMSG_BYTES];
 };
 
 struct lb_db_stmt {
@@ -155,7 +158,9 @@ void lb_db_clear_error(struct lb_db_conn *c);
 void lb_db_classify_error(const struct lb_db_config *cfg, struct lb_db_error *e);
 
 /* ---- configuration (config.c) ---- */
-int lb_db_ignore_parse(struct lb_db_ignore_list *l, const char *text, char *err, size_t errlen);
+/* option: the option the list came from, for the message. */
+int lb_db_ignore_parse(struct lb_db_ignore_list *l, const char *text, const char *option, char *err,
+		       size_t errlen);
 void lb_db_ignore_free(struct lb_db_ignore_list *l);
 bool lb_db_ignore_match(const struct lb_db_ignore_list *l, const struct lb_db_error *e);
 

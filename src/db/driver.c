@@ -486,10 +486,16 @@ int lb_db_connect_by(struct lb_db_conn *c, int64_t deadline_ns)
 		c->ep = &c->cfg->endpoints[i % c->cfg->endpoint_count];
 	}
 	memset(&c->res, 0, sizeof(c->res));
+	c->connect_report[0] = '\0';
 	c->op = LB_DB_OP_CONNECT;
 	c->state = LB_DB_STATE_CONNECTING;
 	rc = dry_run(c) ? LB_DB_OK : c->ops->connect_start(c, deadline_ns);
 	return lb_db_end_op(c, rc, NULL);
+}
+
+const char *lb_db_conn_connect_report(const struct lb_db_conn *c)
+{
+	return c ? c->connect_report : "";
 }
 
 int32_t lb_db_connect_start(struct lb_db_conn *c)

@@ -121,8 +121,11 @@ enum lb_db_conn_state {
  *    the OS user name, no password, no default database).
  * Command-line defaults such as sysbench's user "sbtest" belong to the option layer. */
 struct lb_db_options {
-	const char *hosts;      /* comma-separated; pgsql: a name starting with '/' is a socket dir */
-	const char *ports;      /* comma-separated; every host x port pair is an endpoint */
+	/* comma-separated; pgsql: a name starting with '/' is a socket dir. NULL: the default;
+	 * "": none given (mysql refuses it, as sysbench does) */
+	const char *hosts;
+	const char *ports;      /* comma-separated (0: the client's default); every host x port
+				 * pair is an endpoint. NULL and "" as for hosts */
 	const char *sockets;    /* comma-separated Unix socket paths; when set, hosts/ports are unused */
 	const char *user;
 	const char *password;   /* never appears in any message */
@@ -296,6 +299,9 @@ void lb_db_conn_set_offload(struct lb_db_conn *c, int32_t on);
 uint64_t lb_db_conn_reconnects(const struct lb_db_conn *c);
 /* Borrowed; valid as long as the connection, updated by every call on it. */
 const struct lb_db_error *lb_db_conn_error(const struct lb_db_conn *c);
+/* Why the last connect failed in sysbench 1.0.20's words (its FATAL lines, without the prefix,
+ * the client library's message as it is); "" when that is not known. */
+const char *lb_db_conn_connect_report(const struct lb_db_conn *c);
 int32_t lb_db_conn_state(const struct lb_db_conn *c);   /* enum lb_db_conn_state */
 /* "host:port" or the socket path this connection uses (static until the next connect). */
 const char *lb_db_conn_endpoint(const struct lb_db_conn *c);

@@ -31,6 +31,13 @@ static int connect_error(struct lb_db_conn *c)
 	const char *paren = strrchr(msg, '(');
 	int sys = 0;
 
+	if (c->ep->socket)
+		snprintf(c->connect_report, sizeof(c->connect_report), "unable to connect to MySQL server "
+			 "on socket '%s', aborting...\nFATAL: error %u: %s", c->ep->socket, e, msg);
+	else
+		snprintf(c->connect_report, sizeof(c->connect_report), "unable to connect to MySQL server "
+			 "on host '%s', port %u, aborting...\nFATAL: error %u: %s",
+			 c->ep->host ? c->ep->host : "localhost", c->ep->port, e, msg);
 	if (e < CR_MIN_ERROR) {
 		lb_db_set_error(c, (int32_t)e, mysql_sqlstate(m), false, "mysql: %s", msg);
 		return LB_DB_ECONNECT;
@@ -92,9 +99,21 @@ static int check_file(const char *opt, const char *path, char *err, size_t errle
 	return LB_DB_EINVAL;
 }
 
+/* An empty list given ("--mysql-host="): only separators and blanks */
+static bool given_empty(const char *list)
+{
+	return list && !list[strspn(list, ", \t")];
+}
+
 static int my_check_options(const struct lb_db_options *o, char *err, size_t errlen)
 {
 	int mode = parse_ssl_mode(o->ssl_mode);
+
+	/* sysbench's driver checks these first (even for a dry run), in this order */
+	if (given_empty(o->hosts) || given_empty(o->ports)) {
+		snprintf(err, errlen, "No MySQL %s specified, aborting", given_empty(o->hosts) ? "hosts" : "ports");
+		return LB_DB_EINVAL;
+	}
 
 	if (mode == MY_SSL_INVALID) {
 		snprintf(err, errlen, "invalid ssl mode '%.40s' (want disabled, preferred, required, "

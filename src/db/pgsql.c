@@ -64,6 +64,7 @@ static int connect_error(struct lb_db_conn *c, const char *text)
 	char first[LB_DB_ERRMSG_BYTES];
 	const char *rest, *failed;
 
+	snprintf(c->connect_report, sizeof(c->connect_report), "Connection to database failed: %s", text);
 	snprintf(first, sizeof(first), "%s", text);
 	first[strcspn(first, "\r\n")] = '\0';
 	failed = strstr(first, " failed: ");

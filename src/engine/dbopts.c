@@ -1,5 +1,7 @@
 #include "engine/dbopts.h"
 
+#include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -82,9 +84,10 @@ void lb_dbopts_build(const struct lb_opts *o, const char *driver, struct lb_db_o
 
 int lb_dbopts_configure(const struct lb_opts *o, struct lb_config *cfg, char *err, int errlen)
 {
-	const char *ps = lb_opts_str(o, "db-ps-mode");
-	if (strcmp(ps, "auto") && strcmp(ps, "disable")) {
-		snprintf(err, (size_t)errlen, "Invalid value for the 'db-ps-mode' option: '%s' (expected auto or disable)", ps);
+	/* Another value is refused when a script creates a driver, as sysbench does (lb_sql_config);
+	 * an empty one crashes sysbench there, so it is refused here at once. */
+	if (!*lb_opts_str(o, "db-ps-mode")) {
+		snprintf(err, (size_t)errlen, "Invalid value for the 'db-ps-mode' option: '' (expected auto or disable)");
 		return -1;
 	}
 	static const char *const secs[] = { "db-connect-timeout", "db-read-timeout", "db-reconnect-timeout",
@@ -114,6 +117,28 @@ int lb_dbopts_check_driver(const struct lb_opts *o, char *err, int errlen)
 		n += snprintf(err + n, (size_t)(errlen - n), "%s %s", i ? "," : "", lb_db_driver_name(lb_db_driver_at(i)));
 	if (n < errlen)
 		snprintf(err + n, (size_t)(errlen - n), ")");
+	return -1;
+}
+
+static bool int_list(const char *s)
+{
+	while (*s) {
+		char *end;
+		errno = 0;
+		long v = strtol(s, &end, 10);
+		if (end == s || errno || v < INT_MIN || v > INT_MAX || (*end && *end != ','))
+			return false;
+		s = *end ? end + 1 : end;
+	}
+	return true;
+}
+
+int lb_dbopts_check_script_values(const struct lb_opts *o, char *err, int errlen)
+{
+	const struct lb_opt *port = lb_opts_find(o, "pgsql-port");
+	if (!port || !port->given || !port->value || int_list(port->value))
+		return 0;
+	snprintf(err, (size_t)errlen, "Invalid value for the 'pgsql_port' option: '%s'", port->value);
 	return -1;
 }
 

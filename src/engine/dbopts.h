@@ -19,6 +19,11 @@ const char *lb_dbopts_default_driver(const struct lb_opts *opts);
  * PG* environment variables), so explicit option > environment > sysbench's default. */
 void lb_dbopts_build(const struct lb_opts *opts, const char *driver, struct lb_db_options *out);
 
+/* sysbench reads --pgsql-port as an integer when a script's command (not help) is about to run,
+ * whichever driver is used, and stops on one that is not: -1 and sysbench's line. A list of
+ * integers (luabench's several servers) passes. */
+int lb_dbopts_check_script_values(const struct lb_opts *opts, char *err, int errlen);
+
 /* --db-driver=help: the compiled-in drivers. */
 void lb_dbopts_print_drivers(FILE *out);
 /* A --db-driver given that no driver answers to: -1 and one line naming the drivers there are.

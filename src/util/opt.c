@@ -221,7 +221,7 @@ int lb_parse_size(const char *s, int64_t *out)
 	return 0;
 }
 
-static int parse_bool(const char *v, bool *out)
+int lb_opt_parse_bool(const char *v, bool *out)
 {
 	static const char *const yes[] = { "on", "true", "yes", "1" };
 	static const char *const no[] = { "off", "false", "no", "0" };
@@ -259,7 +259,7 @@ static int parse_value(struct lb_opt *opt, const char *v)
 	char *end;
 	switch (opt->type) {
 	case LB_OPT_BOOL:
-		return parse_bool(v, &opt->b);
+		return lb_opt_parse_bool(v, &opt->b);
 	case LB_OPT_INT:
 		errno = 0;
 		opt->i = strtoll(v, &end, 10);
@@ -355,6 +355,17 @@ static bool is_secret_name(const char *name)
 	return lb_secret_option(name, strlen(name)) || lb_secret_conn_string_option(name, strlen(name));
 }
 
+static bool bool_or_word(const struct lb_opt *opt, const char *v)
+{
+	bool b;
+	if (lb_opt_parse_bool(v, &b) == 0)
+		return true;
+	for (const char *const *w = opt->words; w && *w; w++)
+		if (!strcasecmp(v, *w))
+			return true;
+	return false;
+}
+
 static int apply_pending(struct lb_opts *o, struct lb_opt *opt, char *err, int errlen)
 {
 	for (int i = 0; i < o->npending; i++) {
@@ -362,23 +373,24 @@ static int apply_pending(struct lb_opts *o, struct lb_opt *opt, char *err, int e
 		if (!lb_name_eq(p->name, opt->name))
 			continue;
 		p->used = true;
-		bool b;
-		if (opt->type == LB_OPT_BOOL && p->value && parse_bool(p->value, &b) < 0) {
+		if ((opt->type == LB_OPT_BOOL || opt->words) && p->value && !bool_or_word(opt, p->value)) {
 			/* sysbench refuses a boolean's value as it refuses an unknown option, naming
 			 * the argument as given. */
 			snprintf(err, (size_t)errlen, "invalid option: --%s=%s", p->name,
 				 opt->secret ? "***" : p->value);
 			return -1;
 		}
-		if (lb_opt_set(opt, p->value, err, errlen) < 0)
+		/* a bare --name turns a boolean on, words or not */
+		if (lb_opt_set(opt, p->value || !opt->words ? p->value : "on", err, errlen) < 0)
 			return -1;
 		opt->given = true;
 	}
 	return 0;
 }
 
-struct lb_opt *lb_opts_add(struct lb_opts *o, const char *name, enum lb_opt_type type,
-			   const char *def, const char *desc, const char *group, char *err, int errlen)
+static struct lb_opt *add_opt(struct lb_opts *o, const char *name, enum lb_opt_type type,
+			      const char *def, const char *desc, const char *group,
+			      const char *const *words, char *err, int errlen)
 {
 	struct lb_opt *opt = lb_opts_find(o, name);
 	if (!opt) {
@@ -390,6 +402,7 @@ struct lb_opt *lb_opts_add(struct lb_opts *o, const char *name, enum lb_opt_type
 		opt->type = type;
 		opt->secret = is_secret_name(name);
 		opt->sysbench_values = o->sysbench_values;
+		opt->words = words;
 		if (o->n == o->cap) {
 			o->cap = o->cap ? o->cap * 2 : 64;
 			o->v = lb_xrealloc(o->v, (size_t)o->cap * sizeof(*o->v));
@@ -403,6 +416,12 @@ struct lb_opt *lb_opts_add(struct lb_opts *o, const char *name, enum lb_opt_type
 	if (apply_pending(o, opt, err, errlen) < 0)
 		return NULL;
 	return opt;
+}
+
+struct lb_opt *lb_opts_add(struct lb_opts *o, const char *name, enum lb_opt_type type,
+			   const char *def, const char *desc, const char *group, char *err, int errlen)
+{
+	return add_opt(o, name, type, def, desc, group, NULL, err, errlen);
 }
 
 const char *lb_opts_value(const struct lb_opts *o, const char *name, const char *env_fallback)
@@ -419,7 +438,8 @@ int lb_opts_add_defs(struct lb_opts *o, const struct lb_opt_def *defs, size_t n,
 		     char *err, int errlen)
 {
 	for (size_t i = 0; i < n; i++)
-		if (!lb_opts_add(o, defs[i].name, defs[i].type, defs[i].def, defs[i].desc, group, err, errlen))
+		if (!add_opt(o, defs[i].name, defs[i].type, defs[i].def, defs[i].desc, group, defs[i].words,
+			     err, errlen))
 			return -1;
 	return 0;
 }

@@ -38,6 +38,9 @@ struct lb_opt {
 	bool extension;     /* luabench's, beyond what sysbench has: left out of its help */
 	bool sysbench_values; /* read as sysbench's C tests read it (lb_opts.sysbench_values) */
 	bool coerced;       /* value is not one of its type: it reads as sysbench reads it (0) */
+	/* A STRING that sysbench has as a BOOL (luabench takes more words): a boolean's value or
+	 * one of these, anything else refused as sysbench refuses a boolean's value. */
+	const char *const *words;
 	/* Parsed values, valid after a successful set. */
 	bool b;
 	int64_t i;
@@ -52,6 +55,7 @@ struct lb_opt_def {
 	enum lb_opt_type type;
 	const char *def;
 	const char *desc;
+	const char *const *words; /* see lb_opt.words; NULL-terminated, NULL for none */
 };
 
 struct lb_pending {
@@ -92,6 +96,8 @@ int lb_opts_add_defs(struct lb_opts *o, const struct lb_opt_def *defs, size_t n,
 		     char *err, int errlen);
 
 struct lb_opt *lb_opts_find(const struct lb_opts *o, const char *name);
+/* A boolean's value as text (on/off, true/false, yes/no, 1/0): 0 and *out, or -1. */
+int lb_opt_parse_bool(const char *v, bool *out);
 /* Sets a value from text with type checking. Returns 0 or -1 with a message in err. */
 int lb_opt_set(struct lb_opt *opt, const char *value, char *err, int errlen);
 

@@ -44,22 +44,9 @@ local unsafe = {
 }
 
 -- Differences not fixed yet: bugs, listed so the sweep stays green while they are, and reported
--- as TAP TODO (an unexpected pass fails the suite, so the list cannot go stale). They are in the
--- database drivers' options (mysql/pgsql: empty or invalid host, port, ssl, ignore-errors, an
--- empty --db-driver) and in prepared statements with no parameters over the dry-run driver.
-local todo = {
-  ["oltp_read_write run --db-driver="] = true, ["oltp_read_write run --db-ps-mode=0"] = true,
-  ["oltp_read_write run --mysql-host="] = true, ["oltp_read_write run --mysql-dry-run=0"] = true,
-  ["oltp_read_write run --pgsql-port=x"] = true,
-  ["select_random_points run --random_points=-1"] = true, ["select_random_points run --random_points=0"] = true,
-  ["select_random_ranges run --delta=-1"] = true, ["select_random_ranges run --delta=0"] = true,
-  ["select_random_ranges run --number_of_ranges=-1"] = true, ["select_random_ranges run --number_of_ranges=0"] = true,
-}
-for _, v in ipairs(values) do
-  for _, o in ipairs({ "mysql-port", "mysql-ssl" }) do todo["oltp_read_write run --" .. o .. "=" .. v] = true end
-end
-todo["oltp_read_write run --mysql-ignore-errors=-1"] = true
-todo["oltp_read_write run --mysql-ignore-errors=x"] = true
+-- as TAP TODO (an unexpected pass fails the suite, so the list cannot go stale). None now:
+-- a case name ("oltp_read_write run --mysql-port=x") = true.
+local todo = {}
 
 -- The deprecated aliases: a value is refused under the new name.
 local alias = { ["tx-rate"] = "rate", ["max-requests"] = "events", ["max-time"] = "time", ["num-threads"] = "threads" }

@@ -72,13 +72,30 @@ static void test_config_errors(void)
 
 	o.ports = "5432,x";
 	is_int(config_error("null", &o, err, sizeof(err)), LB_DB_EINVAL, "bad port rejected");
-	ok(strstr(err, "invalid port 'x'") != NULL, "bad port message: %s", err);
+	ok(strstr(err, "Invalid value for the 'null-port' option: '5432,x' ('x' is not a port number)") != NULL,
+	   "bad port message: %s", err);
 	o.ports = "70000";
 	is_int(config_error("null", &o, err, sizeof(err)), LB_DB_EINVAL, "port out of range");
 	o.ports = NULL;
 	o.ignore_errors = "1213,4x1";
 	is_int(config_error("null", &o, err, sizeof(err)), LB_DB_EINVAL, "bad ignore entry");
-	ok(strstr(err, "'4x1'") != NULL, "ignore list message: %s", err);
+	ok(strstr(err, "Invalid value for the 'db-ignore-errors' option: '1213,4x1' ('4x1' is not") != NULL,
+	   "ignore list message: %s", err);
+	o.ignore_errors = NULL;
+	o.ports = "0";
+	is_int(config_error("null", &o, err, sizeof(err)), LB_DB_OK, "port 0: the client's default");
+	o.ports = "";
+	o.hosts = " , ";
+	o.dry_run = 1;
+	is_int(config_error("mysql", &o, err, sizeof(err)), LB_DB_EINVAL, "mysql: empty host list given");
+	ok(strstr(err, "No MySQL hosts specified, aborting") != NULL, "sysbench's message: %s", err);
+	o.hosts = NULL;
+	is_int(config_error("mysql", &o, err, sizeof(err)), LB_DB_EINVAL, "mysql: empty port list given");
+	ok(strstr(err, "No MySQL ports specified, aborting") != NULL, "sysbench's message: %s", err);
+	o.dry_run = 0;
+	o.ports = "-1";
+	is_int(config_error("null", &o, err, sizeof(err)), LB_DB_EINVAL, "negative port");
+	o.ports = NULL;
 	o.ignore_errors = " all ";
 	is_int(config_error("null", &o, err, sizeof(err)), LB_DB_OK, "'all' accepted");
 	o.ignore_errors = NULL;

@@ -124,6 +124,30 @@ int main(void)
 	   "pending: a bare option has no value");
 	ok(!lb_opts_pending(&pend, "threads"), "pending: NULL when not given");
 	lb_opts_fini(&pend);
+	/* A string sysbench has as a boolean: its words and the table's, else sysbench's refusal. */
+	static const char *const modes[] = { "required", NULL };
+	const struct lb_opt_def ssl_def[] = { { "ssl", LB_OPT_STRING, "off", "", modes } };
+	const char *const givens[][2] = { { "ssl=0", "0" }, { "ssl=REQUIRED", "REQUIRED" }, { "ssl", "on" } };
+	for (size_t i = 0; i < sizeof(givens) / sizeof(givens[0]); i++) {
+		struct lb_opts w;
+		lb_opts_init(&w);
+		lb_opts_push(&w, givens[i][0], "command line");
+		ok(lb_opts_add_defs(&w, ssl_def, 1, "", err, sizeof(err)) == 0 &&
+		   !strcmp(lb_opts_find(&w, "ssl")->value, givens[i][1]), "--%s taken as '%s'", givens[i][0],
+		   givens[i][1]);
+		lb_opts_fini(&w);
+	}
+	const char *const refused[] = { "ssl=x", "ssl=-1", "ssl=" };
+	for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
+		struct lb_opts w;
+		lb_opts_init(&w);
+		lb_opts_push(&w, refused[i], "command line");
+		char want[64];
+		snprintf(want, sizeof(want), "invalid option: --%s", refused[i]);
+		ok(lb_opts_add_defs(&w, ssl_def, 1, "", err, sizeof(err)) < 0 && !strcmp(err, want),
+		   "--%s refused as sysbench refuses a boolean's value (%s)", refused[i], err);
+		lb_opts_fini(&w);
+	}
 	lb_opts_fini(&o);
 	return done_testing();
 }
