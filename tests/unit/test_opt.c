@@ -128,24 +128,24 @@ int main(void)
 	static const char *const modes[] = { "required", NULL };
 	const struct lb_opt_def ssl_def[] = { { "ssl", LB_OPT_STRING, "off", "", modes } };
 	const char *const givens[][2] = { { "ssl=0", "0" }, { "ssl=REQUIRED", "REQUIRED" }, { "ssl", "on" } };
-	for (size_t i = 0; i < sizeof(givens) / sizeof(givens[0]); i++) {
+	for (size_t g = 0; g < sizeof(givens) / sizeof(givens[0]); g++) {
 		struct lb_opts w;
 		lb_opts_init(&w);
-		lb_opts_push(&w, givens[i][0], "command line");
+		lb_opts_push(&w, givens[g][0], "command line");
 		ok(lb_opts_add_defs(&w, ssl_def, 1, "", err, sizeof(err)) == 0 &&
-		   !strcmp(lb_opts_find(&w, "ssl")->value, givens[i][1]), "--%s taken as '%s'", givens[i][0],
-		   givens[i][1]);
+		   !strcmp(lb_opts_find(&w, "ssl")->value, givens[g][1]), "--%s taken as '%s'", givens[g][0],
+		   givens[g][1]);
 		lb_opts_fini(&w);
 	}
 	const char *const refused[] = { "ssl=x", "ssl=-1", "ssl=" };
-	for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
+	for (size_t k = 0; k < sizeof(refused) / sizeof(refused[0]); k++) {
 		struct lb_opts w;
 		lb_opts_init(&w);
-		lb_opts_push(&w, refused[i], "command line");
+		lb_opts_push(&w, refused[k], "command line");
 		char want[64];
-		snprintf(want, sizeof(want), "invalid option: --%s", refused[i]);
+		snprintf(want, sizeof(want), "invalid option: --%s", refused[k]);
 		ok(lb_opts_add_defs(&w, ssl_def, 1, "", err, sizeof(err)) < 0 && !strcmp(err, want),
-		   "--%s refused as sysbench refuses a boolean's value (%s)", refused[i], err);
+		   "--%s refused as sysbench refuses a boolean's value (%s)", refused[k], err);
 		lb_opts_fini(&w);
 	}
 	lb_opts_fini(&o);
