@@ -95,7 +95,7 @@ end
 -- Connections -----------------------------------------------------------------------------------
 
 local wl = workload.new("dbt3")
-M.driver, M.dialect, M.connect = wl.driver, wl.dialect, wl.connect
+M.driver, M.dialect, M.connect, M.open = wl.driver, wl.dialect, wl.connect, wl.open
 
 M.table_exists = require("luabench.prepare").table_exists
 M.rows = workload.rows
