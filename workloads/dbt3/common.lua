@@ -106,17 +106,8 @@ function M.config_set(con, name, value) workload.config_set(con, M.settings().t.
 
 -- The configuration of a completely prepared schema, or a one-line error.
 function M.ready_config(con)
-  local s = M.settings()
-  if not M.table_exists(con, s.t.config) then
-    fail("no dbt3 schema here (table '%s' does not exist): run 'prepare' first", s.t.config)
-  end
-  local cfg = M.config_read(con)
-  if cfg.ready ~= "1" then
-    fail("the dbt3 schema is not completely loaded (an interrupted prepare?): run 'cleanup', then 'prepare'")
-  end
-  cfg.scale = tonumber(cfg.scale)
-  cfg.seed = tonumber(cfg.seed)
-  return cfg
+  return workload.ready_config(con, "dbt3", M.settings().t.config, "run 'cleanup', then 'prepare'",
+    { "scale", "seed" })
 end
 
 return M

@@ -138,19 +138,8 @@ function M.config_set(con, name, value) workload.config_set(con, M.settings().t.
 
 -- The configuration of a completely prepared schema, or a one-line error.
 function M.ready_config(con)
-  local s = M.settings()
-  if not M.table_exists(con, s.t.config) then
-    fail("no tpcc schema here (table '%s' does not exist): run 'prepare' first", s.t.config)
-  end
-  local cfg = M.config_read(con)
-  if cfg.ready ~= "1" then
-    fail("the tpcc schema is not completely loaded (an interrupted prepare?): run 'prepare' again to finish it")
-  end
-  cfg.warehouses = tonumber(cfg.warehouses)
-  cfg.c_last = tonumber(cfg.c_last)
-  cfg.c_id = tonumber(cfg.c_id)
-  cfg.ol_i_id = tonumber(cfg.ol_i_id)
-  return cfg
+  return workload.ready_config(con, "tpcc", M.settings().t.config, "run 'prepare' again to finish it",
+    { "warehouses", "c_last", "c_id", "ol_i_id" })
 end
 
 -- Random values ---------------------------------------------------------------------------------
