@@ -155,7 +155,7 @@ local function deferred(path)
 end
 
 -- Wires a workload of several files to the hooks and commands sysbench calls, so that its
--- init.lua says only what is its own (doc/scripting.md, §10.10). `w`:
+-- init.lua says only what is its own (doc/scripting.md, `luabench.workload`). `w`:
 --   name      the workload's name, in help and cleanup
 --   common    its module of settings: options, settings().t.config, open(), table_exists(con, t)
 --   types     statistics type names, in order; run.thread_init(tid, ids) gets their ids
