@@ -132,6 +132,24 @@ end
 
 M.drivers = { "pgsql", "mysql" }
 
+-- A busted describe block per driver of `drivers` (default M.drivers), titled
+-- string.format(title, driver): body(driver, db) with db the connection options of its server
+-- (db_of(driver), default M.db). A server that is not running leaves its block pending; under
+-- CI=true M.db raises instead, so nothing skips for want of a server.
+function M.each_driver(title, body, drivers, db_of)
+  local busted = require("busted")
+  for _, driver in ipairs(drivers or M.drivers) do
+    busted.describe(string.format(title, driver), function()
+      local db = (db_of or M.db)(driver)
+      if not db then
+        busted.pending("the " .. driver .. " sandbox is not running (tools/sandbox-db start)")
+        return
+      end
+      body(driver, db)
+    end)
+  end
+end
+
 -- Connection options of a DuckDB database file `name` in the test's directory, or nil when the
 -- build has no duckdb driver (an error under CI=true, which installs DuckDB).
 function M.duckdb(name)

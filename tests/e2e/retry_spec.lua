@@ -13,29 +13,23 @@ local modes = {
 }
 
 describe("retries", function()
-  for _, driver in ipairs(h.drivers) do
-    describe("on " .. driver, function()
-      local db = h.db(driver)
-      if not db then
-        pending("the " .. driver .. " sandbox is not running")
-        return
-      end
-      local pg = driver == "pgsql"
-      -- PostgreSQL's lock timeout (55P03) is not in its default ignore list; MySQL's 1205 is.
-      local ignore = pg and " --pgsql-ignore-errors=55P03" or ""
+  h.each_driver("on %s", function(driver, db)
+    local pg = driver == "pgsql"
+    -- PostgreSQL's lock timeout (55P03) is not in its default ignore list; MySQL's 1205 is.
+    local ignore = pg and " --pgsql-ignore-errors=55P03" or ""
 
-      local function reset()
-        h.sql(db, "DROP TABLE IF EXISTS r20_acct")
-        h.sql(db, "DROP TABLE IF EXISTS r20_log")
-        h.sql(db, "CREATE TABLE r20_acct (id INT PRIMARY KEY, v INT NOT NULL)")
-        h.sql(db, "CREATE TABLE r20_log (who INT NOT NULL)")
-        h.sql(db, "INSERT INTO r20_acct VALUES (1, 0)")
-      end
+    local function reset()
+      h.sql(db, "DROP TABLE IF EXISTS r20_acct")
+      h.sql(db, "DROP TABLE IF EXISTS r20_log")
+      h.sql(db, "CREATE TABLE r20_acct (id INT PRIMARY KEY, v INT NOT NULL)")
+      h.sql(db, "CREATE TABLE r20_log (who INT NOT NULL)")
+      h.sql(db, "INSERT INTO r20_acct VALUES (1, 0)")
+    end
 
-      -- Participant 0 holds the row lock for 2.5 s. Participant 1 writes its log row, then waits
-      -- for that lock with a 1 s lock timeout: its attempts fail and are retried until the lock
-      -- is free. One logical transaction: one log row, one +10.
-      local lockwait = h.write("lockwait_" .. driver .. ".lua", [[
+    -- Participant 0 holds the row lock for 2.5 s. Participant 1 writes its log row, then waits
+    -- for that lock with a 1 s lock timeout: its attempts fail and are retried until the lock
+    -- is free. One logical transaction: one log row, one +10.
+    local lockwait = h.write("lockwait_" .. driver .. ".lua", [[
 local pg = ]] .. tostring(pg) .. [[
 
 local con
@@ -63,8 +57,8 @@ function event()
 end
 ]])
 
-      -- A script's own RESTART_EVENT after a write: two attempts are retried.
-      local selfretry = h.write("selfretry_" .. driver .. ".lua", [[
+    -- A script's own RESTART_EVENT after a write: two attempts are retried.
+    local selfretry = h.write("selfretry_" .. driver .. ".lua", [[
 local con
 local attempts = {}
 function thread_init() con = sysbench.sql.driver():connect() end
@@ -85,28 +79,28 @@ function event()
 end
 ]])
 
-      for _, m in ipairs(modes) do
-        it("a lock wait timeout retried (" .. m.name .. ") leaves one logical transaction's rows", function()
-          reset()
-          local out, err, rc = h.run(h.q(lockwait) .. " " .. db .. ignore .. " " .. m.args ..
-            " --time=20 --format=json run")
-          assert.are.equal(0, rc, err)
-          local doc = h.json(out)
-          assert.is_true(doc.counters.errors >= 1, "the writer's attempts timed out: " .. out)
-          assert.are.same({ "1" }, rows(db, "SELECT count(*) FROM r20_log"))
-          assert.are.same({ "11" }, rows(db, "SELECT v FROM r20_acct WHERE id = 1"))
-        end)
+    for _, m in ipairs(modes) do
+      it("a lock wait timeout retried (" .. m.name .. ") leaves one logical transaction's rows", function()
+        reset()
+        local out, err, rc = h.run(h.q(lockwait) .. " " .. db .. ignore .. " " .. m.args ..
+          " --time=20 --format=json run")
+        assert.are.equal(0, rc, err)
+        local doc = h.json(out)
+        assert.is_true(doc.counters.errors >= 1, "the writer's attempts timed out: " .. out)
+        assert.are.same({ "1" }, rows(db, "SELECT count(*) FROM r20_log"))
+        assert.are.same({ "11" }, rows(db, "SELECT v FROM r20_acct WHERE id = 1"))
+      end)
 
-        it("a script's own RESTART_EVENT (" .. m.name .. ") does not commit the failed attempts", function()
-          reset()
-          local out, err, rc = h.run(h.q(selfretry) .. " " .. db .. " " .. m.args .. " --time=20 run")
-          assert.are.equal(0, rc, err)
-          assert.are.same({ "1", "1" }, rows(db, "SELECT count(*) FROM r20_log GROUP BY who ORDER BY who"))
-        end)
-      end
+      it("a script's own RESTART_EVENT (" .. m.name .. ") does not commit the failed attempts", function()
+        reset()
+        local out, err, rc = h.run(h.q(selfretry) .. " " .. db .. " " .. m.args .. " --time=20 run")
+        assert.are.equal(0, rc, err)
+        assert.are.same({ "1", "1" }, rows(db, "SELECT count(*) FROM r20_log GROUP BY who ORDER BY who"))
+      end)
+    end
 
-      it("an event that ends inside a transaction is named once per worker; a pool rolls it back", function()
-        local open = h.write("opentx_" .. driver .. ".lua", [[
+    it("an event that ends inside a transaction is named once per worker; a pool rolls it back", function()
+      local open = h.write("opentx_" .. driver .. ".lua", [[
 local con
 function thread_init() con = sysbench.sql.driver():connect() end
 function event()
@@ -114,22 +108,21 @@ function event()
   con:query("INSERT INTO r20_log (who) VALUES (7)")
 end
 ]])
-        reset()
-        local out, err, rc = h.run(h.q(open) .. " " .. db .. " --threads=2 --time=1 run")
-        assert.are.equal(0, rc, err)
-        assert.are.equal(2, h.count(err, "WARNING: an event ended inside an open transaction %(last statement: INSERT INTO r20_log %(who%) VALUES %(7%)%)"), err)
-        reset()
-        out, err, rc = h.run(h.q(open) .. " " .. db .. " --users=4 --threads=2 --time=1 run")
-        assert.are.equal(0, rc, err)
-        assert.are.equal(2, h.count(err, "WARNING: an event ended inside an open transaction %(last statement: INSERT INTO r20_log"), err)
-        assert.is_truthy(err:find("rolled back", 1, true), err)
-        -- nothing committed: every event's transaction was rolled back before the next user
-        assert.are.same({ "0" }, rows(db, "SELECT count(*) FROM r20_log"))
-        h.sql(db, "DROP TABLE r20_acct")
-        h.sql(db, "DROP TABLE r20_log")
-      end)
+      reset()
+      local out, err, rc = h.run(h.q(open) .. " " .. db .. " --threads=2 --time=1 run")
+      assert.are.equal(0, rc, err)
+      assert.are.equal(2, h.count(err, "WARNING: an event ended inside an open transaction %(last statement: INSERT INTO r20_log %(who%) VALUES %(7%)%)"), err)
+      reset()
+      out, err, rc = h.run(h.q(open) .. " " .. db .. " --users=4 --threads=2 --time=1 run")
+      assert.are.equal(0, rc, err)
+      assert.are.equal(2, h.count(err, "WARNING: an event ended inside an open transaction %(last statement: INSERT INTO r20_log"), err)
+      assert.is_truthy(err:find("rolled back", 1, true), err)
+      -- nothing committed: every event's transaction was rolled back before the next user
+      assert.are.same({ "0" }, rows(db, "SELECT count(*) FROM r20_log"))
+      h.sql(db, "DROP TABLE r20_acct")
+      h.sql(db, "DROP TABLE r20_log")
     end)
-  end
+  end)
 end)
 
 describe("a run whose events fail", function()
