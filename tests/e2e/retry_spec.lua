@@ -125,6 +125,15 @@ end
   end)
 end)
 
+-- tools/sweep over a script, into h.tmpdir()/<name>: its output, ending in "::rc=<exit code>".
+local function sweep(name, sweep_args, script, run_args)
+  local p = io.popen(string.format("LUABENCH=%s %s/tools/sweep %s --no-plot --out %s -- %s %s 2>&1; echo \"::rc=$?\"",
+    h.q(h.bin), h.q(h.root), sweep_args, h.q(h.tmpdir() .. "/" .. name), h.q(script), run_args))
+  local out = p:read("*a")
+  p:close()
+  return out
+end
+
 describe("a run whose events fail", function()
   local boom = h.write("boom.lua", "function event() error('boom') end\n")
 
@@ -162,23 +171,15 @@ describe("a run whose events fail", function()
     assert.is_truthy(doc.error:find("more than half", 1, true), doc.error)
     assert.are.equal(1, h.count(err, "ALERT: user %d+: [^\n]*boom"), err)
 
-    local dir = h.tmpdir() .. "/sweep-users-fail"
-    local p = io.popen(string.format("LUABENCH=%s %s/tools/sweep --threads 1,2 --no-plot --out %s -- %s --users=4 --time=1 2>&1; echo \"::rc=$?\"",
-      h.q(h.bin), h.q(h.root), h.q(dir), h.q(most)))
-    local sout = p:read("*a")
-    p:close()
+    local sout = sweep("sweep-users-fail", "--threads 1,2", most, "--users=4 --time=1")
     assert.is_truthy(sout:find("::rc=1", 1, true), sout)
     assert.is_truthy(sout:find("sweep: FAILED threads=1 (exit code 1, status: error)", 1, true), sout)
     assert.is_truthy(sout:find("sweep: failed: threads=1 threads=2", 1, true), sout)
-    assert.is_nil(h.read(dir .. "/sweep.csv"), "no row for a failed point")
+    assert.is_nil(h.read(h.tmpdir() .. "/sweep-users-fail/sweep.csv"), "no row for a failed point")
   end)
 
   it("stops a sweep at a run that failed before any event completed", function()
-    local dir = h.tmpdir() .. "/sweep-users-boom"
-    local p = io.popen(string.format("LUABENCH=%s %s/tools/sweep --users 4,8 --no-plot --out %s -- %s --threads=2 --time=600 2>&1; echo \"::rc=$?\"",
-      h.q(h.bin), h.q(h.root), h.q(dir), h.q(boom)))
-    local sout = p:read("*a")
-    p:close()
+    local sout = sweep("sweep-users-boom", "--users 4,8", boom, "--threads=2 --time=600")
     assert.is_truthy(sout:find("::rc=1", 1, true), sout)
     assert.is_truthy(sout:find("sweep: FAILED users=4 (exit code 1, status: error)", 1, true), sout)
     assert.is_truthy(sout:find("sweep: stopping: `thread_run' function failed: ", 1, true), sout)
