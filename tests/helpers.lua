@@ -132,6 +132,12 @@ end
 
 M.drivers = { "pgsql", "mysql" }
 
+-- Writes a script (see M.write) whose every thread connects to the --db-driver first, into a
+-- `con` of its own; `body` goes after.
+function M.db_script(name, body)
+  return M.write(name, "local con\nfunction thread_init() con = sysbench.sql.driver():connect() end\n" .. body)
+end
+
 -- The servers of `drivers` (default M.drivers) that are running, as { driver =, db = } (under
 -- CI=true a missing one raises, by M.db).
 function M.servers(drivers)

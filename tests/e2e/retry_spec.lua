@@ -58,10 +58,8 @@ end
 ]])
 
     -- A script's own RESTART_EVENT after a write: two attempts are retried.
-    local selfretry = h.write("selfretry_" .. driver .. ".lua", [[
-local con
+    local selfretry = h.db_script("selfretry_" .. driver .. ".lua", [[
 local attempts = {}
-function thread_init() con = sysbench.sql.driver():connect() end
 function event()
   local me = luabench.user or sysbench.tid
   attempts[me] = (attempts[me] or 0) + 1
@@ -100,9 +98,7 @@ end
     end
 
     it("an event that ends inside a transaction is named once per worker; a pool rolls it back", function()
-      local open = h.write("opentx_" .. driver .. ".lua", [[
-local con
-function thread_init() con = sysbench.sql.driver():connect() end
+      local open = h.db_script("opentx_" .. driver .. ".lua", [[
 function event()
   con:query("BEGIN")
   con:query("INSERT INTO r20_log (who) VALUES (7)")
@@ -185,27 +181,5 @@ describe("a run whose events fail", function()
     assert.is_truthy(sout:find("sweep: stopping: `thread_run' function failed: ", 1, true), sout)
     assert.is_falsy(sout:find("users=8", 1, true), sout)
     assert.is_truthy(sout:find("sweep: failed: users=4\n", 1, true), sout)
-  end)
-
-  it("counts a user's failures as failed events, not as ignored errors, and goes on", function()
-    local some = h.write("some_fail.lua", [[
-local n = {}
-function event()
-  local u = luabench.user
-  n[u] = (n[u] or 0) + 1
-  if u == 1 and n[u] % 4 == 0 then error("user 1 fails now and then") end
-  luabench.think(0.01)
-end
-]])
-    local out, err, rc = h.run(h.q(some) .. " --users=4 --threads=2 --time=2 --format=json run")
-    assert.are.equal(0, rc, err)
-    local doc = h.json(out)
-    assert.are.equal("ok", doc.status)
-    assert.are.equal(0, doc.counters.errors)
-    assert.is_true(doc.counters.failed_events >= 5, "failed events: " .. tostring(doc.counters.failed_events))
-    out, err, rc = h.run(h.q(some) .. " --users=4 --threads=2 --time=1 run")
-    assert.are.equal(0, rc, err)
-    local n = tonumber(out:match("\n    event failures:%s+(%d+)\n"))
-    assert.is_true(n ~= nil and n >= 2, out)
   end)
 end)

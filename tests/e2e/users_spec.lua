@@ -24,7 +24,7 @@ describe("emulated users", function()
     end
   end)
 
-  it("counts a failing interaction and lets the user carry on", function()
+  it("counts a failing interaction as a failed event, not an ignored error, and lets the user carry on", function()
     local p = h.write("fail.lua", [[
 local n = {}
 function event()
@@ -34,10 +34,13 @@ function event()
   luabench.think(0.01)
 end
 ]])
-    local out, err, rc = h.run(h.q(p) .. " --users=8 --threads=2 --time=2 --format=json run")
+    local json = h.tmpdir() .. "/fail.json"
+    local out, err, rc = h.run(h.q(p) .. " --users=8 --threads=2 --time=2 --output=" .. h.q(json) .. " run")
     assert.are.equal(0, rc, err)
-    local doc = h.json(out)
+    local doc = h.json(h.read(json))
     assert.is_true(doc.counters.failed_events > 10, "failed events counted: " .. doc.counters.failed_events)
+    -- the text report names them too
+    assert.are.equal(doc.counters.failed_events, tonumber(out:match("\n    event failures:%s+(%d+)\n")), out)
     assert.are.equal(0, doc.counters.errors, "a script error is not an ignored (SQL) error")
     assert.are.equal("ok", doc.status, "most events succeeded")
     assert.is_true(doc.counters.events > 8 * 100, "others unaffected: " .. doc.counters.events)
@@ -48,9 +51,7 @@ end
     local sleep = driver == "pgsql" and "SELECT pg_sleep(1)" or "SELECT SLEEP(1)"
 
     it("a user blocked on a slow query does not block the other users of its worker", function()
-      local p = h.write("slow_" .. driver .. ".lua", [[
-local con
-function thread_init() con = sysbench.sql.driver():connect() end
+      local p = h.db_script("slow_" .. driver .. ".lua", [[
 function event()
   if luabench.user == 0 then con:query("]] .. sleep .. [[") else con:query("SELECT 1") end
   luabench.think(0.01)
@@ -108,9 +109,7 @@ for i = 1, 8 do con:query("INSERT INTO lbt_pooled_rs VALUES (" .. i .. ")") end
     end)
 
     it("a pool smaller than the user count serializes access without deadlock", function()
-      local p = h.write("pool_" .. driver .. ".lua", [[
-local con
-function thread_init() con = sysbench.sql.driver():connect() end
+      local p = h.db_script("pool_" .. driver .. ".lua", [[
 function event()
   con:query("BEGIN")
   con:query("SELECT 1")
@@ -127,9 +126,7 @@ end
       assert.are.equal(0, doc.counters.errors)
       if driver ~= "pgsql" then return end
       -- the server saw at most 3 sessions from the pool: they tag themselves, a probe counts
-      local q = h.write("sessions.lua", [[
-local con
-function thread_init() con = sysbench.sql.driver():connect() end
+      local q = h.db_script("sessions.lua", [[
 function event()
   con:query("SET application_name = 'lbtest_pool'")
   if luabench.user == 0 and luabench.time() > 1 and not printed then
@@ -149,9 +146,7 @@ end)
 -- An error no retry can fix ends a --users run at once, with the line and exit code of thread
 -- mode (it used to be reported when --time was over: 10 minutes for --time=600).
 h.each_driver("a --users run that can never succeed on %s", function(driver, db)
-  local p = h.write("never_" .. driver .. ".lua", [[
-local con
-function thread_init() con = sysbench.sql.driver():connect() end
+  local p = h.db_script("never_" .. driver .. ".lua", [[
 function event() con:query(os.getenv("LB_Q") or "SELECT 1") end
 ]])
   local cases = {
@@ -181,10 +176,8 @@ h.each_driver("luabench.pause() on %s", function(driver, db)
   local pid = driver == "pgsql" and "SELECT pg_backend_pid()" or "SELECT CONNECTION_ID()"
 
   it("keeps the user's connection and transaction, and does not block the worker", function()
-    local p = h.write("pause_" .. driver .. ".lua", [[
-local con
+    local p = h.db_script("pause_" .. driver .. ".lua", [[
 local moved = 0
-function thread_init() con = sysbench.sql.driver():connect() end
 function event()
   con:query("BEGIN")
   local a = con:query_row("]] .. pid .. [[")
