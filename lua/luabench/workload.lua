@@ -28,6 +28,20 @@ function M.tables(prefix, names, config_name)
   return t
 end
 
+-- --load-threads checked against --threads, 0 meaning all of them; `commands` names those
+-- that start --threads threads ("prepare and check").
+function M.load_threads(value, threads, commands)
+  if value < 0 or value ~= math.floor(value) then
+    M.fail("invalid --load-threads value '%s'", tostring(value))
+  end
+  if value == 0 then return threads end
+  if value > threads then
+    M.fail("--load-threads=%d is more than --threads=%d: the engine starts --threads threads for %s, so raise --threads",
+      value, threads, commands)
+  end
+  return value
+end
+
 -- Every row of a query as arrays of strings (an empty table when it returns no result set).
 function M.rows(con, sql)
   local rs = con:query(sql)

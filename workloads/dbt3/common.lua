@@ -68,14 +68,7 @@ function M.settings()
   if not s.query_timeout or s.query_timeout < 0 then
     fail("invalid --query-timeout value '%s' (expected seconds >= 0)", tostring(opt.query_timeout))
   end
-  s.load_threads = opt.load_threads
-  if s.load_threads < 0 or s.load_threads ~= math.floor(s.load_threads) then
-    fail("invalid --load-threads value '%s'", tostring(opt.load_threads))
-  end
-  if s.load_threads == 0 then s.load_threads = s.threads end
-  if s.load_threads > s.threads then
-    fail("--load-threads=%d is more than --threads=%d: the engine starts --threads threads for prepare, so raise --threads", s.load_threads, s.threads)
-  end
+  s.load_threads = workload.load_threads(opt.load_threads, s.threads, "prepare")
   local seed = tonumber(opt.rand_seed) or 0
   s.seed = seed ~= 0 and seed or M.DEFAULT_SEED
   s.seed_given = seed ~= 0

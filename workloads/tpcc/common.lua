@@ -103,14 +103,7 @@ function M.settings()
   -- Terminals: one per thread, or the emulated users (--users) spread over the threads.
   s.users = tonumber(opt.users) or 0
   s.terminals = s.users > 0 and s.users or s.threads
-  s.load_threads = opt.load_threads
-  if s.load_threads < 0 or s.load_threads ~= math.floor(s.load_threads) then
-    fail("invalid --load-threads value '%s'", tostring(opt.load_threads))
-  end
-  if s.load_threads == 0 then s.load_threads = s.threads end
-  if s.load_threads > s.threads then
-    fail("--load-threads=%d is more than --threads=%d: the engine starts --threads threads for prepare and check, so raise --threads", s.load_threads, s.threads)
-  end
+  s.load_threads = workload.load_threads(opt.load_threads, s.threads, "prepare and check")
   s.prefix = opt.table_prefix
   s.t = workload.tables(s.prefix, M.TABLES, "tpcc_config")
   M.s = s
