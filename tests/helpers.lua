@@ -132,6 +132,58 @@ end
 
 M.drivers = { "pgsql", "mysql" }
 
+-- Writes a script (see M.write) whose every thread connects to the --db-driver first, into a
+-- `con` of its own; `body` goes after.
+function M.db_script(name, body)
+  return M.write(name, "local con\nfunction thread_init() con = sysbench.sql.driver():connect() end\n" .. body)
+end
+
+-- The servers of `drivers` (default M.drivers) that are running, as { driver =, db = } (under
+-- CI=true a missing one raises, by M.db).
+function M.servers(drivers)
+  local list = {}
+  for _, driver in ipairs(drivers or M.drivers) do
+    local db = M.db(driver)
+    if db then list[#list + 1] = { driver = driver, db = db } end
+  end
+  return list
+end
+
+-- dbt3's `answers` output by query ("Q1" ...): { header = its first line, its rows sorted (ties
+-- of ORDER BY may come in either order) }.
+function M.dbt3_answers(out)
+  local per, cur = {}, nil
+  for line in out:gmatch("[^\n]+") do
+    local q = line:match("^(Q%d+): %d+ rows?")
+    if q then
+      cur = { header = line }
+      per[q] = cur
+    elseif cur and line:sub(1, 2) == "  " then
+      cur[#cur + 1] = line
+    end
+  end
+  for _, rows in pairs(per) do table.sort(rows) end
+  return per
+end
+
+-- A busted describe block per driver of `drivers` (default M.drivers), titled
+-- string.format(title, driver): body(driver, db) with db the connection options of its server
+-- (db_of(driver), default M.db). A server that is not running leaves its block pending; under
+-- CI=true M.db raises instead, so nothing skips for want of a server.
+function M.each_driver(title, body, drivers, db_of)
+  local busted = require("busted")
+  for _, driver in ipairs(drivers or M.drivers) do
+    busted.describe(string.format(title, driver), function()
+      local db = (db_of or M.db)(driver)
+      if not db then
+        busted.pending("the " .. driver .. " sandbox is not running (tools/sandbox-db start)")
+        return
+      end
+      body(driver, db)
+    end)
+  end
+end
+
 -- Connection options of a DuckDB database file `name` in the test's directory, or nil when the
 -- build has no duckdb driver (an error under CI=true, which installs DuckDB).
 function M.duckdb(name)

@@ -1,6 +1,7 @@
--- luabench.workload: what the database workloads (tpcc, bookstore) share: one-line failures,
--- table names under a --table-prefix, the SQL driver and its dialect (luabench.dialect),
--- connections with the workload's session settings, and reading every row of a query.
+-- luabench.workload: what the database workloads (tpcc, bookstore, dbt3) share: one-line
+-- failures, table names under a --table-prefix, the SQL driver and its dialect (luabench.dialect),
+-- connections with the workload's session settings, reading every row of a query, the
+-- configuration table, and the wiring of a workload's modules to the hooks sysbench calls.
 --
 --   local wl = require("luabench.workload").new("tpcc", { session = function(con, d) ... end })
 --   local con = wl.connect()          -- driver():connect() plus the session settings
@@ -27,6 +28,20 @@ function M.tables(prefix, names, config_name)
   return t
 end
 
+-- --load-threads checked against --threads, 0 meaning all of them; `commands` names those
+-- that start --threads threads ("prepare and check").
+function M.load_threads(value, threads, commands)
+  if value < 0 or value ~= math.floor(value) then
+    M.fail("invalid --load-threads value '%s'", tostring(value))
+  end
+  if value == 0 then return threads end
+  if value > threads then
+    M.fail("--load-threads=%d is more than --threads=%d: the engine starts --threads threads for %s, so raise --threads",
+      value, threads, commands)
+  end
+  return value
+end
+
 -- Every row of a query as arrays of strings (an empty table when it returns no result set).
 function M.rows(con, sql)
   local rs = con:query(sql)
@@ -50,6 +65,21 @@ end
 function M.config_set(con, t, name, value)
   con:query(string.format("DELETE FROM %s WHERE cfg_name = '%s'", t, name))
   con:query(string.format("INSERT INTO %s (cfg_name, cfg_value) VALUES ('%s', '%s')", t, name, tostring(value)))
+end
+
+-- The configuration table `t` of a completely prepared `name` schema, with the entries listed
+-- in `numbers` as numbers, or a one-line error; `again` says what to do after an interrupted
+-- prepare ("run 'prepare' again to finish it").
+function M.ready_config(con, name, t, again, numbers)
+  if not require("luabench.prepare").table_exists(con, t) then
+    M.fail("no %s schema here (table '%s' does not exist): run 'prepare' first", name, t)
+  end
+  local cfg = M.config_read(con, t)
+  if cfg.ready ~= "1" then
+    M.fail("the %s schema is not completely loaded (an interrupted prepare?): %s", name, again)
+  end
+  for _, k in ipairs(numbers) do cfg[k] = tonumber(cfg[k]) end
+  return cfg
 end
 
 -- The lines of a `check` command: c:expect(desc, got, want) prints one "[ ok ]" or "[FAIL]"
@@ -130,6 +160,75 @@ function M.new(name, opts)
   end
 
   return w
+end
+
+-- A function that requires module.function ("tpcc.load.prepare") when called, then calls it.
+local function deferred(path)
+  local mod, fn = path:match("^(.+)%.([^.]+)$")
+  return function(...) return require(mod)[fn](...) end
+end
+
+-- Wires a workload of several files to the hooks and commands sysbench calls, so that its
+-- init.lua says only what is its own (doc/scripting.md, `luabench.workload`). `w`:
+--   name      the workload's name, in help and cleanup
+--   common    its module of settings: options, settings().t.config, open(), table_exists(con, t)
+--   types     statistics type names, in order; run.thread_init(tid, ids) gets their ids
+--   commands  sysbench.cmdline.commands with "module.function" in place of each function (the
+--             module is required when the command runs)
+--   about     help's first line; notes: help's lines after the options
+--   drops     cleanup's "Dropping the <drops>..."; drop: the modules whose drop(con) it calls
+--   run       the run's module: its init, thread_init, event, thread_done, done and
+--             sql_error_ignorable (those it has) become the script's
+--   report    the report's module (required when used): json, footer and merge become the
+--             report_json, report_footer and report_merge hooks
+--   hooks     the workload's own sysbench.hooks (run_header, report_intermediate, ...)
+function M.wire(w)
+  local common = w.common
+  sysbench.cmdline.options = common.options
+
+  -- The same ids in every state: each state runs this in the same order.
+  local types = {}
+  for i, name in ipairs(w.types) do types[i] = luabench.stats.type(name) end
+
+  -- In place: the table keeps the layout (and the iteration order) its constructor gave it.
+  for _, c in pairs(w.commands) do c[1] = deferred(c[1]) end
+  sysbench.cmdline.commands = w.commands
+
+  function _G.cleanup()
+    local s = common.settings()
+    local con = common.open()
+    if not common.table_exists(con, s.t.config) then
+      print(string.format("No %s schema here (no table '%s'): nothing to drop", w.name, s.t.config))
+      con:disconnect()
+      return
+    end
+    print("Dropping the " .. w.drops .. "...")
+    for _, mod in ipairs(w.drop) do require(mod).drop(con) end
+    con:disconnect()
+  end
+
+  function _G.help()
+    print(w.about)
+    print("")
+    print(w.name .. " options:")
+    sysbench.cmdline.print_test_options() -- ends with an empty line
+    for _, line in ipairs(w.notes) do print(line) end
+  end
+
+  local run = require(w.run)
+  if run.init then function _G.init() run.init() end end
+  function _G.thread_init(tid) run.thread_init(tid, types) end
+  function _G.event() return run.event() end
+  if run.thread_done then function _G.thread_done() run.thread_done() end end
+  if run.done then function _G.done() run.done() end end
+  if run.sql_error_ignorable then sysbench.hooks.sql_error_ignorable = run.sql_error_ignorable end
+
+  local report = w.report
+  function sysbench.hooks.report_json(stat) return require(report).json(stat) end
+  function sysbench.hooks.report_footer(stat) return require(report).footer(stat) end
+  -- `luabench merge` of processes that ran together (--instance).
+  function luabench.hooks.report_merge(inputs, stat) return require(report).merge(inputs, stat) end
+  for name, f in pairs(w.hooks or {}) do sysbench.hooks[name] = f end
 end
 
 return M

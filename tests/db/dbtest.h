@@ -196,6 +196,25 @@ static inline void dbt_check_row(struct lb_db_conn *c, const char *const *want, 
 	ok(same, "%s", what);
 }
 
+/* A text query that every SQL driver answers alike: two rows of three columns, the first with a
+ * NULL, then the end of the rows. */
+static inline void dbt_check_two_rows(struct lb_db_conn *c)
+{
+	const char *sql = "SELECT 1 AS a, 'x' AS b, NULL AS c UNION ALL SELECT 2, 'hello world', 'z'";
+	const char *r1[] = { "1", "x", NULL }, *r2[] = { "2", "hello world", "z" };
+	struct lb_db_result r;
+	struct lb_db_row row;
+
+	is_int(lb_db_query(c, sql, strlen(sql), &r), LB_DB_OK, "select with rows");
+	is_int(r.kind, LB_DB_KIND_READ, "select is READ");
+	is_int(r.nrows, 2, "2 rows");
+	is_int(r.nfields, 3, "3 columns");
+	dbt_check_row(c, r1, 3, "row 1 values and NULL");
+	dbt_check_row(c, r2, 3, "row 2 values");
+	is_int(lb_db_fetch_row(c, &row), 0, "end of rows");
+	is_int(lb_db_fetch_row(c, &row), 0, "still the end");
+}
+
 static inline bool dbt_is_pg(const struct dbt_server *s)
 {
 	return strcmp(s->driver, "pgsql") == 0;

@@ -26,20 +26,9 @@ static char *sqlf(const char *fmt, const char *a)
 
 static void test_text_query(struct lb_db_conn *c)
 {
-	const char *sql = "SELECT 1 AS a, 'x' AS b, NULL AS c UNION ALL SELECT 2, 'hello world', 'z'";
-	const char *r1[] = { "1", "x", NULL }, *r2[] = { "2", "hello world", "z" };
 	struct lb_db_result r;
-	struct lb_db_row row;
 
-	is_int(lb_db_query(c, sql, strlen(sql), &r), LB_DB_OK, "select with rows");
-	is_int(r.kind, LB_DB_KIND_READ, "select is READ");
-	is_int(r.nrows, 2, "2 rows");
-	is_int(r.nfields, 3, "3 columns");
-	dbt_check_row(c, r1, 3, "row 1 values and NULL");
-	dbt_check_row(c, r2, 3, "row 2 values");
-	is_int(lb_db_fetch_row(c, &row), 0, "end of rows");
-	is_int(lb_db_fetch_row(c, &row), 0, "still the end");
-
+	dbt_check_two_rows(c);
 	is_int(dbt_exec(c, sqlf("DROP TABLE IF EXISTS %s", tbl)), LB_DB_KIND_OTHER, "drop is OTHER");
 	is_int(dbt_exec(c, sqlf("CREATE TABLE %s (id INT PRIMARY KEY, k BIGINT, c TEXT, "
 				"d DOUBLE PRECISION, n VARCHAR(10))", tbl)),

@@ -56,29 +56,22 @@ local WANT = {
 
 local path = h.write("affected_rows.lua", SCRIPT)
 
-for _, driver in ipairs({ "pgsql", "mysql", "odbc-pgsql", "odbc-mysql" }) do
-  describe("affected rows on " .. driver, function()
-    local db = h.db(driver)
-    if not db then
-      pending("the " .. driver .. " sandbox is not running (tools/sandbox-db start)")
-      return
-    end
-    local modes = { { "threads", "--threads=1" }, { "users", "--users=1 --threads=1" } }
-    if driver == "pgsql" or driver == "mysql" then modes[#modes + 1] = { "emulated prepared statements", "--db-ps-mode=disable" } end
-    for _, mode in ipairs(modes) do
-      it("counts the rows of every statement with " .. mode[1], function()
-        local extra = driver == "pgsql" and " --pipeline=on" or ""
-        local out, err, rc = h.run(h.q(path) .. " " .. db .. " " .. mode[2] .. extra .. " --events=1 --verbosity=1 run")
-        assert.are.equal(0, rc, err)
-        for _, w in ipairs(WANT) do
-          local line = string.format("AFF %s %d %d %s", w[1], w[2], w[3], tostring(w[4]))
-          assert.is_truthy(out:find(line .. "\n", 1, true), "want '" .. line .. "' in:\n" .. out)
-        end
-        if driver == "pgsql" then
-          -- the pipeline's UPDATE changed the 2 rows left, its SELECT read 2, its DELETE removed 1
-          assert.is_truthy(out:find("PIPE 1 2 2\nPIPE 2 2 0\nPIPE 3 1 1\n", 1, true), out)
-        end
-      end)
-    end
-  end)
-end
+h.each_driver("affected rows on %s", function(driver, db)
+  local modes = { { "threads", "--threads=1" }, { "users", "--users=1 --threads=1" } }
+  if driver == "pgsql" or driver == "mysql" then modes[#modes + 1] = { "emulated prepared statements", "--db-ps-mode=disable" } end
+  for _, mode in ipairs(modes) do
+    it("counts the rows of every statement with " .. mode[1], function()
+      local extra = driver == "pgsql" and " --pipeline=on" or ""
+      local out, err, rc = h.run(h.q(path) .. " " .. db .. " " .. mode[2] .. extra .. " --events=1 --verbosity=1 run")
+      assert.are.equal(0, rc, err)
+      for _, w in ipairs(WANT) do
+        local line = string.format("AFF %s %d %d %s", w[1], w[2], w[3], tostring(w[4]))
+        assert.is_truthy(out:find(line .. "\n", 1, true), "want '" .. line .. "' in:\n" .. out)
+      end
+      if driver == "pgsql" then
+        -- the pipeline's UPDATE changed the 2 rows left, its SELECT read 2, its DELETE removed 1
+        assert.is_truthy(out:find("PIPE 1 2 2\nPIPE 2 2 0\nPIPE 3 1 1\n", 1, true), out)
+      end
+    end)
+  end
+end, { "pgsql", "mysql", "odbc-pgsql", "odbc-mysql" })

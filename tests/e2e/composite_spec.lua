@@ -5,55 +5,46 @@ local h = require("helpers")
 
 local EX = h.q(h.root .. "/examples/composite.lua")
 
-local targets = {
-  { "sqlite", function() return "--db-driver=sqlite --sqlite-db=" .. h.q(h.tmpdir() .. "/composite.db") end },
-  { "duckdb", function() return h.duckdb("composite.duckdb") end },
+local LOCAL = {
+  sqlite = function() return "--db-driver=sqlite --sqlite-db=" .. h.q(h.tmpdir() .. "/composite.db") end,
+  duckdb = function() return h.duckdb("composite.duckdb") end,
 }
-for _, drv in ipairs(h.drivers) do targets[#targets + 1] = { drv, function() return h.db(drv) end } end
 
-for _, t in ipairs(targets) do
-  local name, db_of = t[1], t[2]
-  describe("examples/composite.lua on " .. name, function()
-    local db = db_of()
-    if not db then
-      pending("the " .. name .. " sandbox is not running")
-      return
-    end
-    local tbl = "lbt_comp" .. tostring(os.time() % 100000) .. tostring(math.random(1000))
-    local base = string.format("%s %s --table=%s --rows=3000 --categories=20 --updates=10 --page-size=7 ", EX, db, tbl)
+h.each_driver("examples/composite.lua on %s", function(name, db)
+  local tbl = "lbt_comp" .. tostring(os.time() % 100000) .. tostring(math.random(1000))
+  local base = string.format("%s %s --table=%s --rows=3000 --categories=20 --updates=10 --page-size=7 ", EX, db, tbl)
 
-    it("prepares, runs with threads and with users, checks and cleans up", function()
-      local out, err, rc = h.run(base .. "prepare")
+  it("prepares, runs with threads and with users, checks and cleans up", function()
+    local out, err, rc = h.run(base .. "prepare")
+    assert.are.equal(0, rc, err)
+    out, err, rc = h.run(base .. "check")
+    assert.are.equal(0, rc, err)
+    assert.is_truthy(out:find("check: 3000 rows, ids 1..3000, 0 with a category outside 1..20", 1, true), out)
+    for _, mode in ipairs({ "--threads=2", "--threads=2 --users=6 --connections=2" }) do
+      out, err, rc = h.run(base .. mode .. " --time=2 --format=json run")
       assert.are.equal(0, rc, err)
-      out, err, rc = h.run(base .. "check")
-      assert.are.equal(0, rc, err)
-      assert.is_truthy(out:find("check: 3000 rows, ids 1..3000, 0 with a category outside 1..20", 1, true), out)
-      for _, mode in ipairs({ "--threads=2", "--threads=2 --users=6 --connections=2" }) do
-        out, err, rc = h.run(base .. mode .. " --time=2 --format=json run")
-        assert.are.equal(0, rc, err)
-        local doc = h.json(out)
-        local c = doc.counters
-        assert.is_true(c.events > 0, out)
-        -- per event: the DISTINCT and the page are reads, 10 UPDATEs writes (a random id can
-        -- come twice: its second update changes the row again), BEGIN and COMMIT others;
-        -- a retried event repeats them
-        local attempts = c.events + c.errors
-        assert.is_true(c.reads >= 2 * c.events and c.reads <= 2 * attempts, out)
-        -- an UPDATE that changes nothing (delta 0, the same status) counts as "other" on
-        -- MariaDB, which reports changed rows (as sysbench counts it)
-        assert.is_true(c.writes + c.other >= 12 * c.events and c.writes <= 10 * attempts, out)
-        local types = doc.types
-        for _, n in ipairs({ "distinct", "updates", "page" }) do
-          assert.is_truthy(types[n], "type " .. n .. ": " .. out)
-          assert.is_true(types[n].count >= c.events, out)
-        end
+      local doc = h.json(out)
+      local c = doc.counters
+      assert.is_true(c.events > 0, out)
+      -- per event: the DISTINCT and the page are reads, 10 UPDATEs writes (a random id can
+      -- come twice: its second update changes the row again), BEGIN and COMMIT others;
+      -- a retried event repeats them
+      local attempts = c.events + c.errors
+      assert.is_true(c.reads >= 2 * c.events and c.reads <= 2 * attempts, out)
+      -- an UPDATE that changes nothing (delta 0, the same status) counts as "other" on
+      -- MariaDB, which reports changed rows (as sysbench counts it)
+      assert.is_true(c.writes + c.other >= 12 * c.events and c.writes <= 10 * attempts, out)
+      local types = doc.types
+      for _, n in ipairs({ "distinct", "updates", "page" }) do
+        assert.is_truthy(types[n], "type " .. n .. ": " .. out)
+        assert.is_true(types[n].count >= c.events, out)
       end
-      out, err, rc = h.run(base .. "check")
-      assert.are.equal(0, rc, err .. out)
-      _, err, rc = h.run(base .. "cleanup")
-      assert.are.equal(0, rc, err)
-      out, err, rc = h.run(base .. "check")
-      assert.are_not.equal(0, rc, "the table is gone: " .. out)
-    end)
+    end
+    out, err, rc = h.run(base .. "check")
+    assert.are.equal(0, rc, err .. out)
+    _, err, rc = h.run(base .. "cleanup")
+    assert.are.equal(0, rc, err)
+    out, err, rc = h.run(base .. "check")
+    assert.are_not.equal(0, rc, "the table is gone: " .. out)
   end)
-end
+end, { "sqlite", "duckdb", "pgsql", "mysql" }, function(name) return (LOCAL[name] or h.db)(name) end)

@@ -41,57 +41,51 @@ local function all_serializable(out)
   return n
 end
 
-for _, driver in ipairs(h.drivers) do
-  describe("the connection hook on " .. driver, function()
-    local db = h.db(driver)
-    if not db then
-      pending("the " .. driver .. " sandbox is not running")
-      return
+h.each_driver("the connection hook on %s", function(driver, db)
+
+  it("sets the session of every pooled connection: 100 % of events see it", function()
+    local p = h.write("hook_" .. driver .. ".lua", iso_script(driver, "hook"))
+    local out, err, rc = h.run(h.q(p) .. " " .. db ..
+      " --users=8 --connections=4 --threads=2 --time=2 --format=json run")
+    assert.are.equal(0, rc, err)
+    assert.is_falsy(err:find("WARNING", 1, true), err)
+    assert.is_true(all_serializable(out) > 100)
+  end)
+
+  it("warns once when thread_init sets session state on a pooled connection", function()
+    local p = h.write("hook_ti_" .. driver .. ".lua", iso_script(driver, "thread_init"))
+    local out, err, rc = h.run(h.q(p) .. " " .. db ..
+      " --users=8 --connections=4 --threads=2 --time=1 --format=json run")
+    assert.are.equal(0, rc, err)
+    assert.are.equal(1, h.count(err, "WARNING: thread_init ran 'SET SESSION"), err)
+    assert.is_truthy(err:find("on a pooled connection: with --users it reaches one of the pool's "
+      .. "connections only; set session state in connection_init(con)", 1, true), err)
+    -- and what it warns about: some events ran at the server's default level
+    local doc = h.json(out)
+    local other = 0
+    for name, t in pairs(doc.types) do
+      if name ~= "SERIALIZABLE" then other = other + t.count end
     end
+    assert.is_true(other > 0, out)
+  end)
 
-    it("sets the session of every pooled connection: 100 % of events see it", function()
-      local p = h.write("hook_" .. driver .. ".lua", iso_script(driver, "hook"))
-      local out, err, rc = h.run(h.q(p) .. " " .. db ..
-        " --users=8 --connections=4 --threads=2 --time=2 --format=json run")
-      assert.are.equal(0, rc, err)
-      assert.is_falsy(err:find("WARNING", 1, true), err)
-      assert.is_true(all_serializable(out) > 100)
-    end)
-
-    it("warns once when thread_init sets session state on a pooled connection", function()
-      local p = h.write("hook_ti_" .. driver .. ".lua", iso_script(driver, "thread_init"))
-      local out, err, rc = h.run(h.q(p) .. " " .. db ..
-        " --users=8 --connections=4 --threads=2 --time=1 --format=json run")
-      assert.are.equal(0, rc, err)
-      assert.are.equal(1, h.count(err, "WARNING: thread_init ran 'SET SESSION"), err)
-      assert.is_truthy(err:find("on a pooled connection: with --users it reaches one of the pool's "
-        .. "connections only; set session state in connection_init(con)", 1, true), err)
-      -- and what it warns about: some events ran at the server's default level
-      local doc = h.json(out)
-      local other = 0
-      for name, t in pairs(doc.types) do
-        if name ~= "SERIALIZABLE" then other = other + t.count end
-      end
-      assert.is_true(other > 0, out)
-    end)
-
-    it("runs in thread mode too, and not a second time for the same connection", function()
-      local p = h.write("hook_thr_" .. driver .. ".lua", [[
+  it("runs in thread mode too, and not a second time for the same connection", function()
+    local p = h.write("hook_thr_" .. driver .. ".lua", [[
 local n = 0
 function connection_init(c) n = n + 1; c:query("SELECT 1") end
 function thread_init() con = sysbench.sql.driver():connect() end
 function event() con:query("SELECT 1") end
 function thread_done() print("HOOK RAN " .. n) end
 ]])
-      local out, err, rc = h.run(h.q(p) .. " " .. db .. " --threads=2 --events=10 run")
-      assert.are.equal(0, rc, err)
-      assert.are.equal(2, h.count(out, "HOOK RAN 1\n"), out)
-    end)
+    local out, err, rc = h.run(h.q(p) .. " " .. db .. " --threads=2 --events=10 run")
+    assert.are.equal(0, rc, err)
+    assert.are.equal(2, h.count(out, "HOOK RAN 1\n"), out)
+  end)
 
-    it("gives the built-in workloads' session settings (tpcc --isolation) to every pooled connection", function()
-      -- luabench.workload's connect(), as tpcc's run uses it, with a session like --isolation's
-      local show = driver == "pgsql" and "SHOW transaction_isolation" or "SELECT @@tx_isolation"
-      local p = h.write("hook_wl_" .. driver .. ".lua", [[
+  it("gives the built-in workloads' session settings (tpcc --isolation) to every pooled connection", function()
+    -- luabench.workload's connect(), as tpcc's run uses it, with a session like --isolation's
+    local show = driver == "pgsql" and "SHOW transaction_isolation" or "SELECT @@tx_isolation"
+    local p = h.write("hook_wl_" .. driver .. ".lua", [[
 local wl = require("luabench.workload").new("demo", {
   session = function(con, d) con:query(d.set_isolation("SERIALIZABLE")) end })
 local con
@@ -105,10 +99,9 @@ function event()
   luabench.think(0.001)
 end
 ]])
-      local out, err, rc = h.run(h.q(p) .. " " .. db ..
-        " --users=8 --connections=4 --threads=2 --time=1 --format=json run")
-      assert.are.equal(0, rc, err)
-      assert.is_true(all_serializable(out) > 50)
-    end)
+    local out, err, rc = h.run(h.q(p) .. " " .. db ..
+      " --users=8 --connections=4 --threads=2 --time=1 --format=json run")
+    assert.are.equal(0, rc, err)
+    assert.is_true(all_serializable(out) > 50)
   end)
-end
+end)

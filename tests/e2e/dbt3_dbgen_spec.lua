@@ -44,21 +44,6 @@ local function file_facts(dir)
   return facts
 end
 
-local function answers(out)
-  local per, cur = {}, nil
-  for line in out:gmatch("[^\n]+") do
-    local q = line:match("^(Q%d+): %d+ rows?")
-    if q then
-      cur = { header = line }
-      per[q] = cur
-    elseif cur and line:sub(1, 2) == "  " then
-      cur[#cur + 1] = line
-    end
-  end
-  for _, rows in pairs(per) do table.sort(rows) end
-  return per
-end
-
 -- An answer set in the TPC-H kit's format (qN.out: header, `|`-separated padded rows) made from
 -- an `answers` output, with the kit's column types.
 local COLTYPES = {
@@ -90,11 +75,7 @@ local function write_answer_set(dir, out, tweak)
   if file then file:close() end
 end
 
-local servers = {}
-for _, driver in ipairs(h.drivers) do
-  local db = h.db(driver)
-  if db then servers[#servers + 1] = { driver = driver, db = db } end
-end
+local servers = h.servers()
 local duck = h.duckdb("dbgen.duckdb")
 if duck then servers[#servers + 1] = { driver = "duckdb", db = duck } end
 
@@ -139,7 +120,7 @@ describe("dbt3 on dbgen's data", function()
         assert.are.same({ tostring(facts.key32) }, h.sql(sv.db, "SELECT COUNT(*) FROM " .. P .. "orders WHERE o_orderkey % 32 = 0"))
         assert.are.same({}, h.sql(sv.db, "SELECT cfg_name FROM " .. P .. "dbt3_config WHERE cfg_name LIKE 'rf_pending%'"))
         assert.is_truthy(out:find("Q1: 4 rows", 1, true), out)
-        answers_of[sv.driver], text_of[sv.driver] = answers(out), out
+        answers_of[sv.driver], text_of[sv.driver] = h.dbt3_answers(out), out
         -- a power test (RF1, 22 queries, RF2) leaves the loaded rows as they were
         out, err, rc = h.run(base .. " --threads=1 --tests=power --time=0 run")
         assert.are.equal(0, rc, out .. err)

@@ -17,27 +17,7 @@ local function checksums(out)
   return t
 end
 
--- answers output: per query, its rows sorted (ties of ORDER BY may come in either order).
-local function answers(out)
-  local per, cur = {}, nil
-  for line in out:gmatch("[^\n]+") do
-    local q = line:match("^(Q%d+): %d+ rows?")
-    if q then
-      cur = { header = line }
-      per[q] = cur
-    elseif cur and line:sub(1, 2) == "  " then
-      cur[#cur + 1] = line
-    end
-  end
-  for _, rows in pairs(per) do table.sort(rows) end
-  return per
-end
-
-local servers = {}
-for _, driver in ipairs(h.drivers) do
-  local db = h.db(driver)
-  if db then servers[#servers + 1] = { driver = driver, db = db } end
-end
+local servers = h.servers()
 
 describe("dbt3", function()
   if #servers == 0 then
@@ -159,12 +139,12 @@ describe("dbt3", function()
       it("prints every query's answer", function()
         local out, err, rc = h.run(base .. " answers")
         assert.are.equal(0, rc, err)
-        answers_of[sv.driver] = answers(out)
+        answers_of[sv.driver] = h.dbt3_answers(out)
         assert.is_truthy(out:find("Q1: 4 rows", 1, true), out)
         out, err, rc = h.run(base .. " --qualification answers")
         assert.are.equal(0, rc, err)
         assert.is_truthy(out:find("Q7: %d+ rows %(nation1=FRANCE nation2=GERMANY%)"), out)
-        qualification_of[sv.driver] = answers(out)
+        qualification_of[sv.driver] = h.dbt3_answers(out)
       end)
     end)
   end

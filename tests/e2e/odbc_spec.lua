@@ -13,17 +13,11 @@ local function script(db, src, extra)
   return h.run("- --verbosity=1 " .. db .. " " .. (extra or ""), { stdin = src })
 end
 
-for _, driver in ipairs({ "odbc-pgsql", "odbc-mysql" }) do
-  describe("odbc on " .. driver, function()
-    local db = h.db(driver)
-    if not db then
-      pending("the " .. driver .. " sandbox is not running")
-      return
-    end
-    local family = SERVERS[driver]
+h.each_driver("odbc on %s", function(driver, db)
+  local family = SERVERS[driver]
 
-    it("runs queries and prepared statements with every parameter type", function()
-      local out, err, rc = script(db, [[
+  it("runs queries and prepared statements with every parameter type", function()
+    local out, err, rc = script(db, [[
 local c = sysbench.sql.driver():connect()
 c:query("DROP TABLE IF EXISTS lbt_odbc")
 c:query("CREATE TABLE lbt_odbc (id INTEGER PRIMARY KEY, k BIGINT, c VARCHAR(300), f DOUBLE PRECISION)")
@@ -57,24 +51,24 @@ local d = require("luabench.dialect").of("odbc")
 print("DIALECT", d.name, tostring(d.copy))
 c:query("DROP TABLE lbt_odbc")
 ]])
-      assert.are.equal(0, rc, err)
-      assert.is_truthy(out:find("NROWS\t4\t4", 1, true), out)
-      assert.is_truthy(out:find("ROW\t1\t10000000000\t253\tq'\\z\t0.25", 1, true), out)
-      assert.is_truthy(out:find("ROW\t3\t30000000000\t259\tq'\\q\t0.75", 1, true), out)
-      assert.is_truthy(out:find("ROW\t4\tNULL\tNULL\tNULL\tNULL", 1, true), out)
-      assert.is_truthy(out:find("SEL\t256", 1, true), out)
-      assert.is_truthy(out:find("LIT\tit's", 1, true), out)
-      local want = family == "pgsql" and "VERSION\tPostgreSQL" or "VERSION\tMariaDB"
-      assert.is_truthy(out:find(want, 1, true), out)
-      assert.is_truthy(out:find("DIALECT\t" .. family .. "\tfalse", 1, true), out)
-      -- --odbc-dialect overrides what the server says
-      out, err, rc = h.run("oltp_read_write " .. db .. " --odbc-dialect=nonesuch --tables=1 --table-size=10 prepare")
-      assert.are_not.equal(0, rc)
-      assert.is_truthy(err:find("no SQL dialect for the server 'nonesuch' reached through odbc", 1, true), err)
-    end)
+    assert.are.equal(0, rc, err)
+    assert.is_truthy(out:find("NROWS\t4\t4", 1, true), out)
+    assert.is_truthy(out:find("ROW\t1\t10000000000\t253\tq'\\z\t0.25", 1, true), out)
+    assert.is_truthy(out:find("ROW\t3\t30000000000\t259\tq'\\q\t0.75", 1, true), out)
+    assert.is_truthy(out:find("ROW\t4\tNULL\tNULL\tNULL\tNULL", 1, true), out)
+    assert.is_truthy(out:find("SEL\t256", 1, true), out)
+    assert.is_truthy(out:find("LIT\tit's", 1, true), out)
+    local want = family == "pgsql" and "VERSION\tPostgreSQL" or "VERSION\tMariaDB"
+    assert.is_truthy(out:find(want, 1, true), out)
+    assert.is_truthy(out:find("DIALECT\t" .. family .. "\tfalse", 1, true), out)
+    -- --odbc-dialect overrides what the server says
+    out, err, rc = h.run("oltp_read_write " .. db .. " --odbc-dialect=nonesuch --tables=1 --table-size=10 prepare")
+    assert.are_not.equal(0, rc)
+    assert.is_truthy(err:find("no SQL dialect for the server 'nonesuch' reached through odbc", 1, true), err)
+  end)
 
-    it("counts reads, writes and others as the native drivers do", function()
-      local out, err, rc = h.run(h.write("odbc_counts.lua", [[
+  it("counts reads, writes and others as the native drivers do", function()
+    local out, err, rc = h.run(h.write("odbc_counts.lua", [[
 function event()
   local c = sysbench.sql.driver():connect()
   c:query("DROP TABLE IF EXISTS lbt_odbc2")
@@ -88,84 +82,83 @@ function event()
   print("COUNT", c:query_row("SELECT COUNT(*) FROM lbt_odbc2"))
   c:query("DROP TABLE lbt_odbc2")
 end]]) .. " --events=1 " .. db .. " run")
-      assert.are.equal(0, rc, err)
-      assert.is_truthy(out:find("COUNT\t102", 1, true), out)
-      -- reads: the two SELECTs; writes: the INSERT and the one bulk statement; others: DDL and
-      -- the UPDATE that matched nothing
-      assert.are.equal("2", out:match("read:%s+(%d+)"), out)
-      assert.are.equal("2", out:match("write:%s+(%d+)"), out)
-      assert.are.equal("4", out:match("other:%s+(%d+)"), out)
-    end)
+    assert.are.equal(0, rc, err)
+    assert.is_truthy(out:find("COUNT\t102", 1, true), out)
+    -- reads: the two SELECTs; writes: the INSERT and the one bulk statement; others: DDL and
+    -- the UPDATE that matched nothing
+    assert.are.equal("2", out:match("read:%s+(%d+)"), out)
+    assert.are.equal("2", out:match("write:%s+(%d+)"), out)
+    assert.are.equal("4", out:match("other:%s+(%d+)"), out)
+  end)
 
-    it("reports errors with SQLSTATE and native code, and ignores them by either", function()
-      local missing = family == "pgsql" and "42P01" or "42S02"
-      local out, err, rc = script(db, "sysbench.sql.driver():connect():query('SELECT * FROM lbt_nosuch')")
-      assert.are_not.equal(0, rc)
-      assert.is_truthy(err:find("state = '" .. missing .. "'", 1, true), err)
-      assert.is_falsy(err:find("[unixODBC]", 1, true), err)
-      local ev = h.write("odbc_missing.lua",
-        "function event() sysbench.sql.driver():connect():query('SELECT * FROM lbt_nosuch') end")
-      -- ignored: the event is retried until the end of the run, never fails it
-      out, err, rc = h.run(ev .. " --time=1 " .. db .. " --db-ignore-errors=" .. missing .. " run")
+  it("reports errors with SQLSTATE and native code, and ignores them by either", function()
+    local missing = family == "pgsql" and "42P01" or "42S02"
+    local out, err, rc = script(db, "sysbench.sql.driver():connect():query('SELECT * FROM lbt_nosuch')")
+    assert.are_not.equal(0, rc)
+    assert.is_truthy(err:find("state = '" .. missing .. "'", 1, true), err)
+    assert.is_falsy(err:find("[unixODBC]", 1, true), err)
+    local ev = h.write("odbc_missing.lua",
+      "function event() sysbench.sql.driver():connect():query('SELECT * FROM lbt_nosuch') end")
+    -- ignored: the event is retried until the end of the run, never fails it
+    out, err, rc = h.run(ev .. " --time=1 " .. db .. " --db-ignore-errors=" .. missing .. " run")
+    assert.are.equal(0, rc, err)
+    assert.is_truthy(tonumber(out:match("ignored errors:%s+(%d+)")) > 0, out)
+    if family == "mysql" then -- by MariaDB's native error number
+      out, err, rc = h.run(ev .. " --time=1 " .. db .. " --db-ignore-errors=1146 run")
       assert.are.equal(0, rc, err)
       assert.is_truthy(tonumber(out:match("ignored errors:%s+(%d+)")) > 0, out)
-      if family == "mysql" then -- by MariaDB's native error number
-        out, err, rc = h.run(ev .. " --time=1 " .. db .. " --db-ignore-errors=1146 run")
-        assert.are.equal(0, rc, err)
-        assert.is_truthy(tonumber(out:match("ignored errors:%s+(%d+)")) > 0, out)
-      end
-    end)
-
-    it("keeps the password out of the result file and messages", function()
-      local cs = db:match("'%-%-odbc%-connection%-string=([^']+)'")
-      local opts = db:gsub("%-%-odbc%-password=%S+", ""):gsub("'%-%-odbc%-connection%-string=[^']+'", "")
-      local with_pwd = "--odbc-connection-string=" .. h.q(cs .. ";PWD=sbtest-secret")
-      local ev = h.write("odbc_select.lua", "function event() sysbench.sql.driver():connect():query('SELECT 1') end")
-      local out, err, rc = h.run(ev .. " --events=1 --format=json " .. opts .. " " .. with_pwd .. " run")
-      assert.are.equal(0, rc, err)
-      assert.is_falsy((out .. err):find("sbtest-secret", 1, true), out .. err)
-      assert.is_truthy(out:find("PWD=***", 1, true), out)
-      out, err, rc = h.run("- --verbosity=1 " .. opts .. " --odbc-connection-string=" ..
-        h.q(cs .. ";PWD=wrong-secret"), { stdin = "sysbench.sql.driver():connect()" })
-      assert.are_not.equal(0, rc)
-      assert.is_truthy(err:find("odbc: connection to", 1, true), err)
-      assert.is_falsy(err:find("wrong-secret", 1, true), err)
-    end)
-
-    it("runs oltp_read_write and oltp_point_select with --threads and with --users", function()
-      local oltp = db .. " --tables=1 --table-size=500"
-      local out, err, rc = h.run("oltp_read_write " .. oltp .. " cleanup")
-      out, err, rc = h.run("oltp_read_write " .. oltp .. " prepare")
-      assert.are.equal(0, rc, err)
-      assert.are.equal("500", h.sql(db, "SELECT COUNT(*) FROM sbtest1")[1])
-      for _, w in ipairs({ "oltp_read_write", "oltp_point_select" }) do
-        out, err, rc = h.run(w .. " " .. oltp .. " --threads=2 --time=1 run")
-        assert.are.equal(0, rc, w .. ": " .. err)
-        assert.is_truthy(out:match("transactions:%s+(%d+)") + 0 > 0, out)
-      end
-      out, err, rc = h.run("oltp_read_write " .. oltp .. " --threads=1 --users=4 --connections=2 --time=1 run")
-      assert.are.equal(0, rc, err)
-      assert.is_truthy(out:match("transactions:%s+(%d+)") + 0 > 0, out)
-      out, err, rc = h.run("oltp_read_write " .. oltp .. " cleanup")
-      assert.are.equal(0, rc, err)
-    end)
-
-    local prefix = "todbc" .. tostring(os.time() % 100000) .. "_"
-    for _, wl in ipairs({ { "tpcc", "--warehouses=1" }, { "bookstore", "--items=1000 --ebs=1 --think-time=0" } }) do
-      it("runs " .. wl[1] .. " (prepare, run with --threads and --users, check)", function()
-        local base = wl[1] .. " " .. db .. " --table-prefix=" .. prefix .. " " .. wl[2]
-        local out, err, rc = h.run(base .. " --threads=2 prepare")
-        assert.are.equal(0, rc, err)
-        out, err, rc = h.run(base .. " --threads=2 --time=1 run")
-        assert.are.equal(0, rc, err)
-        assert.is_truthy(tonumber(out:match("transactions:%s+(%d+)")) > 0, out)
-        out, err, rc = h.run(base .. " --threads=1 --users=3 --connections=2 --time=1 run")
-        assert.are.equal(0, rc, err)
-        assert.is_truthy(tonumber(out:match("transactions:%s+(%d+)")) > 0, out)
-        out, err, rc = h.run(base .. " check")
-        assert.are.equal(0, rc, out .. err)
-        h.run(base .. " cleanup")
-      end)
     end
   end)
-end
+
+  it("keeps the password out of the result file and messages", function()
+    local cs = db:match("'%-%-odbc%-connection%-string=([^']+)'")
+    local opts = db:gsub("%-%-odbc%-password=%S+", ""):gsub("'%-%-odbc%-connection%-string=[^']+'", "")
+    local with_pwd = "--odbc-connection-string=" .. h.q(cs .. ";PWD=sbtest-secret")
+    local ev = h.write("odbc_select.lua", "function event() sysbench.sql.driver():connect():query('SELECT 1') end")
+    local out, err, rc = h.run(ev .. " --events=1 --format=json " .. opts .. " " .. with_pwd .. " run")
+    assert.are.equal(0, rc, err)
+    assert.is_falsy((out .. err):find("sbtest-secret", 1, true), out .. err)
+    assert.is_truthy(out:find("PWD=***", 1, true), out)
+    out, err, rc = h.run("- --verbosity=1 " .. opts .. " --odbc-connection-string=" ..
+      h.q(cs .. ";PWD=wrong-secret"), { stdin = "sysbench.sql.driver():connect()" })
+    assert.are_not.equal(0, rc)
+    assert.is_truthy(err:find("odbc: connection to", 1, true), err)
+    assert.is_falsy(err:find("wrong-secret", 1, true), err)
+  end)
+
+  it("runs oltp_read_write and oltp_point_select with --threads and with --users", function()
+    local oltp = db .. " --tables=1 --table-size=500"
+    local out, err, rc = h.run("oltp_read_write " .. oltp .. " cleanup")
+    out, err, rc = h.run("oltp_read_write " .. oltp .. " prepare")
+    assert.are.equal(0, rc, err)
+    assert.are.equal("500", h.sql(db, "SELECT COUNT(*) FROM sbtest1")[1])
+    for _, w in ipairs({ "oltp_read_write", "oltp_point_select" }) do
+      out, err, rc = h.run(w .. " " .. oltp .. " --threads=2 --time=1 run")
+      assert.are.equal(0, rc, w .. ": " .. err)
+      assert.is_truthy(out:match("transactions:%s+(%d+)") + 0 > 0, out)
+    end
+    out, err, rc = h.run("oltp_read_write " .. oltp .. " --threads=1 --users=4 --connections=2 --time=1 run")
+    assert.are.equal(0, rc, err)
+    assert.is_truthy(out:match("transactions:%s+(%d+)") + 0 > 0, out)
+    out, err, rc = h.run("oltp_read_write " .. oltp .. " cleanup")
+    assert.are.equal(0, rc, err)
+  end)
+
+  local prefix = "todbc" .. tostring(os.time() % 100000) .. "_"
+  for _, wl in ipairs({ { "tpcc", "--warehouses=1" }, { "bookstore", "--items=1000 --ebs=1 --think-time=0" } }) do
+    it("runs " .. wl[1] .. " (prepare, run with --threads and --users, check)", function()
+      local base = wl[1] .. " " .. db .. " --table-prefix=" .. prefix .. " " .. wl[2]
+      local out, err, rc = h.run(base .. " --threads=2 prepare")
+      assert.are.equal(0, rc, err)
+      out, err, rc = h.run(base .. " --threads=2 --time=1 run")
+      assert.are.equal(0, rc, err)
+      assert.is_truthy(tonumber(out:match("transactions:%s+(%d+)")) > 0, out)
+      out, err, rc = h.run(base .. " --threads=1 --users=3 --connections=2 --time=1 run")
+      assert.are.equal(0, rc, err)
+      assert.is_truthy(tonumber(out:match("transactions:%s+(%d+)")) > 0, out)
+      out, err, rc = h.run(base .. " check")
+      assert.are.equal(0, rc, out .. err)
+      h.run(base .. " cleanup")
+    end)
+  end
+end, { "odbc-pgsql", "odbc-mysql" })

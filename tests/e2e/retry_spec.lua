@@ -13,29 +13,23 @@ local modes = {
 }
 
 describe("retries", function()
-  for _, driver in ipairs(h.drivers) do
-    describe("on " .. driver, function()
-      local db = h.db(driver)
-      if not db then
-        pending("the " .. driver .. " sandbox is not running")
-        return
-      end
-      local pg = driver == "pgsql"
-      -- PostgreSQL's lock timeout (55P03) is not in its default ignore list; MySQL's 1205 is.
-      local ignore = pg and " --pgsql-ignore-errors=55P03" or ""
+  h.each_driver("on %s", function(driver, db)
+    local pg = driver == "pgsql"
+    -- PostgreSQL's lock timeout (55P03) is not in its default ignore list; MySQL's 1205 is.
+    local ignore = pg and " --pgsql-ignore-errors=55P03" or ""
 
-      local function reset()
-        h.sql(db, "DROP TABLE IF EXISTS r20_acct")
-        h.sql(db, "DROP TABLE IF EXISTS r20_log")
-        h.sql(db, "CREATE TABLE r20_acct (id INT PRIMARY KEY, v INT NOT NULL)")
-        h.sql(db, "CREATE TABLE r20_log (who INT NOT NULL)")
-        h.sql(db, "INSERT INTO r20_acct VALUES (1, 0)")
-      end
+    local function reset()
+      h.sql(db, "DROP TABLE IF EXISTS r20_acct")
+      h.sql(db, "DROP TABLE IF EXISTS r20_log")
+      h.sql(db, "CREATE TABLE r20_acct (id INT PRIMARY KEY, v INT NOT NULL)")
+      h.sql(db, "CREATE TABLE r20_log (who INT NOT NULL)")
+      h.sql(db, "INSERT INTO r20_acct VALUES (1, 0)")
+    end
 
-      -- Participant 0 holds the row lock for 2.5 s. Participant 1 writes its log row, then waits
-      -- for that lock with a 1 s lock timeout: its attempts fail and are retried until the lock
-      -- is free. One logical transaction: one log row, one +10.
-      local lockwait = h.write("lockwait_" .. driver .. ".lua", [[
+    -- Participant 0 holds the row lock for 2.5 s. Participant 1 writes its log row, then waits
+    -- for that lock with a 1 s lock timeout: its attempts fail and are retried until the lock
+    -- is free. One logical transaction: one log row, one +10.
+    local lockwait = h.write("lockwait_" .. driver .. ".lua", [[
 local pg = ]] .. tostring(pg) .. [[
 
 local con
@@ -63,11 +57,9 @@ function event()
 end
 ]])
 
-      -- A script's own RESTART_EVENT after a write: two attempts are retried.
-      local selfretry = h.write("selfretry_" .. driver .. ".lua", [[
-local con
+    -- A script's own RESTART_EVENT after a write: two attempts are retried.
+    local selfretry = h.db_script("selfretry_" .. driver .. ".lua", [[
 local attempts = {}
-function thread_init() con = sysbench.sql.driver():connect() end
 function event()
   local me = luabench.user or sysbench.tid
   attempts[me] = (attempts[me] or 0) + 1
@@ -85,52 +77,58 @@ function event()
 end
 ]])
 
-      for _, m in ipairs(modes) do
-        it("a lock wait timeout retried (" .. m.name .. ") leaves one logical transaction's rows", function()
-          reset()
-          local out, err, rc = h.run(h.q(lockwait) .. " " .. db .. ignore .. " " .. m.args ..
-            " --time=20 --format=json run")
-          assert.are.equal(0, rc, err)
-          local doc = h.json(out)
-          assert.is_true(doc.counters.errors >= 1, "the writer's attempts timed out: " .. out)
-          assert.are.same({ "1" }, rows(db, "SELECT count(*) FROM r20_log"))
-          assert.are.same({ "11" }, rows(db, "SELECT v FROM r20_acct WHERE id = 1"))
-        end)
+    for _, m in ipairs(modes) do
+      it("a lock wait timeout retried (" .. m.name .. ") leaves one logical transaction's rows", function()
+        reset()
+        local out, err, rc = h.run(h.q(lockwait) .. " " .. db .. ignore .. " " .. m.args ..
+          " --time=20 --format=json run")
+        assert.are.equal(0, rc, err)
+        local doc = h.json(out)
+        assert.is_true(doc.counters.errors >= 1, "the writer's attempts timed out: " .. out)
+        assert.are.same({ "1" }, rows(db, "SELECT count(*) FROM r20_log"))
+        assert.are.same({ "11" }, rows(db, "SELECT v FROM r20_acct WHERE id = 1"))
+      end)
 
-        it("a script's own RESTART_EVENT (" .. m.name .. ") does not commit the failed attempts", function()
-          reset()
-          local out, err, rc = h.run(h.q(selfretry) .. " " .. db .. " " .. m.args .. " --time=20 run")
-          assert.are.equal(0, rc, err)
-          assert.are.same({ "1", "1" }, rows(db, "SELECT count(*) FROM r20_log GROUP BY who ORDER BY who"))
-        end)
-      end
+      it("a script's own RESTART_EVENT (" .. m.name .. ") does not commit the failed attempts", function()
+        reset()
+        local out, err, rc = h.run(h.q(selfretry) .. " " .. db .. " " .. m.args .. " --time=20 run")
+        assert.are.equal(0, rc, err)
+        assert.are.same({ "1", "1" }, rows(db, "SELECT count(*) FROM r20_log GROUP BY who ORDER BY who"))
+      end)
+    end
 
-      it("an event that ends inside a transaction is named once per worker; a pool rolls it back", function()
-        local open = h.write("opentx_" .. driver .. ".lua", [[
-local con
-function thread_init() con = sysbench.sql.driver():connect() end
+    it("an event that ends inside a transaction is named once per worker; a pool rolls it back", function()
+      local open = h.db_script("opentx_" .. driver .. ".lua", [[
 function event()
   con:query("BEGIN")
   con:query("INSERT INTO r20_log (who) VALUES (7)")
 end
 ]])
-        reset()
-        local out, err, rc = h.run(h.q(open) .. " " .. db .. " --threads=2 --time=1 run")
-        assert.are.equal(0, rc, err)
-        assert.are.equal(2, h.count(err, "WARNING: an event ended inside an open transaction %(last statement: INSERT INTO r20_log %(who%) VALUES %(7%)%)"), err)
-        reset()
-        out, err, rc = h.run(h.q(open) .. " " .. db .. " --users=4 --threads=2 --time=1 run")
-        assert.are.equal(0, rc, err)
-        assert.are.equal(2, h.count(err, "WARNING: an event ended inside an open transaction %(last statement: INSERT INTO r20_log"), err)
-        assert.is_truthy(err:find("rolled back", 1, true), err)
-        -- nothing committed: every event's transaction was rolled back before the next user
-        assert.are.same({ "0" }, rows(db, "SELECT count(*) FROM r20_log"))
-        h.sql(db, "DROP TABLE r20_acct")
-        h.sql(db, "DROP TABLE r20_log")
-      end)
+      reset()
+      local out, err, rc = h.run(h.q(open) .. " " .. db .. " --threads=2 --time=1 run")
+      assert.are.equal(0, rc, err)
+      assert.are.equal(2, h.count(err, "WARNING: an event ended inside an open transaction %(last statement: INSERT INTO r20_log %(who%) VALUES %(7%)%)"), err)
+      reset()
+      out, err, rc = h.run(h.q(open) .. " " .. db .. " --users=4 --threads=2 --time=1 run")
+      assert.are.equal(0, rc, err)
+      assert.are.equal(2, h.count(err, "WARNING: an event ended inside an open transaction %(last statement: INSERT INTO r20_log"), err)
+      assert.is_truthy(err:find("rolled back", 1, true), err)
+      -- nothing committed: every event's transaction was rolled back before the next user
+      assert.are.same({ "0" }, rows(db, "SELECT count(*) FROM r20_log"))
+      h.sql(db, "DROP TABLE r20_acct")
+      h.sql(db, "DROP TABLE r20_log")
     end)
-  end
+  end)
 end)
+
+-- tools/sweep over a script, into h.tmpdir()/<name>: its output, ending in "::rc=<exit code>".
+local function sweep(name, sweep_args, script, run_args)
+  local p = io.popen(string.format("LUABENCH=%s %s/tools/sweep %s --no-plot --out %s -- %s %s 2>&1; echo \"::rc=$?\"",
+    h.q(h.bin), h.q(h.root), sweep_args, h.q(h.tmpdir() .. "/" .. name), h.q(script), run_args))
+  local out = p:read("*a")
+  p:close()
+  return out
+end
 
 describe("a run whose events fail", function()
   local boom = h.write("boom.lua", "function event() error('boom') end\n")
@@ -169,49 +167,19 @@ describe("a run whose events fail", function()
     assert.is_truthy(doc.error:find("more than half", 1, true), doc.error)
     assert.are.equal(1, h.count(err, "ALERT: user %d+: [^\n]*boom"), err)
 
-    local dir = h.tmpdir() .. "/sweep-users-fail"
-    local p = io.popen(string.format("LUABENCH=%s %s/tools/sweep --threads 1,2 --no-plot --out %s -- %s --users=4 --time=1 2>&1; echo \"::rc=$?\"",
-      h.q(h.bin), h.q(h.root), h.q(dir), h.q(most)))
-    local sout = p:read("*a")
-    p:close()
+    local sout = sweep("sweep-users-fail", "--threads 1,2", most, "--users=4 --time=1")
     assert.is_truthy(sout:find("::rc=1", 1, true), sout)
     assert.is_truthy(sout:find("sweep: FAILED threads=1 (exit code 1, status: error)", 1, true), sout)
     assert.is_truthy(sout:find("sweep: failed: threads=1 threads=2", 1, true), sout)
-    assert.is_nil(h.read(dir .. "/sweep.csv"), "no row for a failed point")
+    assert.is_nil(h.read(h.tmpdir() .. "/sweep-users-fail/sweep.csv"), "no row for a failed point")
   end)
 
   it("stops a sweep at a run that failed before any event completed", function()
-    local dir = h.tmpdir() .. "/sweep-users-boom"
-    local p = io.popen(string.format("LUABENCH=%s %s/tools/sweep --users 4,8 --no-plot --out %s -- %s --threads=2 --time=600 2>&1; echo \"::rc=$?\"",
-      h.q(h.bin), h.q(h.root), h.q(dir), h.q(boom)))
-    local sout = p:read("*a")
-    p:close()
+    local sout = sweep("sweep-users-boom", "--users 4,8", boom, "--threads=2 --time=600")
     assert.is_truthy(sout:find("::rc=1", 1, true), sout)
     assert.is_truthy(sout:find("sweep: FAILED users=4 (exit code 1, status: error)", 1, true), sout)
     assert.is_truthy(sout:find("sweep: stopping: `thread_run' function failed: ", 1, true), sout)
     assert.is_falsy(sout:find("users=8", 1, true), sout)
     assert.is_truthy(sout:find("sweep: failed: users=4\n", 1, true), sout)
-  end)
-
-  it("counts a user's failures as failed events, not as ignored errors, and goes on", function()
-    local some = h.write("some_fail.lua", [[
-local n = {}
-function event()
-  local u = luabench.user
-  n[u] = (n[u] or 0) + 1
-  if u == 1 and n[u] % 4 == 0 then error("user 1 fails now and then") end
-  luabench.think(0.01)
-end
-]])
-    local out, err, rc = h.run(h.q(some) .. " --users=4 --threads=2 --time=2 --format=json run")
-    assert.are.equal(0, rc, err)
-    local doc = h.json(out)
-    assert.are.equal("ok", doc.status)
-    assert.are.equal(0, doc.counters.errors)
-    assert.is_true(doc.counters.failed_events >= 5, "failed events: " .. tostring(doc.counters.failed_events))
-    out, err, rc = h.run(h.q(some) .. " --users=4 --threads=2 --time=1 run")
-    assert.are.equal(0, rc, err)
-    local n = tonumber(out:match("\n    event failures:%s+(%d+)\n"))
-    assert.is_true(n ~= nil and n >= 2, out)
   end)
 end)

@@ -6,17 +6,11 @@ local function script(body)
   return h.write("sql_" .. tostring(math.random(1e9)) .. ".lua", body)
 end
 
-for _, driver in ipairs(h.drivers) do
-  describe("sysbench.sql on " .. driver, function()
-    local db = h.db(driver)
-    if not db then
-      pending("the " .. driver .. " sandbox is not running (tools/sandbox-db start)")
-      return
-    end
-    local pg = driver == "pgsql"
+h.each_driver("sysbench.sql on %s", function(driver, db)
+  local pg = driver == "pgsql"
 
-    it("runs queries, returns rows with NULLs, and a NULL result for other statements", function()
-      local p = script([[
+  it("runs queries, returns rows with NULLs, and a NULL result for other statements", function()
+    local p = script([[
 local con = sysbench.sql.driver():connect()
 con:query("DROP TABLE IF EXISTS lbt_api")
 print("CREATE", con:query("CREATE TABLE lbt_api (id INT PRIMARY KEY, v VARCHAR(20), d DOUBLE PRECISION)") == nil)
@@ -32,22 +26,22 @@ print("QROW", con:query_row("SELECT v FROM lbt_api WHERE id = 1"))
 print("QNONE", con:query_row("SELECT v FROM lbt_api WHERE id = 99") == nil)
 con:query("DROP TABLE lbt_api")
 ]])
-      local out, err, rc = h.run(h.q(p) .. " " .. db)
-      assert.are.equal(0, rc, err)
-      assert.is_truthy(out:find("CREATE\ttrue", 1, true))
-      assert.is_truthy(out:find("INSERT\ttrue\ttruthy\t<sql_result>", 1, true))
-      assert.is_truthy(out:find("NROWS\t2\t3", 1, true))
-      assert.is_truthy(out:find("R1\t1\tone\t1.5", 1, true))
-      assert.is_truthy(out:find("R2\t2\ttrue\ttrue\t1", 1, true))
-      assert.is_truthy(out:find("END\ttrue", 1, true))
-      assert.is_truthy(out:find("QROW\tone", 1, true))
-      assert.is_truthy(out:find("QNONE\ttrue", 1, true))
-    end)
+    local out, err, rc = h.run(h.q(p) .. " " .. db)
+    assert.are.equal(0, rc, err)
+    assert.is_truthy(out:find("CREATE\ttrue", 1, true))
+    assert.is_truthy(out:find("INSERT\ttrue\ttruthy\t<sql_result>", 1, true))
+    assert.is_truthy(out:find("NROWS\t2\t3", 1, true))
+    assert.is_truthy(out:find("R1\t1\tone\t1.5", 1, true))
+    assert.is_truthy(out:find("R2\t2\ttrue\ttrue\t1", 1, true))
+    assert.is_truthy(out:find("END\ttrue", 1, true))
+    assert.is_truthy(out:find("QROW\tone", 1, true))
+    assert.is_truthy(out:find("QNONE\ttrue", 1, true))
+  end)
 
-    it("binds every parameter type and NULL, and reads rows of prepared statements", function()
-      local cast = pg and "CAST(? AS BIGINT), CAST(? AS INT), CAST(? AS DOUBLE PRECISION), CAST(? AS TEXT), CAST(? AS TEXT), '?' || 'x'"
-        or "?, ?, ?, ?, ?, CONCAT('?', 'x')"
-      local p = script([[
+  it("binds every parameter type and NULL, and reads rows of prepared statements", function()
+    local cast = pg and "CAST(? AS BIGINT), CAST(? AS INT), CAST(? AS DOUBLE PRECISION), CAST(? AS TEXT), CAST(? AS TEXT), '?' || 'x'"
+      or "?, ?, ?, ?, ?, CONCAT('?', 'x')"
+    local p = script([[
 local t = sysbench.sql.type
 local con = sysbench.sql.driver():connect()
 local st = con:prepare("SELECT ]] .. cast .. [[")
@@ -65,18 +59,18 @@ ps[2]:set(7) ps[5]:set("it's")
 row = st:execute():fetch_row()
 print("AGAIN", row[2], row[5])
 ]])
-      local out, err, rc = h.run(h.q(p) .. " " .. db)
-      assert.are.equal(0, rc, err)
-      assert.is_truthy(out:find("TYPES\t4611686018427387904\t-42\t0.125\t10240\ttrue\t?x", 1, true), out)
-      assert.is_truthy(out:find("AGAIN\t7\tit's", 1, true), out)
-      -- client-side emulation escapes the quote
-      out, err, rc = h.run(h.q(p) .. " --db-ps-mode=disable " .. db)
-      assert.are.equal(0, rc, err)
-      assert.is_truthy(out:find("AGAIN\t7\tit's", 1, true), out)
-    end)
+    local out, err, rc = h.run(h.q(p) .. " " .. db)
+    assert.are.equal(0, rc, err)
+    assert.is_truthy(out:find("TYPES\t4611686018427387904\t-42\t0.125\t10240\ttrue\t?x", 1, true), out)
+    assert.is_truthy(out:find("AGAIN\t7\tit's", 1, true), out)
+    -- client-side emulation escapes the quote
+    out, err, rc = h.run(h.q(p) .. " --db-ps-mode=disable " .. db)
+    assert.are.equal(0, rc, err)
+    assert.is_truthy(out:find("AGAIN\t7\tit's", 1, true), out)
+  end)
 
-    it("bulk-inserts 20,000 rows and keeps two connections apart in one thread", function()
-      local p = script([[
+  it("bulk-inserts 20,000 rows and keeps two connections apart in one thread", function()
+    local p = script([[
 local drv = sysbench.sql.driver()
 local a, b = drv:connect(), drv:connect()
 a:query("DROP TABLE IF EXISTS lbt_bulk")
@@ -90,14 +84,14 @@ local rb = b:query("SELECT id FROM lbt_bulk WHERE id > 19997 ORDER BY id")
 print("INTERLEAVED", ra:fetch_row()[1], rb:fetch_row()[1], ra:fetch_row()[1], rb:fetch_row()[1])
 a:query("DROP TABLE lbt_bulk")
 ]])
-      local out, err, rc = h.run(h.q(p) .. " " .. db)
-      assert.are.equal(0, rc, err)
-      assert.is_truthy(out:find("COUNT\t20000", 1, true))
-      assert.is_truthy(out:find("INTERLEAVED\t1\t19998\t2\t19999", 1, true))
-    end)
+    local out, err, rc = h.run(h.q(p) .. " " .. db)
+    assert.are.equal(0, rc, err)
+    assert.is_truthy(out:find("COUNT\t20000", 1, true))
+    assert.is_truthy(out:find("INTERLEAVED\t1\t19998\t2\t19999", 1, true))
+  end)
 
-    it("loads rows through COPY on PostgreSQL and LOAD DATA LOCAL INFILE from memory on MySQL", function()
-      local p = script([[
+  it("loads rows through COPY on PostgreSQL and LOAD DATA LOCAL INFILE from memory on MySQL", function()
+    local p = script([[
 local con = sysbench.sql.driver():connect()
 local my = sysbench.sql.driver():name() == "mysql"
 local stream = my and "LOAD DATA LOCAL INFILE 'rows' INTO TABLE lbt_copy (id, s, n)" or "COPY lbt_copy (id, s, n) FROM STDIN"
@@ -141,54 +135,54 @@ ok = pcall(con.copy_done, con)
 print("DEEP", ok, con.sql_state, con:query_row("SELECT count(*) FROM lbt_copy"))
 con:query("DROP TABLE lbt_copy")
 ]])
-      local out, err, rc = h.run(h.q(p) .. " " .. db .. " --verbosity=1")
-      assert.are.equal(0, rc, err)
-      assert.is_truthy(out:find("ROWS\t50000\t25000\t1250025000\t3010", 1, true), out)
-      if driver == "mysql" then
-        assert.is_truthy(out:find("FILE\tfalse\tmysql: LOAD DATA LOCAL INFILE outside copy_init()/copy_done(): no file is sent\t50000", 1, true), out)
-      else
-        assert.is_truthy(out:find("BAD\tfalse\t22P04\t50000", 1, true), out)
-        assert.is_truthy(out:find("ONE\t100000\t1\n", 1, true), out)
-        assert.is_truthy(out:find("BUSY\tfalse\tpgsql: a COPY is streaming on this connection (call copy_done() before other statements)", 1, true), out)
-        assert.is_truthy(out:find("DEEP\tfalse\t22P02\t50000", 1, true), out)
-      end
-    end)
+    local out, err, rc = h.run(h.q(p) .. " " .. db .. " --verbosity=1")
+    assert.are.equal(0, rc, err)
+    assert.is_truthy(out:find("ROWS\t50000\t25000\t1250025000\t3010", 1, true), out)
+    if driver == "mysql" then
+      assert.is_truthy(out:find("FILE\tfalse\tmysql: LOAD DATA LOCAL INFILE outside copy_init()/copy_done(): no file is sent\t50000", 1, true), out)
+    else
+      assert.is_truthy(out:find("BAD\tfalse\t22P04\t50000", 1, true), out)
+      assert.is_truthy(out:find("ONE\t100000\t1\n", 1, true), out)
+      assert.is_truthy(out:find("BUSY\tfalse\tpgsql: a COPY is streaming on this connection (call copy_done() before other statements)", 1, true), out)
+      assert.is_truthy(out:find("DEEP\tfalse\t22P02\t50000", 1, true), out)
+    end
+  end)
 
-    it("examples/parallel_load.lua loads in parallel with progress, and one failing thread stops all", function()
-      local ex = h.q(h.root .. "/examples/parallel_load.lua") .. " " .. db
-      local ask = script([[
+  it("examples/parallel_load.lua loads in parallel with progress, and one failing thread stops all", function()
+    local ex = h.q(h.root .. "/examples/parallel_load.lua") .. " " .. db
+    local ask = script([[
 local con = sysbench.sql.driver():connect()
 print("ROWS", con:query_row("SELECT count(*), count(DISTINCT k), min(k), max(k) FROM kv"))
 print("INDEX", con:query_row(sysbench.sql.driver():name() == "pgsql"
   and "SELECT count(*) FROM pg_indexes WHERE tablename = 'kv' AND indexname = 'kv_k'"
   or "SELECT count(*) FROM information_schema.statistics WHERE table_schema = DATABASE() AND table_name = 'kv' AND index_name = 'kv_k'"))
 ]])
-      h.run(ex .. " cleanup")
-      local out, err, rc = h.run(ex .. " --rows=60000 --threads=3 prepare")
-      assert.are.equal(0, rc, err)
-      assert.is_truthy(out:find("Progress: 60000/60000 rows (100%)", 1, true), out)
-      assert.is_truthy(out:find("Loaded 60000 rows in", 1, true), out)
-      out = h.run(h.q(ask) .. " " .. db)
-      assert.is_truthy(out:find("ROWS\t60000\t60000\t1\t60000", 1, true), out)
-      assert.is_truthy(out:find("INDEX\t1", 1, true), out)
-      assert.are.equal(0, select(3, h.run(ex .. " cleanup")))
-      -- thread 1 loads k = 2, 5, 8, ...: a CHECK refuses them; threads 0 and 2 stop at the next phase
-      local pre = script([[
+    h.run(ex .. " cleanup")
+    local out, err, rc = h.run(ex .. " --rows=60000 --threads=3 prepare")
+    assert.are.equal(0, rc, err)
+    assert.is_truthy(out:find("Progress: 60000/60000 rows (100%)", 1, true), out)
+    assert.is_truthy(out:find("Loaded 60000 rows in", 1, true), out)
+    out = h.run(h.q(ask) .. " " .. db)
+    assert.is_truthy(out:find("ROWS\t60000\t60000\t1\t60000", 1, true), out)
+    assert.is_truthy(out:find("INDEX\t1", 1, true), out)
+    assert.are.equal(0, select(3, h.run(ex .. " cleanup")))
+    -- thread 1 loads k = 2, 5, 8, ...: a CHECK refuses them; threads 0 and 2 stop at the next phase
+    local pre = script([[
 sysbench.sql.driver():connect():query("CREATE TABLE kv (k INTEGER NOT NULL CHECK (MOD(k, 3) <> 2), v VARCHAR(32) NOT NULL)")
 ]])
-      assert.are.equal(0, select(3, h.run(h.q(pre) .. " " .. db)))
-      out, err, rc = h.run(ex .. " --rows=3000 --threads=3 prepare")
-      assert.are.equal(1, rc, out .. err)
-      -- PostgreSQL: "violates check constraint"; MariaDB: "CONSTRAINT `kv.k` failed"
-      -- with the line of the loader's call that failed (the bulk insert's last flush)
-      assert.is_truthy(err:lower():find("failed in thread 1: %S*parallel_load%.lua:%d+: sql error.*constraint"), err)
-      assert.are.equal(2, h.count(err, "another loader thread failed"), err)
-      assert.is_falsy(out:find("Loaded", 1, true), out)
-      assert.are.equal(0, select(3, h.run(ex .. " cleanup")))
-    end)
+    assert.are.equal(0, select(3, h.run(h.q(pre) .. " " .. db)))
+    out, err, rc = h.run(ex .. " --rows=3000 --threads=3 prepare")
+    assert.are.equal(1, rc, out .. err)
+    -- PostgreSQL: "violates check constraint"; MariaDB: "CONSTRAINT `kv.k` failed"
+    -- with the line of the loader's call that failed (the bulk insert's last flush)
+    assert.is_truthy(err:lower():find("failed in thread 1: %S*parallel_load%.lua:%d+: sql error.*constraint"), err)
+    assert.are.equal(2, h.count(err, "another loader thread failed"), err)
+    assert.is_falsy(out:find("Loaded", 1, true), out)
+    assert.are.equal(0, select(3, h.run(ex .. " cleanup")))
+  end)
 
-    it("reports errors with their descriptor and applies the ignore lists", function()
-      local p = script([[
+  it("reports errors with their descriptor and applies the ignore lists", function()
+    local p = script([[
 local con = sysbench.sql.driver():connect()
 con:query("DROP TABLE IF EXISTS lbt_err")
 con:query("CREATE TABLE lbt_err (id INT PRIMARY KEY)")
@@ -205,30 +199,30 @@ print("DESC", con.sql_state, con.error)
 print("AFTER", con:query_row("SELECT count(*) FROM lbt_err"))
 con:query("DROP TABLE lbt_err")
 ]])
-      local out, err, rc = h.run(h.q(p) .. " " .. db)
-      assert.are.equal(0, rc, err)
-      if pg then
-        -- 23505 is ignorable by default on PostgreSQL (sysbench's list)
-        assert.is_truthy(out:find("DUP\trestart=1\t0\t23505", 1, true), out)
-        assert.is_truthy(out:find("SYNTAX\tfalse\t[^\n]*SQL error, errno = 0, state = '42601': syntax error at or near \"SELEC\"") , out)
-      else
-        assert.is_truthy(out:find("DUP\tfatal\t[^\n]*SQL error, errno = 1062, state = '23000': Duplicate entry '1'"), out)
-        assert.is_truthy(out:find("SYNTAX\tfalse\t[^\n]*SQL error, errno = 1064, state = '42000'"), out)
-      end
-      assert.is_truthy(out:find("AFTER\t1", 1, true))
-      -- ignore lists: driver-specific and generic
-      local flag = pg and "--pgsql-ignore-errors=" or "--mysql-ignore-errors=1062"
-      out, err, rc = h.run(h.q(p) .. " " .. db .. " " .. flag)
-      assert.are.equal(0, rc, err)
-      assert.is_truthy(out:find(pg and "DUP\tfatal" or "DUP\trestart=1\t1062\t23000", 1, true), out)
-      out, err, rc = h.run(h.q(p) .. " " .. db .. " --db-ignore-errors=23000,23505")
-      assert.is_truthy(out:find("DUP\trestart=1", 1, true), out)
-      out, err, rc = h.run(h.q(p) .. " " .. db .. " --db-ignore-errors=all")
-      assert.is_truthy(out:find("SYNTAX\tfalse\ttable", 1, true), "all makes even syntax errors ignorable: " .. out)
-    end)
+    local out, err, rc = h.run(h.q(p) .. " " .. db)
+    assert.are.equal(0, rc, err)
+    if pg then
+      -- 23505 is ignorable by default on PostgreSQL (sysbench's list)
+      assert.is_truthy(out:find("DUP\trestart=1\t0\t23505", 1, true), out)
+      assert.is_truthy(out:find("SYNTAX\tfalse\t[^\n]*SQL error, errno = 0, state = '42601': syntax error at or near \"SELEC\"") , out)
+    else
+      assert.is_truthy(out:find("DUP\tfatal\t[^\n]*SQL error, errno = 1062, state = '23000': Duplicate entry '1'"), out)
+      assert.is_truthy(out:find("SYNTAX\tfalse\t[^\n]*SQL error, errno = 1064, state = '42000'"), out)
+    end
+    assert.is_truthy(out:find("AFTER\t1", 1, true))
+    -- ignore lists: driver-specific and generic
+    local flag = pg and "--pgsql-ignore-errors=" or "--mysql-ignore-errors=1062"
+    out, err, rc = h.run(h.q(p) .. " " .. db .. " " .. flag)
+    assert.are.equal(0, rc, err)
+    assert.is_truthy(out:find(pg and "DUP\tfatal" or "DUP\trestart=1\t1062\t23000", 1, true), out)
+    out, err, rc = h.run(h.q(p) .. " " .. db .. " --db-ignore-errors=23000,23505")
+    assert.is_truthy(out:find("DUP\trestart=1", 1, true), out)
+    out, err, rc = h.run(h.q(p) .. " " .. db .. " --db-ignore-errors=all")
+    assert.is_truthy(out:find("SYNTAX\tfalse\ttable", 1, true), "all makes even syntax errors ignorable: " .. out)
+  end)
 
-    it("lets sql_error_ignorable turn a fatal error into a retried event, counted as an error", function()
-      local p = script([[
+  it("lets sql_error_ignorable turn a fatal error into a retried event, counted as an error", function()
+    local p = script([[
 local con
 local n = 0
 sysbench.hooks.sql_error_ignorable = function(e) return e.query:find("lbt_nosuch", 1, true) ~= nil end
@@ -239,14 +233,14 @@ function event()
   con:query("SELECT 1")
 end
 ]])
-      local out, err, rc = h.run(h.q(p) .. " --events=5 " .. db .. " run")
-      assert.are.equal(0, rc, err)
-      assert.is_truthy(out:find("ignored errors:                      3 ", 1, true), out)
-      assert.is_truthy(out:find("transactions:                        5 ", 1, true), out)
-    end)
+    local out, err, rc = h.run(h.q(p) .. " --events=5 " .. db .. " run")
+    assert.are.equal(0, rc, err)
+    assert.is_truthy(out:find("ignored errors:                      3 ", 1, true), out)
+    assert.is_truthy(out:find("transactions:                        5 ", 1, true), out)
+  end)
 
-    it("recovers a transaction that failed inside BEGIN", function()
-      local p = script([[
+  it("recovers a transaction that failed inside BEGIN", function()
+    local p = script([[
 local con = sysbench.sql.driver():connect()
 con:query("DROP TABLE IF EXISTS lbt_tx")
 con:query("CREATE TABLE lbt_tx (id INT PRIMARY KEY)")
@@ -257,26 +251,26 @@ con:query("ROLLBACK")
 print("NEXT", con:query_row("SELECT count(*) FROM lbt_tx"))
 con:query("DROP TABLE lbt_tx")
 ]])
-      local out, err, rc = h.run(h.q(p) .. " " .. db)
-      assert.are.equal(0, rc, err)
-      assert.is_truthy(out:find("NEXT\t0", 1, true), out)
-    end)
+    local out, err, rc = h.run(h.q(p) .. " " .. db)
+    assert.are.equal(0, rc, err)
+    assert.is_truthy(out:find("NEXT\t0", 1, true), out)
+  end)
 
-    it("reconnects after the server kills its connections, and the run continues", function()
-      local p = script([[
+  it("reconnects after the server kills its connections, and the run continues", function()
+    local p = script([[
 local con
 function thread_init() con = sysbench.sql.driver():connect() end
 function event() con:query("SELECT 1") end
 ]])
-      local kill = pg and "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = 'sbtest' AND datname = current_database() AND pid <> pg_backend_pid()"
-        or nil
-      local outf = h.tmpdir() .. "/kill_" .. driver .. ".out"
-      local bg = string.format("%s %s --threads=2 --time=4 %s run > %s 2>&1 & pid=$!; sleep 1.5; ", h.bin, h.q(p), db, outf)
-      local killer
-      if pg then
-        killer = string.format("echo %s | %s - --verbosity=1 %s; ", h.q("sysbench.sql.driver():connect():query([[" .. kill .. "]])"), h.bin, db)
-      else
-        killer = string.format("echo %s | %s - --verbosity=1 %s; ", h.q([[
+    local kill = pg and "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = 'sbtest' AND datname = current_database() AND pid <> pg_backend_pid()"
+      or nil
+    local outf = h.tmpdir() .. "/kill_" .. driver .. ".out"
+    local bg = string.format("%s %s --threads=2 --time=4 %s run > %s 2>&1 & pid=$!; sleep 1.5; ", h.bin, h.q(p), db, outf)
+    local killer
+    if pg then
+      killer = string.format("echo %s | %s - --verbosity=1 %s; ", h.q("sysbench.sql.driver():connect():query([[" .. kill .. "]])"), h.bin, db)
+    else
+      killer = string.format("echo %s | %s - --verbosity=1 %s; ", h.q([[
 local c = sysbench.sql.driver():connect()
 local rs = c:query("SELECT id FROM information_schema.processlist WHERE user = 'sbtest' AND db = DATABASE() AND id <> CONNECTION_ID()")
 local ids = {}
@@ -284,52 +278,52 @@ local r = rs:fetch_row()
 while r do ids[#ids + 1] = r[1] r = rs:fetch_row() end
 for _, id in ipairs(ids) do pcall(c.query, c, "KILL " .. id) end
 ]]), h.bin, db)
-      end
-      local pp = io.popen(bg .. killer .. "wait $pid; echo rc=$?")
-      local res = pp:read("*a")
-      pp:close()
-      local out = h.read(outf)
-      assert.is_truthy(res:find("rc=0", 1, true), res .. out)
-      local reconn = tonumber(out:match("reconnects:%s+(%d+)"))
-      assert.is_true(reconn and reconn >= 2, "both threads reconnected: " .. tostring(reconn) .. "\n" .. out)
-      assert.is_true(tonumber(out:match("transactions:%s+(%d+)")) > 100)
-    end)
+    end
+    local pp = io.popen(bg .. killer .. "wait $pid; echo rc=$?")
+    local res = pp:read("*a")
+    pp:close()
+    local out = h.read(outf)
+    assert.is_truthy(res:find("rc=0", 1, true), res .. out)
+    local reconn = tonumber(out:match("reconnects:%s+(%d+)"))
+    assert.is_true(reconn and reconn >= 2, "both threads reconnected: " .. tostring(reconn) .. "\n" .. out)
+    assert.is_true(tonumber(out:match("transactions:%s+(%d+)")) > 100)
+  end)
 
-    it("gives one clear line for bad connection options, without the password", function()
-      local base = db:gsub("%-%-" .. driver .. "%-%w+=%S+", "")
-      local good = {}
-      for k, v in db:gmatch("%-%-" .. driver .. "%-(%w+)=(%S+)") do good[k] = v end
-      local pre = "--" .. driver .. "-"
-      local function with(over)
-        local t = {}
-        for k, v in pairs(good) do t[k] = over[k] or v end
-        local s = base
-        for k, v in pairs(t) do s = s .. " " .. pre .. k .. "=" .. v end
-        return s
-      end
-      local p = script("function thread_init() sysbench.sql.driver():connect() end\nfunction event() end\n")
-      local cases = {
-        { { host = "127.0.0.2" }, nil },
-        { { port = "1" }, "refused" },
-        { { password = "wrong-secret" }, pg and "password authentication failed" or "Access denied" },
-        { { db = "nosuchdb" }, pg and "nosuchdb" or "nosuchdb" },
-      }
-      for _, c in ipairs(cases) do
-        local t0 = h.now()
-        local out, err, rc = h.run(h.q(p) .. " --db-connect-timeout=3 --events=1 " .. with(c[1]) .. " run")
-        local dt = h.now() - t0
-        assert.are.equal(1, rc, err)
-        assert.is_true(dt < 8, "within the connect timeout: " .. dt)
-        assert.is_truthy(err:find("connection creation failed: " .. driver, 1, true), err)
-        if c[2] then assert.is_truthy(err:find(c[2], 1, true), err) end
-        assert.is_falsy((out .. err):find("sbtest-secret", 1, true))
-        assert.is_falsy((out .. err):find("wrong-secret", 1, true))
-        assert.is_true(h.count(err, "\n") <= 2, err)
-      end
-    end)
+  it("gives one clear line for bad connection options, without the password", function()
+    local base = db:gsub("%-%-" .. driver .. "%-%w+=%S+", "")
+    local good = {}
+    for k, v in db:gmatch("%-%-" .. driver .. "%-(%w+)=(%S+)") do good[k] = v end
+    local pre = "--" .. driver .. "-"
+    local function with(over)
+      local t = {}
+      for k, v in pairs(good) do t[k] = over[k] or v end
+      local s = base
+      for k, v in pairs(t) do s = s .. " " .. pre .. k .. "=" .. v end
+      return s
+    end
+    local p = script("function thread_init() sysbench.sql.driver():connect() end\nfunction event() end\n")
+    local cases = {
+      { { host = "127.0.0.2" }, nil },
+      { { port = "1" }, "refused" },
+      { { password = "wrong-secret" }, pg and "password authentication failed" or "Access denied" },
+      { { db = "nosuchdb" }, pg and "nosuchdb" or "nosuchdb" },
+    }
+    for _, c in ipairs(cases) do
+      local t0 = h.now()
+      local out, err, rc = h.run(h.q(p) .. " --db-connect-timeout=3 --events=1 " .. with(c[1]) .. " run")
+      local dt = h.now() - t0
+      assert.are.equal(1, rc, err)
+      assert.is_true(dt < 8, "within the connect timeout: " .. dt)
+      assert.is_truthy(err:find("connection creation failed: " .. driver, 1, true), err)
+      if c[2] then assert.is_truthy(err:find(c[2], 1, true), err) end
+      assert.is_falsy((out .. err):find("sbtest-secret", 1, true))
+      assert.is_falsy((out .. err):find("wrong-secret", 1, true))
+      assert.is_true(h.count(err, "\n") <= 2, err)
+    end
+  end)
 
-    it("refuses every use of a connection after disconnect() with an error, never a crash", function()
-      local p = script([[
+  it("refuses every use of a connection after disconnect() with an error, never a crash", function()
+    local p = script([[
 local drv = sysbench.sql.driver()
 local c = drv:connect()
 local st = c:prepare("SELECT 1")
@@ -356,16 +350,16 @@ c:disconnect()
 st:close()
 print("ALIVE", drv:connect():query_row("SELECT 7"))
 ]])
-      local out, err, rc = h.run(h.q(p) .. " " .. db)
-      assert.are.equal(0, rc, "exit code " .. tostring(rc) .. ": " .. err)
-      for _, name in ipairs({ "QUERY", "QROW", "PREPARE", "EXECUTE", "BIND", "FETCH", "FREE", "BULK", "COPY", "RECONNECT" }) do
-        assert.is_truthy(out:find(name .. "\tfalse\t[^\n]-sql_%d+%.lua:%d+: SQL API error: attempt to use an already closed connection\n"), name .. ": " .. out)
-      end
-      -- bulk_insert_next before a (refused) init is the usual misuse message
-      assert.is_truthy(out:find("BULKNEXT\tfalse\t[^\n]-db_bulk_insert_next%(%) failed"), out)
-      assert.is_truthy(out:find("ALIVE\t7", 1, true), out)
-      -- a pooled connection (--users) ignores disconnect(): it belongs to the pool
-      local u = script([[
+    local out, err, rc = h.run(h.q(p) .. " " .. db)
+    assert.are.equal(0, rc, "exit code " .. tostring(rc) .. ": " .. err)
+    for _, name in ipairs({ "QUERY", "QROW", "PREPARE", "EXECUTE", "BIND", "FETCH", "FREE", "BULK", "COPY", "RECONNECT" }) do
+      assert.is_truthy(out:find(name .. "\tfalse\t[^\n]-sql_%d+%.lua:%d+: SQL API error: attempt to use an already closed connection\n"), name .. ": " .. out)
+    end
+    -- bulk_insert_next before a (refused) init is the usual misuse message
+    assert.is_truthy(out:find("BULKNEXT\tfalse\t[^\n]-db_bulk_insert_next%(%) failed"), out)
+    assert.is_truthy(out:find("ALIVE\t7", 1, true), out)
+    -- a pooled connection (--users) ignores disconnect(): it belongs to the pool
+    local u = script([[
 local con
 function thread_init() con = sysbench.sql.driver():connect() end
 function event()
@@ -373,14 +367,14 @@ function event()
   con:disconnect()
 end
 ]])
-      out, err, rc = h.run(h.q(u) .. " " .. db .. " --users=2 --events=6 run")
-      assert.are.equal(0, rc, err)
-      assert.is_truthy(out:find("transactions:                        6 ", 1, true), out)
-    end)
+    out, err, rc = h.run(h.q(u) .. " " .. db .. " --users=2 --events=6 run")
+    assert.are.equal(0, rc, err)
+    assert.is_truthy(out:find("transactions:                        6 ", 1, true), out)
+  end)
 
-    it("gives a parameter bound to several statements to all of them, and survives re-binding", function()
-      local text = pg and "VARCHAR" or "CHAR"
-      local p = script([[
+  it("gives a parameter bound to several statements to all of them, and survives re-binding", function()
+    local text = pg and "VARCHAR" or "CHAR"
+    local p = script([[
 local t = sysbench.sql.type
 local con = sysbench.sql.driver():connect()
 local s1 = con:prepare("SELECT CAST(? AS ]] .. text .. [[(20)), 1")
@@ -412,14 +406,14 @@ for _ = 1, 3 do collectgarbage() end
 local r = sv:execute():fetch_row()
 print("STR", #r[1], r[2], get(s2))
 ]])
-      local out, err, rc = h.run(h.q(p) .. " " .. db)
-      assert.are.equal(0, rc, err)
-      assert.is_truthy(out:find("BOTH\t5\t5", 1, true), out)
-      assert.is_truthy(out:find("AGAIN\t6\t6", 1, true), out)
-      assert.is_truthy(out:find("REBIND\t7\t8", 1, true), out)
-      assert.is_truthy(out:find("STR\t60\twww\twww", 1, true), out)
-      -- the same through pooled connections (--users): each user's private copy sees the values
-      local u = script([[
+    local out, err, rc = h.run(h.q(p) .. " " .. db)
+    assert.are.equal(0, rc, err)
+    assert.is_truthy(out:find("BOTH\t5\t5", 1, true), out)
+    assert.is_truthy(out:find("AGAIN\t6\t6", 1, true), out)
+    assert.is_truthy(out:find("REBIND\t7\t8", 1, true), out)
+    assert.is_truthy(out:find("STR\t60\twww\twww", 1, true), out)
+    -- the same through pooled connections (--users): each user's private copy sees the values
+    local u = script([[
 local t = sysbench.sql.type
 local con, s1, s2, p
 local bad = 0
@@ -441,13 +435,13 @@ function event()
 end
 function thread_done() print("BAD", bad) end
 ]])
-      out, err, rc = h.run(h.q(u) .. " " .. db .. " --users=4 --events=40 run")
-      assert.are.equal(0, rc, err)
-      assert.is_truthy(out:find("BAD\t0", 1, true), out)
-    end)
+    out, err, rc = h.run(h.q(u) .. " " .. db .. " --users=4 --events=40 run")
+    assert.are.equal(0, rc, err)
+    assert.is_truthy(out:find("BAD\t0", 1, true), out)
+  end)
 
-    it("names the script's line of the failing call in SQL errors, for every entry point", function()
-      local p = script([[
+  it("names the script's line of the failing call in SQL errors, for every entry point", function()
+    local p = script([[
 local con = sysbench.sql.driver():connect()
 local closed = sysbench.sql.driver():connect()
 local function helper(q)
@@ -511,16 +505,15 @@ function thread_init()
 end
 function event() end
 ]])
-      local out, err, rc = h.run(h.q(p) .. " " .. db .. " --events=1 run")
-      assert.are.equal(1, rc, err)
-      local lines = { helper = 4, query_row = 21, execute = 25, bulk_done = 30, bulk_next = 33,
-        copy = 41, prepare = 45, closed = 48, mysql_prepare = not pg and 52 }
-      for name, line in pairs(lines) do
-        if line then
-          assert.is_truthy(out:find("CASE\t" .. name .. "\t[^\n]-sql_%d+%.lua:" .. line .. ": "), name .. " at line " .. line .. ":\n" .. out)
-        end
+    local out, err, rc = h.run(h.q(p) .. " " .. db .. " --events=1 run")
+    assert.are.equal(1, rc, err)
+    local lines = { helper = 4, query_row = 21, execute = 25, bulk_done = 30, bulk_next = 33,
+      copy = 41, prepare = 45, closed = 48, mysql_prepare = not pg and 52 }
+    for name, line in pairs(lines) do
+      if line then
+        assert.is_truthy(out:find("CASE\t" .. name .. "\t[^\n]-sql_%d+%.lua:" .. line .. ": "), name .. " at line " .. line .. ":\n" .. out)
       end
-      assert.is_truthy(err:find("`thread_init' function failed: [^\n]-sql_%d+%.lua:60: SQL error"), err)
-    end)
+    end
+    assert.is_truthy(err:find("`thread_init' function failed: [^\n]-sql_%d+%.lua:60: SQL error"), err)
   end)
-end
+end)

@@ -1,4 +1,4 @@
--- luabench.workload: the helpers tpcc and bookstore share.
+-- luabench.workload: the helpers tpcc, bookstore and dbt3 share.
 local h = require("helpers")
 local workload = require("luabench.workload")
 
@@ -57,5 +57,76 @@ describe("luabench.workload", function()
     local out, err, rc = h.run("- --verbosity=1 " .. opts, { stdin = script })
     assert.are.equal(0, rc, err)
     assert.are.equal("serializable", out:match("ISO\t(%S+)"), out)
+  end)
+  -- A workload of four modules wired by wire(), on SQLite: help, a parallel command, the run's
+  -- hooks with its statistics types, the configuration table, cleanup with and without a schema.
+  local WIRED = [[
+local function module(name, m) package.preload[name] = function() return m end end
+local workload = require("luabench.workload")
+local common = { options = { size = { "Rows of the demo", 10 } } }
+common.open = workload.new("wired").open
+common.table_exists = require("luabench.prepare").table_exists
+function common.settings() return { t = { config = "wired_config" } } end
+module("wired.common", common)
+module("wired.load", { prepare = function() print("PREPARE " .. sysbench.tid) end })
+module("wired.check", { check = function()
+  local con = common.open()
+  local function ready()
+    local ok, err = pcall(workload.ready_config, con, "wired", "wired_config", "run 'prepare' again", { "n" })
+    return ok and ("n=" .. type(err.n) .. " " .. err.n) or err
+  end
+  print("R1 " .. ready())
+  con:query("CREATE TABLE wired_config (cfg_name VARCHAR(30), cfg_value VARCHAR(30))")
+  print("R2 " .. ready())
+  workload.config_set(con, "wired_config", "ready", 1)
+  workload.config_set(con, "wired_config", "n", 42)
+  print("R3 " .. ready())
+  return false
+end })
+module("wired.schema", { drop = function(con) con:query("DROP TABLE wired_config") end })
+local events = 0
+module("wired.run", {
+  thread_init = function(tid, types) print("TYPES " .. #types) end,
+  event = function() events = events + 1 end,
+  thread_done = function() print("EVENTS " .. events) end,
+})
+module("wired.report", { footer = function() return "FOOTER\n" end })
+workload.wire({
+  name = "wired", common = common, types = { "A", "B" },
+  commands = { prepare = { "wired.load.prepare", sysbench.cmdline.PARALLEL_COMMAND },
+               check = { "wired.check.check" } },
+  about = "wired: a demo. Commands: prepare, run, check, cleanup, help",
+  notes = { "prepare does nothing." },
+  drops = "wired tables", drop = { "wired.schema" },
+  run = "wired.run", report = "wired.report",
+})
+]]
+
+  it("wires a workload's modules to the hooks and commands", function()
+    local script = h.q(h.write("wired.lua", WIRED)) .. " --db-driver=sqlite --sqlite-db=" ..
+      h.q(h.tmpdir() .. "/wired.db")
+    local out, err, rc = h.run(script .. " help")
+    assert.are.equal(0, rc, err)
+    assert.is_truthy(out:find("wired: a demo. Commands: prepare, run, check, cleanup, help\n\nwired options:\n" ..
+      "  --size=N Rows of the demo [10]\n\nprepare does nothing.\n", 1, true), out)
+    out, err, rc = h.run(script .. " --threads=2 prepare")
+    assert.are.equal(0, rc, err)
+    assert.are.equal(2, h.count(out, "PREPARE %d"), out)
+    out, err, rc = h.run(script .. " cleanup")
+    assert.are.equal(0, rc, err)
+    assert.is_truthy(out:find("\nNo wired schema here (no table 'wired_config'): nothing to drop\n", 1, true), out)
+    out, err, rc = h.run(script .. " check")
+    assert.are.equal(1, rc, "check returned false: " .. err)
+    assert.is_truthy(out:find("R1 no wired schema here (table 'wired_config' does not exist): run 'prepare' first\n" ..
+      "R2 the wired schema is not completely loaded (an interrupted prepare?): run 'prepare' again\n" ..
+      "R3 n=number 42\n", 1, true), out)
+    out, err, rc = h.run(script .. " --events=5 --threads=1 run")
+    assert.are.equal(0, rc, err)
+    assert.is_truthy(out:find("TYPES 2\n", 1, true), out)
+    assert.is_truthy(out:find("EVENTS 5\n", 1, true), out)
+    assert.is_truthy(out:find("\nFOOTER\n", 1, true), out)
+    out, err, rc = h.run(script .. " cleanup")
+    assert.are.equal(0, rc, err)
+    assert.is_truthy(out:find("\nDropping the wired tables...\n", 1, true), out)
   end)
 end)

@@ -32,6 +32,47 @@ function M.shared_config()
   return luabench.shared("bookstore.run.config", "int64_t", 4)
 end
 
+-- Control state, before the workers: the scale comes from the database.
+function M.init()
+  local s = common.settings()
+  local con = common.open()
+  local cfg = common.config_read(con)
+  con:disconnect()
+  if cfg.loaded ~= 1 then
+    common.fail("the bookstore load did not complete (prepare interrupted?): run cleanup, then prepare")
+  end
+  local sh = M.shared_config()
+  sh[0], sh[1], sh[2], sh[3] = cfg.items, cfg.ebs, cfg.customers, 1
+  if s.items ~= cfg.items or s.ebs ~= cfg.ebs then
+    if sysbench.opt.items ~= 10000 or sysbench.opt.ebs ~= 10 then
+      io.stderr:write(string.format("NOTE: the database holds %d items and %d EBs; --items and --ebs only apply to prepare\n",
+        cfg.items, cfg.ebs))
+    end
+  end
+end
+
+-- Control state, after the run: the committed Buy Confirms and new customers go to the
+-- configuration table, where `check` reconciles them with the tables.
+function M.done()
+  local threads = sysbench.opt.threads
+  local st = M.stats_array(threads)
+  local bc, nc = 0, 0
+  for t = 0, threads - 1 do
+    bc = bc + st[t * SLOTS + M.BC_COMMITTED]
+    nc = nc + st[t * SLOTS + M.NEW_CUSTOMERS]
+  end
+  local ok, err = pcall(function()
+    local con = common.open()
+    common.config_add(con, "bc_committed", bc)
+    common.config_add(con, "new_customers", nc)
+    common.config_add(con, "runs", 1)
+    con:disconnect()
+  end)
+  if not ok then
+    io.stderr:write("ALERT: could not record the run's Buy Confirms and new customers for 'check': " .. tostring(err) .. "\n")
+  end
+end
+
 local s, x, types, stats, base, from, mean_think, mean_usmd, mix
 
 local function count(slot, n)

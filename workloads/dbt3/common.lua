@@ -68,14 +68,7 @@ function M.settings()
   if not s.query_timeout or s.query_timeout < 0 then
     fail("invalid --query-timeout value '%s' (expected seconds >= 0)", tostring(opt.query_timeout))
   end
-  s.load_threads = opt.load_threads
-  if s.load_threads < 0 or s.load_threads ~= math.floor(s.load_threads) then
-    fail("invalid --load-threads value '%s'", tostring(opt.load_threads))
-  end
-  if s.load_threads == 0 then s.load_threads = s.threads end
-  if s.load_threads > s.threads then
-    fail("--load-threads=%d is more than --threads=%d: the engine starts --threads threads for prepare, so raise --threads", s.load_threads, s.threads)
-  end
+  s.load_threads = workload.load_threads(opt.load_threads, s.threads, "prepare")
   local seed = tonumber(opt.rand_seed) or 0
   s.seed = seed ~= 0 and seed or M.DEFAULT_SEED
   s.seed_given = seed ~= 0
@@ -95,7 +88,7 @@ end
 -- Connections -----------------------------------------------------------------------------------
 
 local wl = workload.new("dbt3")
-M.driver, M.dialect, M.connect = wl.driver, wl.dialect, wl.connect
+M.driver, M.dialect, M.connect, M.open = wl.driver, wl.dialect, wl.connect, wl.open
 
 M.table_exists = require("luabench.prepare").table_exists
 M.rows = workload.rows
@@ -106,17 +99,8 @@ function M.config_set(con, name, value) workload.config_set(con, M.settings().t.
 
 -- The configuration of a completely prepared schema, or a one-line error.
 function M.ready_config(con)
-  local s = M.settings()
-  if not M.table_exists(con, s.t.config) then
-    fail("no dbt3 schema here (table '%s' does not exist): run 'prepare' first", s.t.config)
-  end
-  local cfg = M.config_read(con)
-  if cfg.ready ~= "1" then
-    fail("the dbt3 schema is not completely loaded (an interrupted prepare?): run 'cleanup', then 'prepare'")
-  end
-  cfg.scale = tonumber(cfg.scale)
-  cfg.seed = tonumber(cfg.seed)
-  return cfg
+  return workload.ready_config(con, "dbt3", M.settings().t.config, "run 'cleanup', then 'prepare'",
+    { "scale", "seed" })
 end
 
 return M

@@ -71,6 +71,23 @@ local function load_unit(g, u, sink)
   return out
 end
 
+-- The rows a load makes at scale factor sf, lineitems estimated (progress and ETA).
+local function expected_rows(sf)
+  local z = common.sizes(sf)
+  return z.part * 5 + z.supplier + z.customer + z.orders * 5 + 30
+end
+
+-- Calls work(item) for each item of `list` this thread claims from the shared ticket counter
+-- `counter` (every thread of the load draws from it); false when another thread failed.
+local function claim_each(counter, list, work)
+  while not ld:failed() do
+    local i = tonumber(C.lb_kernel_ticket(sysbench.worker, counter)) + 1
+    if i > #list then return true end
+    work(list[i])
+  end
+  return false
+end
+
 -- Phase 0 (thread 0): refuse a schema that is there already, create the tables. `what` says
 -- where the rows come from (the generator with its seed, or dbgen's files).
 local function setup(sf, what, source)
@@ -105,16 +122,12 @@ end
 -- Phases 2 and 3 of a load: keys, indexes and statistics, one table at a time per thread; then
 -- thread 0 records the lineitem count and marks the schema ready.
 local function post_load(lines_of, t_data, sf)
-  if tid < s.load_threads then
-    local steps = schema.POST_LOAD_ORDER
-    while true do
-      if ld:failed() then return end
-      local i = tonumber(C.lb_kernel_ticket(sysbench.worker, "dbt3.load.steps")) + 1
-      if i > #steps then break end
-      local t0 = luabench.time()
-      schema.post_load(con, steps[i])
-      print(fmt("  %s: indexed and analyzed in %.1fs", s.t[steps[i]], luabench.time() - t0))
-    end
+  if tid < s.load_threads and not claim_each("dbt3.load.steps", schema.POST_LOAD_ORDER, function(step)
+    local t0 = luabench.time()
+    schema.post_load(con, step)
+    print(fmt("  %s: indexed and analyzed in %.1fs", s.t[step], luabench.time() - t0))
+  end) then
+    return
   end
   if not ld:barrier(3) then return end
 
@@ -141,20 +154,15 @@ local function body(info, lines_of)
   local g = gen.new(s.seed, sf, use_copy)
 
   -- Phase 1: the data.
-  if tid < s.load_threads then
-    local list = units(g)
-    while true do
-      if ld:failed() then return end
-      local i = tonumber(C.lb_kernel_ticket(sysbench.worker, "dbt3.load.units")) + 1
-      if i > #list then break end
-      local out = load_unit(g, list[i])
-      local n = 0
-      for t, rows in pairs(out) do
-        n = n + #rows
-        if t == "lineitem" then lines_of[tid] = lines_of[tid] + #rows end
-      end
-      ld:add(n)
+  if tid < s.load_threads and not claim_each("dbt3.load.units", units(g), function(u)
+    local n = 0
+    for t, rows in pairs(load_unit(g, u)) do
+      n = n + #rows
+      if t == "lineitem" then lines_of[tid] = lines_of[tid] + #rows end
     end
+    ld:add(n)
+  end) then
+    return
   end
   if not ld:barrier(2) then return end
   local t_data = luabench.time()
@@ -176,8 +184,7 @@ function M.generate()
   tid = sysbench.tid
   local dir = s.generate_dir
   if dir == "" then common.fail("generate needs --generate-dir=DIR (a directory for the table files)") end
-  local z = common.sizes(s.scale)
-  ld = require("luabench.prepare").new("dbt3.generate", z.part * 5 + z.supplier + z.customer + z.orders * 5 + 30)
+  ld = require("luabench.prepare").new("dbt3.generate", expected_rows(s.scale))
   local files = {}
   local function sink(name, rows)
     if #rows == 0 then return end
@@ -193,15 +200,12 @@ function M.generate()
   end
   local ok, err = pcall(function()
     local g = gen.new(s.seed, s.scale, true)
-    local list = units(g)
-    while true do
-      if ld:failed() then return end
-      local i = tonumber(C.lb_kernel_ticket(sysbench.worker, "dbt3.generate.units")) + 1
-      if i > #list then break end
-      local out = load_unit(g, list[i], sink)
+    if not claim_each("dbt3.generate.units", units(g), function(u)
       local n = 0
-      for _, rows in pairs(out) do n = n + #rows end
+      for _, rows in pairs(load_unit(g, u, sink)) do n = n + #rows end
       ld:add(n)
+    end) then
+      return
     end
     for _, f in pairs(files) do f:close() end
     if not ld:barrier(1) then return end
@@ -216,20 +220,14 @@ function M.generate()
   end
 end
 
-function M.prepare()
-  s = common.settings()
-  tid = sysbench.tid
-  local z = common.sizes(s.scale)
-  local expected = z.part * 5 + z.supplier + z.customer + z.orders * 5 + 30
-  ld = require("luabench.prepare").new("dbt3.load", expected)
-  local info = luabench.shared("dbt3.load.info", "int64_t", 1)
-  local lines_of = luabench.shared("dbt3.load.lines", "uint64_t", s.threads)
+-- Runs load() on this thread's connection (the module's con and use_copy), then closes it.
+local function connected(load)
   local ok, err = pcall(function()
     con = common.driver():connect()
     local d = common.dialect()
     -- MySQL's LOAD DATA LOCAL needs local_infile on the server; without it, multi-row INSERTs.
     use_copy = d.load_stream and tostring(con:query_row(d.load_stream_enabled)) == "1" or false
-    body(info, lines_of)
+    load()
   end)
   if not ok then
     if con then con:disconnect() end
@@ -239,6 +237,15 @@ function M.prepare()
     error(err, 0)
   end
   con:disconnect()
+end
+
+function M.prepare()
+  s = common.settings()
+  tid = sysbench.tid
+  ld = require("luabench.prepare").new("dbt3.load", expected_rows(s.scale))
+  local info = luabench.shared("dbt3.load.info", "int64_t", 1)
+  local lines_of = luabench.shared("dbt3.load.lines", "uint64_t", s.threads)
+  connected(function() body(info, lines_of) end)
 end
 
 -- The `load-dbgen` command: the table files of the TPC-H kit's dbgen (or tpchgen-cli, which
@@ -422,16 +429,13 @@ local function dbgen_body(info, lines_of, rows_of)
   if info[0] < 0 then return end
   local index = {}
   for k, name in ipairs(common.TABLES) do index[name] = k - 1 end
-  if tid < s.load_threads then
-    while true do
-      if ld:failed() then return end
-      local i = tonumber(C.lb_kernel_ticket(sysbench.worker, "dbt3.dbgen.units")) + 1
-      if i > #list then break end
-      local n = dbgen_range(list[i])
-      local slot = tid * #common.TABLES + index[list[i][1]]
-      rows_of[slot] = rows_of[slot] + n
-      if list[i][1] == "lineitem" then lines_of[tid] = lines_of[tid] + n end
-    end
+  if tid < s.load_threads and not claim_each("dbt3.dbgen.units", list, function(u)
+    local n = dbgen_range(u)
+    local slot = tid * #common.TABLES + index[u[1]]
+    rows_of[slot] = rows_of[slot] + n
+    if u[1] == "lineitem" then lines_of[tid] = lines_of[tid] + n end
+  end) then
+    return
   end
   if not ld:barrier(2) then return end
   local t_data = luabench.time()
@@ -452,18 +456,7 @@ function M.load_dbgen()
   local info = luabench.shared("dbt3.dbgen.info", "int64_t", 1)
   local lines_of = luabench.shared("dbt3.dbgen.lines", "uint64_t", s.threads)
   local rows_of = luabench.shared("dbt3.dbgen.table_rows", "uint64_t", s.threads * #common.TABLES)
-  local ok, err = pcall(function()
-    con = common.driver():connect()
-    local d = common.dialect()
-    use_copy = d.load_stream and tostring(con:query_row(d.load_stream_enabled)) == "1" or false
-    dbgen_body(info, lines_of, rows_of)
-  end)
-  if not ok then
-    if con then con:disconnect() end
-    ld:fail()
-    error(err, 0)
-  end
-  con:disconnect()
+  connected(function() dbgen_body(info, lines_of, rows_of) end)
 end
 
 return M

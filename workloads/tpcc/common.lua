@@ -103,14 +103,7 @@ function M.settings()
   -- Terminals: one per thread, or the emulated users (--users) spread over the threads.
   s.users = tonumber(opt.users) or 0
   s.terminals = s.users > 0 and s.users or s.threads
-  s.load_threads = opt.load_threads
-  if s.load_threads < 0 or s.load_threads ~= math.floor(s.load_threads) then
-    fail("invalid --load-threads value '%s'", tostring(opt.load_threads))
-  end
-  if s.load_threads == 0 then s.load_threads = s.threads end
-  if s.load_threads > s.threads then
-    fail("--load-threads=%d is more than --threads=%d: the engine starts --threads threads for prepare and check, so raise --threads", s.load_threads, s.threads)
-  end
+  s.load_threads = workload.load_threads(opt.load_threads, s.threads, "prepare and check")
   s.prefix = opt.table_prefix
   s.t = workload.tables(s.prefix, M.TABLES, "tpcc_config")
   M.s = s
@@ -138,19 +131,8 @@ function M.config_set(con, name, value) workload.config_set(con, M.settings().t.
 
 -- The configuration of a completely prepared schema, or a one-line error.
 function M.ready_config(con)
-  local s = M.settings()
-  if not M.table_exists(con, s.t.config) then
-    fail("no tpcc schema here (table '%s' does not exist): run 'prepare' first", s.t.config)
-  end
-  local cfg = M.config_read(con)
-  if cfg.ready ~= "1" then
-    fail("the tpcc schema is not completely loaded (an interrupted prepare?): run 'prepare' again to finish it")
-  end
-  cfg.warehouses = tonumber(cfg.warehouses)
-  cfg.c_last = tonumber(cfg.c_last)
-  cfg.c_id = tonumber(cfg.c_id)
-  cfg.ol_i_id = tonumber(cfg.ol_i_id)
-  return cfg
+  return workload.ready_config(con, "tpcc", M.settings().t.config, "run 'prepare' again to finish it",
+    { "warehouses", "c_last", "c_id", "ol_i_id" })
 end
 
 -- Random values ---------------------------------------------------------------------------------

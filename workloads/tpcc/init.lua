@@ -12,75 +12,10 @@
 -- same as stored procedures), tpcc.run (terminals), tpcc.report, tpcc.check.
 -- doc/workloads/tpcc.md describes options, report and deviations from the specification.
 local common = require("tpcc.common")
-
-sysbench.cmdline.options = common.options
-
--- Transaction types in the order of --weights; the same ids in every thread.
-local TYPES = {}
-for i, name in ipairs(common.TYPES) do TYPES[i] = luabench.stats.type(name) end
-
-local function prepare_cmd()
-  require("tpcc.load").prepare()
-end
-
-local function check_cmd()
-  require("tpcc.check").check()
-end
-
-sysbench.cmdline.commands = {
-  prepare = { prepare_cmd, sysbench.cmdline.PARALLEL_COMMAND },
-  check = { check_cmd, sysbench.cmdline.PARALLEL_COMMAND },
-}
-
-function cleanup()
-  local s = common.settings()
-  local con = common.open()
-  if not common.table_exists(con, s.t.config) then
-    print(string.format("No tpcc schema here (no table '%s'): nothing to drop", s.t.config))
-    con:disconnect()
-    return
-  end
-  print("Dropping the tpcc tables and procedures...")
-  require("tpcc.procs").drop(con)
-  require("tpcc.schema").drop(con)
-  con:disconnect()
-end
-
-function help()
-  print("tpcc: TPC-C-like order-entry workload (not audited). Commands: prepare, run, check, cleanup, help")
-  print("")
-  print("tpcc options:")
-  sysbench.cmdline.print_test_options() -- ends with an empty line
-  print("prepare loads --warehouses warehouses with --threads threads (or --load-threads of them) and")
-  print("resumes an interrupted load; run drives one terminal per thread, or per emulated user with")
-  print("--users (--wait: 10 per warehouse);")
-  print("check verifies the consistency conditions; see doc/workloads/tpcc.md.")
-end
-
 local run = require("tpcc.run")
 
-function init()
-  run.init()
-end
-
-function thread_init(tid)
-  run.thread_init(tid, TYPES)
-end
-
-function event()
-  return run.event()
-end
-
-function thread_done()
-  run.thread_done()
-end
-
-function done()
-  run.done()
-end
-
 -- Printed after the engine's run header (on the info stream: never mixed with JSON or CSV).
-function sysbench.hooks.run_header()
+local function run_header()
   local s = common.settings()
   local st = run.shared()
   local W = st[0]
@@ -101,15 +36,25 @@ function sysbench.hooks.run_header()
       "transactions as client-side statements", note)
 end
 
-function sysbench.hooks.report_json(stat)
-  return require("tpcc.report").json(stat)
-end
-
-function sysbench.hooks.report_footer(stat)
-  return require("tpcc.report").footer(stat)
-end
-
--- `luabench merge` of processes run with --instance: tpmC over all of them.
-function luabench.hooks.report_merge(inputs, stat)
-  return require("tpcc.report").merge(inputs, stat)
-end
+require("luabench.workload").wire({
+  name = "tpcc",
+  common = common,
+  -- Transaction types in the order of --weights.
+  types = common.TYPES,
+  commands = {
+    prepare = { "tpcc.load.prepare", sysbench.cmdline.PARALLEL_COMMAND },
+    check = { "tpcc.check.check", sysbench.cmdline.PARALLEL_COMMAND },
+  },
+  about = "tpcc: TPC-C-like order-entry workload (not audited). Commands: prepare, run, check, cleanup, help",
+  notes = {
+    "prepare loads --warehouses warehouses with --threads threads (or --load-threads of them) and",
+    "resumes an interrupted load; run drives one terminal per thread, or per emulated user with",
+    "--users (--wait: 10 per warehouse);",
+    "check verifies the consistency conditions; see doc/workloads/tpcc.md.",
+  },
+  drops = "tpcc tables and procedures",
+  drop = { "tpcc.procs", "tpcc.schema" },
+  run = "tpcc.run",
+  report = "tpcc.report",
+  hooks = { run_header = run_header },
+})
