@@ -10,13 +10,8 @@
 odbc_cpu_per_q() { awk -v c="$1" -v q="$2" -v s="$3" 'BEGIN {printf "%.2f", (q > 0 ? c / (q * s) * 1e6 : 0)}'; }
 
 bench_odbc() {
-  local servers="pgsql mysql" size=100000 a
-  for a in "$@"; do
-    case $a in
-      --servers=*) servers=${a#*=} ;;
-      --size=*) size=${a#*=} ;;
-    esac
-  done
+  local servers size
+  server_opts "$@"
   results=()
   for srv in $servers; do
     local nat odb

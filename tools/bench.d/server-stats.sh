@@ -21,13 +21,8 @@ ss_case() {
 }
 
 bench_server_stats() {
-  local servers="pgsql mysql" size=100000 a
-  for a in "$@"; do
-    case $a in
-      --servers=*) servers=${a#*=} ;;
-      --size=*) size=${a#*=} ;;
-    esac
-  done
+  local servers size
+  server_opts "$@"
   results=()
   ss_case "empty event, 2 threads (ev/s)" eps "$work/empty.lua" --threads=2 --time="$secs"
   for srv in $servers; do
