@@ -50,11 +50,10 @@ ab_case() {
 
 ab_eps() { "$@" 2>/dev/null | eps; }
 ab_qps() { "$@" 2>/dev/null | qps; }
-# client CPU per query in microseconds
+# client CPU per query in microseconds, both from the same run (with_cpu: tools/bench)
+ab_queries() { awk '/queries:/ && /per sec/ {print $2}'; }
 ab_cpu_per_query() {
-  local out
-  out=$(/usr/bin/time -f "LB_CPU %U %S" "$@" 2>&1)
-  echo "$out" | awk '/^LB_CPU/ {c = $2 + $3} /queries:/ && /per sec/ {q = $2} END {printf "%.2f\n", c / q * 1e6}'
+  with_cpu ab_queries "$@" | awk '{printf "%.2f\n", ($1 > 0 ? $2 / $1 * 1e6 : 0)}'
 }
 ab_instructions() {
   valgrind --tool=callgrind --callgrind-out-file="$work/cg.out" "$@" >/dev/null 2>"$work/cg.err" || true
