@@ -262,7 +262,8 @@ static void release_barrier(struct lb_engine *e)
 }
 
 /* --start-at: the threads are ready (connected, thread_init done); wait for the common start.
- * Processes launched together by an orchestrator then measure the same window. */
+ * Processes launched together by an orchestrator then measure the same window. 1 if it waited,
+ * 0 if it did not have to, -1 when it was too late. */
 static int wait_start_at(struct lb_engine *e)
 {
 	if (!e->session.cfg.start_at)
@@ -291,7 +292,7 @@ static int wait_start_at(struct lb_engine *e)
 	struct timespec ts = lb_ns_to_timespec(at);
 	while (!__atomic_load_n(&e->stop, __ATOMIC_RELAXED) && sem_timedwait(&e->wake, &ts) < 0 && errno == EINTR)
 		;
-	return 0;
+	return 1;
 }
 
 static void join_threads(struct lb_engine *e)
@@ -848,8 +849,15 @@ static int start_run(struct lb_engine *e)
 		lb_fatal("Thread initialization failed!"); /* after the worker's own line, as sysbench */
 	char err[ERRLEN];
 	bool refused = false;
-	if (init == 0 && wait_start_at(e) == 0) {
+	/* The server monitor connects and reads the settings before the common start, which must
+	 * not wait for that (it takes a few round trips); its first reading is taken again when
+	 * the start was waited for, so the server's window is the run's. */
+	if (init == 0)
 		start_server_monitor(e);
+	int waited = init == 0 ? wait_start_at(e) : -1;
+	if (waited > 0)
+		lb_srvmon_new_window(e->srvmon, lb_now_ns());
+	if (waited >= 0) {
 		/* "Threads started!" comes before any line a worker prints, as in sysbench. The sink
 		 * may refuse the run (a --threshold on a type the script does not define). */
 		refused = e->sink->started(e->sink_ctx, &e->session.cfg, &e->types, e->srvmon != NULL, err,
