@@ -79,6 +79,8 @@ static const struct lb_opt_def log_opts[] = {
 	{ "histogram", LB_OPT_BOOL, "off", "print latency histogram in report" },
 	{ "report-statements", LB_OPT_BOOL, "off",
 	  "report each SQL statement (its text with literals as ?, or a prepared statement's text) with count, errors and latency, like pgbench -r; costs nothing when off" },
+	{ "report-metrics", LB_OPT_BOOL, "off",
+	  "with --report-interval, print the script's named metrics (luabench.counter, .rate, .gauge) on a line of their own after each interval line" },
 };
 
 int lb_config_register_options(struct lb_opts *opts, char *err, int errlen)
@@ -391,6 +393,7 @@ int lb_config_read(struct lb_config *c, const struct lb_opts *o, char *err, int 
 	c->rate_constant = !strcmp(arrival, "constant");
 	c->histogram = lb_opts_bool(o, "histogram");
 	c->report_statements = lb_opts_bool(o, "report-statements");
+	c->report_metrics = lb_opts_bool(o, "report-metrics");
 	c->debug = lb_opts_bool(o, "debug");
 	c->validate = lb_opts_bool(o, "validate");
 	const char *out = lb_opts_str(o, "output");

@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "engine/latency_hist.h"
+#include "engine/named_metrics.h"
 
 /* The first six match sysbench's sb_counter_type (scripts pass them to sb_counter_inc). */
 enum lb_cnt {
@@ -96,6 +97,7 @@ struct lb_stats {
 	struct lb_hist wake; /* --users only: lateness of timer wake-ups (think time, ramp-up) */
 	struct lb_type_stats *types[LB_MAX_TYPES]; /* allocated by the worker on first use */
 	struct lb_type_stats *stmts[LB_MAX_STMTS]; /* --report-statements only */
+	struct lb_metric_slot metrics[LB_MAX_METRICS]; /* named metrics (named_metrics.h) */
 };
 
 /* Records one outcome of type `id` (latency only for OK and ROLLBACK). Single writer. */
@@ -140,6 +142,7 @@ struct lb_snap {
 	struct lb_hist wake;
 	struct lb_type_stats *types[LB_MAX_TYPES]; /* NULL for types never seen */
 	struct lb_type_stats *stmts[LB_MAX_STMTS]; /* NULL for statements never run */
+	struct lb_metric_value metrics[LB_MAX_METRICS]; /* named metrics, by id */
 };
 
 void lb_snap_init(struct lb_snap *s);
