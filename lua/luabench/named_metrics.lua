@@ -8,10 +8,10 @@
 --   function event() ... MISS:add(); HIT:add(found); QUEUE:set(#pending) end
 --
 -- Each worker has a slot per metric in its statistics (engine/named_metrics.h) and writes only
--- its own: add() is two stores to that slot, without a call into C, a lock or an atomic
--- read-modify-write; the reporter adds the workers' slots up. A gauge's set() is a call (it
--- reads the clock, so that the latest value over all threads is the gauge's, and keeps the
--- window's minimum and maximum).
+-- its own: add() stores to that slot from Lua (one or two stores), without a call into C, a lock
+-- or an atomic read-modify-write; the reporter adds the workers' slots up. A gauge's set() is a
+-- call (it reads the clock, so that the latest value over all threads is the gauge's, and keeps
+-- the window's minimum and maximum).
 --
 -- Declaring: the same name is the same metric in every thread, so declare at the top of the
 -- script (its main chunk runs in every thread). A declaration repeated with the same kind and
@@ -24,7 +24,7 @@ local sb = sysbench
 local worker = sb.worker
 local api = require("luabench.api_check")
 
-local floor, type, getmetatable, fmt = math.floor, type, getmetatable, string.format
+local floor, type, fmt = math.floor, type, string.format
 local raise = api.raise
 
 local KINDS = { counter = 0, rate = 1, gauge = 2 }
@@ -47,50 +47,55 @@ local function shown(v)
   return type(v)
 end
 
-local Counter, Rate, Gauge = {}, {}, {}
-Counter.__index, Rate.__index, Gauge.__index = Counter, Rate, Gauge
-local CLASS = { [0] = Counter, Rate, Gauge }
-
 local function wrong_self(call, self, kind)
-  raise(fmt("%s: called on %s, not on a %s from luabench.%s() (call it with ':')", call, type(self), kind, kind))
+  raise(fmt("%s: called on %s, not on this %s from luabench.%s() (call it with ':')", call, type(self), kind, kind))
 end
 
--- c:add([n]): adds n (a whole number >= 0, 1 if not given) to the counter.
-function Counter:add(n)
-  if getmetatable(self) ~= Counter then wrong_self("counter:add(n)", self, "counter") end
-  if n == nil then
-    n = 1
-  elseif type(n) ~= "number" or not (n >= 0 and n < WHOLE_MAX) or n ~= floor(n) then
-    raise("counter:add(n): n must be a whole number >= 0 (below 2^53), got " .. shown(n))
-  end
-  local s = self.slot
-  s.sum = s.sum + n
-end
-
--- r:add(outcome): records one outcome, true or false.
-function Rate:add(outcome)
-  if getmetatable(self) ~= Rate then wrong_self("rate:add(outcome)", self, "rate") end
-  local s = self.slot
-  if outcome == true then
-    -- all outcomes before the true ones: a reader never sees more true outcomes than outcomes
-    s.count = s.count + 1
-    s.sum = s.sum + 1
-  elseif outcome == false then
-    s.count = s.count + 1
-  else
-    raise("rate:add(outcome): outcome must be true or false, got " .. shown(outcome))
+-- Each object carries its own method, a closure over the object and its slot: a call in an
+-- event loop is then a constant-key lookup, a comparison and the stores (the JIT folds the
+-- rest), where a class method looked up through a metatable cost several hash lookups.
+local function counter(m, s)
+  -- c:add([n]): adds n (a whole number >= 0, 1 if not given) to the counter.
+  function m.add(self, n)
+    if self ~= m then wrong_self("counter:add(n)", self, "counter") end
+    if n == nil then
+      n = 1
+    elseif type(n) ~= "number" or not (n >= 0 and n < WHOLE_MAX) or n ~= floor(n) then
+      raise("counter:add(n): n must be a whole number >= 0 (below 2^53), got " .. shown(n))
+    end
+    s.sum = s.sum + n
   end
 end
 
--- g:set(value): the gauge's value is now value (a finite number).
+local function rate(m, s)
+  -- r:add(outcome): records one outcome, true or false.
+  function m.add(self, outcome)
+    if self ~= m then wrong_self("rate:add(outcome)", self, "rate") end
+    if outcome == true then
+      -- all outcomes before the true ones: a reader never sees more true outcomes than outcomes
+      s.count = s.count + 1
+      s.sum = s.sum + 1
+    elseif outcome == false then
+      s.count = s.count + 1
+    else
+      raise("rate:add(outcome): outcome must be true or false, got " .. shown(outcome))
+    end
+  end
+end
+
 local set = C.lb_metric_set
-function Gauge:set(value)
-  if getmetatable(self) ~= Gauge then wrong_self("gauge:set(value)", self, "gauge") end
-  if type(value) ~= "number" or value ~= value or value == 1 / 0 or value == -1 / 0 then
-    raise("gauge:set(value): value must be a finite number, got " .. shown(value))
+local function gauge(m, _, id)
+  -- g:set(value): the gauge's value is now value (a finite number).
+  function m.set(self, value)
+    if self ~= m then wrong_self("gauge:set(value)", self, "gauge") end
+    if type(value) ~= "number" or value ~= value or value == 1 / 0 or value == -1 / 0 then
+      raise("gauge:set(value): value must be a finite number, got " .. shown(value))
+    end
+    set(worker, id, value)
   end
-  set(worker, self.id, value)
 end
+
+local METHODS = { [0] = counter, rate, gauge }
 
 -- This state's metrics by name (a repeated declaration returns the same object).
 local declared = {}
@@ -145,7 +150,9 @@ local function declare(kind_name, name, options)
     raise(fmt("%s: %q is declared already with better = %q", call, name, BETTER_NAMES[b]))
   end
   if not m then
-    m = setmetatable({ id = id, name = name, kind = kind_name, slot = C.lb_metric_slot(worker, id) }, CLASS[kind])
+    local slot = C.lb_metric_slot(worker, id)
+    m = { id = id, name = name, kind = kind_name, _slot = slot } -- (_slot: for tests)
+    METHODS[kind](m, slot, id)
     declared[name] = m
   end
   return m

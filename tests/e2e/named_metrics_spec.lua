@@ -339,12 +339,12 @@ describe("named metrics", function()
       { "C:add(-1)", "counter:add(n): n must be a whole number >= 0 (below 2^53), got -1" },
       { "C:add(1.5)", "counter:add(n): n must be a whole number >= 0 (below 2^53), got 1.5" },
       { "C:add('3')", [[counter:add(n): n must be a whole number >= 0 (below 2^53), got "3"]] },
-      { "C.add(3)", "counter:add(n): called on number, not on a counter from luabench.counter() (call it with ':')" },
+      { "C.add(3)", "counter:add(n): called on number, not on this counter from luabench.counter() (call it with ':')" },
       { "R:add(1)", "rate:add(outcome): outcome must be true or false, got 1" },
       { "R:add()", "rate:add(outcome): outcome must be true or false, got nil" },
       { "G:set(0/0)", "gauge:set(value): value must be a finite number, got nan" },
       { "G:set(1/0)", "gauge:set(value): value must be a finite number, got inf" },
-      { "G.set(5)", "gauge:set(value): called on number, not on a gauge from luabench.gauge() (call it with ':')" },
+      { "G.set(5)", "gauge:set(value): called on number, not on this gauge from luabench.gauge() (call it with ':')" },
       { "luabench.counter('late')", [[luabench.counter(name): "late" is not declared, and the run has started: declare metrics at the top of the script (or in init or thread_init)]] },
     }
     for _, case in ipairs(events) do

@@ -13,24 +13,24 @@ describe("named metrics", function()
 
   it("a counter adds whole numbers, 1 when given none", function()
     local c = luabench.counter("nm_spec_add")
-    local before = c.slot.sum
+    local before = c._slot.sum
     c:add()
     c:add(41)
     c:add(2 ^ 53 - 1 - 42 - before)
-    assert.are.equal(2 ^ 53 - 1, c.slot.sum) -- exact up to 2^53
+    assert.are.equal(2 ^ 53 - 1, c._slot.sum) -- exact up to 2^53
   end)
 
   it("a rate counts outcomes and true outcomes", function()
     local r = luabench.rate("nm_spec_rate")
     for i = 1, 10 do r:add(i % 4 == 0) end
-    assert.are.same({ 2, 10 }, { r.slot.sum, r.slot.count })
+    assert.are.same({ 2, 10 }, { r._slot.sum, r._slot.count })
   end)
 
   it("a gauge keeps its last value, how often it was set and the window's extremes", function()
     local g = luabench.gauge("nm_spec_gauge")
-    assert.are.equal(0, g.slot.count)
+    assert.are.equal(0, g._slot.count)
     for _, v in ipairs({ 5, -2.5, 9, 3 }) do g:set(v) end
-    local s = g.slot
+    local s = g._slot
     assert.are.same({ 3, 4, -2.5, 9 }, { s.last, s.count, s.min, s.max })
     local t0 = tonumber(s.last_wall_ns)
     g:set(7)
@@ -50,9 +50,9 @@ describe("named metrics", function()
       { function() c:add(2 ^ 53) end, "counter:add(n): n must be a whole number >= 0 (below 2^53), got 9.007199254741e+15" },
       { function() c:add(0 / 0) end, "counter:add(n): n must be a whole number >= 0 (below 2^53), got nan" },
       { function() c:add({}) end, "counter:add(n): n must be a whole number >= 0 (below 2^53), got table" },
-      { function() c.add({}, 1) end, "counter:add(n): called on table, not on a counter from luabench.counter() (call it with ':')" },
+      { function() c.add({}, 1) end, "counter:add(n): called on table, not on this counter from luabench.counter() (call it with ':')" },
       { function() r.add(r, "yes") end, [[rate:add(outcome): outcome must be true or false, got "yes"]] },
-      { function() r.add(g, true) end, "rate:add(outcome): called on table, not on a rate from luabench.rate() (call it with ':')" },
+      { function() r.add(g, true) end, "rate:add(outcome): called on table, not on this rate from luabench.rate() (call it with ':')" },
       { function() g:set(nil) end, "gauge:set(value): value must be a finite number, got nil" },
       { function() g:set(-1 / 0) end, "gauge:set(value): value must be a finite number, got -inf" },
       { function() luabench.counter() end, "luabench.counter(name): name must be letters, digits and '_' (at most 47, not starting with a digit or with 'p' and a digit), got nil" },
