@@ -11,7 +11,6 @@ void lb_stats_init(struct lb_stats *s, int with_service_hist, int with_wake_hist
 {
 	memset(s, 0, sizeof(*s));
 	s->lat_min_ns = UINT64_MAX;
-	lb_metric_slots_init(s->metrics, LB_MAX_METRICS);
 	lb_hist_init(&s->lat);
 	if (with_service_hist)
 		lb_hist_init(&s->svc);
@@ -51,6 +50,17 @@ static void free_parts(struct lb_hist *lat, struct lb_hist *svc, struct lb_hist 
 void lb_stats_fini(struct lb_stats *s)
 {
 	free_parts(&s->lat, &s->svc, &s->wake, s->types, s->stmts);
+	free(s->metrics);
+}
+
+struct lb_metric_slot *lb_stats_metric_slots_new(struct lb_stats *s)
+{
+	struct lb_metric_slot *m = aligned_alloc(LB_CACHELINE, sizeof(*m) * LB_MAX_METRICS);
+	if (!m)
+		abort();
+	lb_metric_slots_init(m, LB_MAX_METRICS);
+	__atomic_store_n(&s->metrics, m, __ATOMIC_RELEASE);
+	return m;
 }
 
 void lb_types_init(struct lb_types *t)
@@ -308,7 +318,9 @@ void lb_snap_add_stats(struct lb_snap *s, const struct lb_stats *w, uint32_t win
 			s->lat_max_ns = mx;
 	}
 	s->concurrency += __atomic_load_n(&w->in_event, __ATOMIC_RELAXED);
-	lb_metric_values_add_slots(s->metrics, w->metrics, LB_MAX_METRICS, window);
+	const struct lb_metric_slot *slots = __atomic_load_n(&w->metrics, __ATOMIC_ACQUIRE);
+	if (slots)
+		lb_metric_values_add_slots(s->metrics, slots, LB_MAX_METRICS, window);
 	lb_hist_add(&s->lat, &w->lat);
 	if (w->svc.counts)
 		lb_hist_add(&s->svc, &w->svc);

@@ -282,13 +282,13 @@ LB_FFI int lb_metric_better(struct lb_worker *w, int id)
 
 LB_FFI struct lb_metric_slot *lb_metric_slot(struct lb_worker *w, int id)
 {
-	return id >= 0 && id < LB_MAX_METRICS ? &w->stats.metrics[id] : NULL;
+	return id >= 0 && id < LB_MAX_METRICS ? &lb_stats_metric_slots(&w->stats)[id] : NULL;
 }
 
 LB_FFI void lb_metric_set(struct lb_worker *w, int id, double value)
 {
 	if (id >= 0 && id < LB_MAX_METRICS)
-		lb_metric_slot_set(&w->stats.metrics[id], value, lb_wall_ns(),
+		lb_metric_slot_set(&lb_stats_metric_slots(&w->stats)[id], value, lb_wall_ns(),
 				   __atomic_load_n(&w->eng->window, __ATOMIC_RELAXED));
 }
 

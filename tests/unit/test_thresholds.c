@@ -260,13 +260,14 @@ static void named_metrics(void)
 	for (int i = 0; i < 2; i++)
 		lb_stats_init(&w[i], 0, 0);
 	lb_snap_init(&s);
-	w[0].metrics[miss].sum = 60, w[1].metrics[miss].sum = 40;
-	w[0].metrics[hit].count = 10, w[0].metrics[hit].sum = 9;
-	w[1].metrics[hit].count = 10, w[1].metrics[hit].sum = 8;
-	lb_metric_slot_set(&w[0].metrics[queue], 7, 2000, 0);
-	lb_metric_slot_set(&w[1].metrics[queue], -3, 1000, 0);
-	lb_metric_slot_set(&w[1].metrics[queue], 2, 3000, 0);
-	lb_metric_slot_set(&w[0].metrics[queue], 50, 1500, 1); /* a later window: its 7 is not in window 0 */
+	struct lb_metric_slot *m0 = lb_stats_metric_slots(&w[0]), *m1 = lb_stats_metric_slots(&w[1]);
+	m0[miss].sum = 60, m1[miss].sum = 40;
+	m0[hit].count = 10, m0[hit].sum = 9;
+	m1[hit].count = 10, m1[hit].sum = 8;
+	lb_metric_slot_set(&m0[queue], 7, 2000, 0);
+	lb_metric_slot_set(&m1[queue], -3, 1000, 0);
+	lb_metric_slot_set(&m1[queue], 2, 3000, 0);
+	lb_metric_slot_set(&m0[queue], 50, 1500, 1); /* a later window: its 7 is not in window 0 */
 	for (int i = 0; i < 2; i++)
 		lb_snap_add_stats(&s, &w[i], 0);
 	struct lb_result r = { .cfg = &cfg, .types = &types, .metrics = &defs, .snap = &s };
