@@ -47,7 +47,7 @@ static const struct lb_opt_def general_opts[] = {
 	{ "format", LB_OPT_STRING, "text", "report format on stdout: text, json or csv (csv = one line per report interval)" },
 	{ "output", LB_OPT_STRING, NULL, "also write the complete result as JSON to this file (written atomically, also on interruption)" },
 	{ "threshold", LB_OPT_STRING, NULL,
-	  "pass/fail condition on the final statistics window, [TYPE.]METRIC<VALUE or >VALUE (<=, >= too): p95<50ms, tps>1000, errors<0.1%, NewOrder.p95<200ms (metrics: pNN, avg, min, max, tps, qps, errors, events, reconnects); repeat the option or separate with commas; a failed threshold makes the exit code 4" },
+	  "pass/fail condition on the final statistics window, [TYPE.]METRIC<VALUE or >VALUE (<=, >= too): p95<50ms, tps>1000, errors<0.1%, NewOrder.p95<200ms, cache_miss<100 (metrics: pNN, avg, min, max, tps, qps, errors, events, reconnects, or the name of a luabench.counter, .rate or .gauge: NAME, NAME.min, NAME.max); repeat the option or separate with commas; a failed threshold makes the exit code 4" },
 	{ "start-at", LB_OPT_STRING, NULL,
 	  "start the run at this wall-clock time (seconds since the epoch, fractions allowed) once the threads are ready, so several processes start together" },
 	{ "instance", LB_OPT_STRING, NULL,
