@@ -322,8 +322,8 @@ function M.json(m)
       s.point and (' "point": ' .. jstr(s.point) .. ",") or "", table.concat(missing, ", "))
     for ri, r in ipairs(s.rows) do
       out[#out + 1] = string.format(
-        '      {"group": %s, "metric": %s, "unit": %s, "values": %s, "ratios": %s, "significant": %s, "stderr": %s}%s',
-        jstr(r.group), jstr(r.name), jstr(r.unit), jarray(r.values, n), jarray(r.ratios, n),
+        '      {"group": %s, "metric": %s, "unit": %s, "better": %s, "values": %s, "ratios": %s, "significant": %s, "stderr": %s}%s',
+        jstr(r.group), jstr(r.name), jstr(r.unit), jstr(r.better), jarray(r.values, n), jarray(r.ratios, n),
         jarray(r.significant, n), jarray(r.se, n), ri < #s.rows and "," or "")
     end
     out[#out + 1] = "    ]}" .. (si < #m.sections and "," or "")

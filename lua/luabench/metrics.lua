@@ -313,6 +313,35 @@ function M.rows(docs)
           series = series_of(function(x) return x and x.errors or 0 end) }
   end
 
+  -- The script's named metrics (luabench.counter, .rate, .gauge), each with the direction it
+  -- was declared with: a counter's sum and rate, a rate's share of true outcomes, a gauge's last
+  -- value (its series: the value at each interval's end) and its extremes over the window.
+  for _, name in ipairs(union(docs, function(d) return sorted_keys(d.metrics) end)) do
+    local function m(d) return (d.metrics or {})[name] end
+    local function iv_value(iv) local x = iv.metrics and iv.metrics[name]; return x and x.value end
+    local kind, better
+    for _, d in ipairs(docs) do
+      if m(d) then kind, better = m(d).kind, m(d).better; break end
+    end
+    better = (better == "higher" or better == "lower") and better or "neutral"
+    local function field(key) return function(d) return m(d) and m(d)[key] end end
+    if kind == "counter" then
+      add { group = "metrics", name = name, unit = "", better = better, count = true,
+            value = field("value"), series = iv_value }
+      add { group = "metrics", name = name .. " /s", unit = "/s", better = better, value = field("per_s"),
+            series = function(iv)
+              local v = iv_value(iv)
+              return v and iv.interval_s and iv.interval_s > 0 and v / iv.interval_s or nil
+            end }
+    elseif kind == "rate" then
+      add { group = "metrics", name = name, unit = "", better = better, value = field("value"), series = iv_value }
+    elseif kind == "gauge" then
+      add { group = "metrics", name = name, unit = "", better = better, value = field("value"), series = iv_value }
+      add { group = "metrics", name = name .. " min", unit = "", better = better, value = field("min") }
+      add { group = "metrics", name = name .. " max", unit = "", better = better, value = field("max") }
+    end
+  end
+
   -- The workload's own headline figures (tpmC, BT/s, ...): its top-level numbers.
   for _, k in ipairs(union(docs, function(d)
     local keys = {}

@@ -88,6 +88,7 @@ struct lb_engine {
 	bool sql_used;               /* a DB driver was created: use the SQL report layout */
 	struct lb_types types;       /* transaction type names (luabench.stats) */
 	struct lb_stmt_names stmt_names; /* --report-statements: statement texts */
+	struct lb_metric_defs metrics; /* named metrics (luabench.counter, .rate, .gauge) */
 	struct lb_unique unique;     /* sysbench.rand.unique() */
 
 	/* Owned by the monitor/main thread. */

@@ -78,6 +78,8 @@ struct lb_interval {
 	struct lb_interval_type *stmts;
 	uint64_t *stmt_errors;
 	int nstmts;
+	struct lb_metric_value *metrics; /* the named metrics by id (owned as types) */
+	int nmetrics;
 	int sys;                    /* its system metrics: lb_sysmon_at(sysmon, sys); -1 = none */
 	int srv;                    /* its server statistics: lb_srvmon_at(srvmon, srv); -1 = none */
 };
@@ -108,6 +110,7 @@ struct lb_result {
 	const char *workload;       /* the script's name as given ("" when unknown) */
 	const struct lb_opts *opts; /* the options, for the result file (secrets are left out) */
 	const struct lb_types *types; /* names of the transaction types */
+	const struct lb_metric_defs *metrics; /* the named metrics (snap->metrics by id); NULL: none */
 	const struct lb_stmt_names *stmt_names; /* --report-statements: snap->stmts' texts */
 	bool sql;                   /* a DB driver was used: the SQL report layout */
 	bool rate_mode;
@@ -160,7 +163,9 @@ void lb_result_fill_stat(struct lb_result *r, double time_s, uint64_t min_ns, ui
 /* Fills iv's per-type and per-statement figures from the interval's snapshot s (allocates iv->types,
  * iv->stmts and iv->stmt_errors). */
 void lb_interval_fill_types(struct lb_interval *iv, const struct lb_config *cfg, const struct lb_snap *s);
-/* Frees the per-type figures of n intervals (not the array). */
+/* Copies the interval's named metrics from its snapshot s (allocates iv->metrics). */
+void lb_interval_fill_metrics(struct lb_interval *iv, const struct lb_metric_defs *defs, const struct lb_snap *s);
+/* Frees the per-type figures and metrics of n intervals (not the array). */
 void lb_intervals_free_types(struct lb_interval *iv, int n);
 
 #endif

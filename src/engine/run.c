@@ -372,6 +372,7 @@ static void push_interval(struct lb_engine *e, const struct lb_report_stat *st, 
 		if (st->snap->types[i])
 			memcpy(iv->type_cnt[i], st->snap->types[i]->cnt, sizeof(iv->type_cnt[i]));
 	lb_interval_fill_types(iv, &e->session.cfg, st->snap);
+	lb_interval_fill_metrics(iv, &e->metrics, st->snap);
 }
 
 /* What ran and how it ended: the part of a result that exists even when the run failed. */
@@ -382,6 +383,7 @@ static void result_head(struct lb_engine *e, struct lb_result *r, const char *st
 	r->workload = e->session.workload ? e->session.workload : "";
 	r->opts = e->session.opts;
 	r->types = &e->types;
+	r->metrics = &e->metrics;
 	r->stmt_names = &e->stmt_names;
 	r->sql = e->sql_used;
 	r->rate_mode = e->rate_mode;
@@ -860,8 +862,9 @@ static int start_run(struct lb_engine *e)
 	if (waited >= 0) {
 		/* "Threads started!" comes before any line a worker prints, as in sysbench. The sink
 		 * may refuse the run (a --threshold on a type the script does not define). */
-		refused = e->sink->started(e->sink_ctx, &e->session.cfg, &e->types, e->srvmon != NULL, err,
-					   sizeof(err)) < 0;
+		lb_metric_defs_close(&e->metrics);
+		refused = e->sink->started(e->sink_ctx, &e->session.cfg, &e->types, &e->metrics,
+					   e->srvmon != NULL, err, sizeof(err)) < 0;
 		if (!refused) {
 			release_barrier(e);
 			return 0;

@@ -67,6 +67,7 @@ static void build_result(struct merge *m, struct lb_result *r)
 	r->cfg = &m->cfg;
 	r->workload = str(m->first, "workload");
 	r->types = &m->types;
+	r->metrics = &m->metrics;
 	r->stmt_names = &m->stmt_names;
 	r->sql = m->sql;
 	r->rate_mode = m->rate_mode;
@@ -276,7 +277,8 @@ static void usage(FILE *out)
 	fprintf(out, "Usage:\n  luabench merge RESULT.json... [--format=text|json] [--output=FILE] [--percentile=LIST]\n\n"
 		     "Combines the JSON results of processes that ran together (see --start-at, --instance):\n"
 		     "counters and histograms add, percentiles come from the merged histogram, rates are over\n"
-		     "the union of the measured windows. A merged result can be merged again. Workloads with\n"
+		     "the union of the measured windows; named metrics add (a gauge keeps the value set last and\n"
+		     "the extremes of all). A merged result can be merged again. Workloads with\n"
 		     "figures of their own (tpcc's tpmC, bookstore's BT/s) compute them for the merged run.\n\n"
 		     "  --format=text|json   report on stdout: sysbench's text layout (default) or the JSON document\n"
 		     "  --output=FILE        also write the merged JSON document to FILE (atomically)\n"
@@ -326,6 +328,7 @@ int lb_merge_main(int argc, char **argv)
 	lb_snap_init(&m->snap);
 	lb_types_init(&m->types);
 	lb_stmt_names_init(&m->stmt_names);
+	lb_metric_defs_init(&m->metrics);
 	m->hosts = cJSON_CreateArray();
 	m->from = cJSON_CreateArray();
 	m->systems = cJSON_CreateArray();
@@ -352,6 +355,7 @@ out:
 	lb_snap_fini(&m->snap);
 	lb_types_fini(&m->types);
 	lb_stmt_names_fini(&m->stmt_names);
+	lb_metric_defs_fini(&m->metrics);
 	lb_intervals_free_types(m->intervals, m->nintervals);
 	free(m->intervals);
 	free(m->threads);

@@ -18,6 +18,8 @@ struct merge {
 	struct lb_config cfg;    /* the merged run's */
 	struct lb_types types;
 	struct lb_stmt_names stmt_names;
+	struct lb_metric_defs metrics;
+	const char *metrics_file[LB_MAX_METRICS]; /* the input that declared each first */
 	struct lb_snap snap;
 	bool sql, rate_mode;
 	int64_t max_lag_ns;

@@ -12,6 +12,7 @@
 
 #include "engine/latency_hist.h"
 #include "lb_config.h"
+#include "output/metrics_report.h"
 #include "output/srv_report.h"
 #include "output/sys_report.h"
 #include "output/thresholds.h"
@@ -373,6 +374,8 @@ static cJSON *intervals_json(const struct lb_result *r)
 			cJSON_AddItemToObject(o, "statements", interval_statements_json(r, iv));
 		if (iv->ntypes)
 			cJSON_AddItemToObject(o, "type_latency_ms", interval_types_json(r, iv));
+		if (iv->nmetrics)
+			cJSON_AddItemToObject(o, "metrics", lb_metrics_interval_json(r->metrics, iv));
 		const struct lb_sys_sample *sys = lb_sysmon_at(r->sysmon, iv->sys);
 		if (sys)
 			cJSON_AddItemToObject(o, "system", lb_sys_json(sys));
@@ -502,6 +505,8 @@ cJSON *lb_result_json_doc(const struct lb_result *r, const char *workload_json)
 	cJSON_AddItemToObject(root, "types", types_json(r));
 	if (any_statement(r->snap))
 		cJSON_AddItemToObject(root, "statements", statements_json(r));
+	if (lb_metric_defs_count(r->metrics))
+		cJSON_AddItemToObject(root, "metrics", lb_metrics_json(r));
 	if (r->sys)
 		cJSON_AddItemToObject(root, "system", lb_sys_json(r->sys));
 	if (r->srv)
