@@ -193,7 +193,7 @@ static void test_sampling(void)
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
-	lb_sys_report_block(f, &w);
+	lb_sys_report_block(f, &w, NULL, 0);
 	lb_sys_report_line(f, 5, s);
 	fclose(f);
 	ok(strstr(buf, "System statistics (2 CPUs;") == buf, "block title");
