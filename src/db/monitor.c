@@ -215,6 +215,24 @@ int lb_db_monitor_settings(const struct lb_db_monitor *desc, struct lb_db_conn *
 	return 0;
 }
 
+int lb_db_monitor_pending(const struct lb_db_monitor *desc, struct lb_db_conn *c, int32_t timeout_ms,
+			  struct lb_db_kv_list *out, char *err, size_t errlen)
+{
+	lb_db_kv_list_clear(out);
+	if (!desc->pending_sql)
+		return 0;
+	int rc = query_rows(c, desc->pending_sql, out, timeout_ms);
+	if (rc != LB_DB_OK && desc->pending_fallback_sql && lb_db_conn_state(c) == LB_DB_STATE_IDLE) {
+		lb_db_kv_list_clear(out);
+		rc = query_rows(c, desc->pending_fallback_sql, out, timeout_ms);
+	}
+	if (rc != LB_DB_OK) {
+		say_error(c, rc, err, errlen);
+		return -1;
+	}
+	return 0;
+}
+
 int lb_db_monitor_read(const struct lb_db_monitor_plan *p, struct lb_db_conn *c,
 		       struct lb_db_kv_list *out, char *err, size_t errlen)
 {

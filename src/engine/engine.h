@@ -133,7 +133,10 @@ struct lb_engine {
 	 * (server_set: 0 none, 1 being written, 2 written). DuckDB and SQLite add their settings
 	 * in force, a path among them: more than 128 characters. */
 	char server[256];
+	char driver_settings[512];   /* an embedded engine's settings in force, "name=value" lines
+	                              * (written with server) */
 	int server_set;
+	int engine_threads_warned;   /* an embedded engine's threads exceed its CPUs: said (api/sql.c) */
 
 	struct {
 		const struct lb_ext_kind *kind;

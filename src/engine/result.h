@@ -139,6 +139,7 @@ struct lb_result {
 	uint64_t unfinished;        /* events in flight at a forced shutdown */
 	uint64_t cut_off;           /* events whose statement the end of the run cut off */
 	const char *server;         /* the database server's product and version, NULL unknown */
+	const char *driver_settings; /* an embedded engine's settings, "name=value" lines; NULL none */
 	int64_t cut_off_age_max_ns; /* the longest such an event had been running */
 	int64_t grace_excluded_ns;  /* time waited past --time for them, left out of the window */
 	uint64_t overflow;          /* latencies beyond the histogram's range */

@@ -519,6 +519,7 @@ static void window_result(struct lb_engine *e, int64_t end_ns, const char *statu
 		r->unfinished = b->cur.concurrency;
 	r->cut_off = __atomic_load_n(&e->cut_off, __ATOMIC_RELAXED);
 	r->server = __atomic_load_n(&e->server_set, __ATOMIC_ACQUIRE) == 2 ? e->server : NULL;
+	r->driver_settings = r->server && e->driver_settings[0] ? e->driver_settings : NULL;
 	r->cut_off_age_max_ns = __atomic_load_n(&e->cut_off_age_max_ns, __ATOMIC_RELAXED);
 	r->grace_excluded_ns = e->grace_excluded_ns;
 	r->max_lag_ns = e->sched.max_lag_ns;

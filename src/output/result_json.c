@@ -486,6 +486,25 @@ static cJSON *machine_json(const struct lb_result *r)
 	return o;
 }
 
+/* An embedded engine's settings in force (SQLite's pragmas, DuckDB's settings): name -> value,
+ * as the server monitor records a server's. */
+static cJSON *driver_settings_json(const char *lines)
+{
+	cJSON *o = cJSON_CreateObject();
+	for (const char *l = lines; *l;) {
+		size_t n = strcspn(l, "\n");
+		const char *eq = memchr(l, '=', n);
+		if (eq) {
+			char *name = lb_xstrndup(l, (size_t)(eq - l)), *value = lb_xstrndup(eq + 1, n - (size_t)(eq - l) - 1);
+			cJSON_AddStringToObject(o, name, value);
+			free(name);
+			free(value);
+		}
+		l += n + (l[n] == '\n');
+	}
+	return o;
+}
+
 static cJSON *header_json(const struct lb_result *r)
 {
 	const struct lb_config *c = r->cfg;
@@ -499,6 +518,8 @@ static cJSON *header_json(const struct lb_result *r)
 	cJSON_AddItemToObject(root, "machine", machine_json(r));
 	if (r->server)
 		cJSON_AddStringToObject(root, "server_version", r->server);
+	if (r->driver_settings)
+		cJSON_AddItemToObject(root, "driver_settings", driver_settings_json(r->driver_settings));
 	cJSON_AddStringToObject(root, "status", r->status);
 	cJSON_AddBoolToObject(root, "interrupted", !strcmp(r->status, "interrupted") || !strcmp(r->status, "forced_shutdown"));
 	if (r->error)

@@ -308,15 +308,6 @@ static void read_mem_policy(struct lb_placement *out)
 #endif
 }
 
-int lb_place_thread_cpus(void)
-{
-	cpu_set_t set;
-	if (sched_getaffinity(0, sizeof(set), &set) == 0 && CPU_COUNT(&set) > 0)
-		return CPU_COUNT(&set);
-	long n = sysconf(_SC_NPROCESSORS_ONLN);
-	return n > 0 ? (int)n : 1;
-}
-
 void lb_place_read_process(struct lb_proc_place *out, const char *proc_root)
 {
 	memset(out, 0, sizeof(*out));

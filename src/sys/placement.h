@@ -65,8 +65,6 @@ int lb_place_apply(const struct lb_place_conf *c, int index, char *err, int errl
 void lb_place_read(struct lb_placement *out);
 /* Reads what the process was given; proc_root is "/proc" unless a test says otherwise. */
 void lb_place_read_process(struct lb_proc_place *out, const char *proc_root);
-/* The CPUs the calling thread may use (sched_getaffinity), or the online count when that fails. */
-int lb_place_thread_cpus(void);
 
 /* The CPUs a run may really use: those of its CPU set, or fewer under a control group's CPU
  * limit (rounded up: 1.5 CPUs of quota keep 2 threads busy part of the time). */
