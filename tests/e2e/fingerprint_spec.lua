@@ -95,6 +95,16 @@ describe("machine fingerprint", function()
     h.run(common .. " cleanup")
     local m = h.json(h.read(json)).machine
     assert.are.equal(dir, m.storage_dir)
+    -- luabench report shows the fingerprint
+    local html = dir .. "/f.html"
+    local _, rerr, rrc = h.run("report " .. h.q(json) .. " -o " .. h.q(html))
+    assert.are.equal(0, rrc, rerr)
+    local page = h.read(html)
+    local storage = page:match("storage</th><td class=\"k\">([^<]*)")
+    assert.are.equal(dir .. ": " .. m.storage_fs, storage:sub(1, #dir + 2 + #m.storage_fs))
+    local cpu = page:match("<th class=\"k\">cpu</th><td class=\"k\">([^<]*)")
+    assert.is_truthy(cpu:find(m.cpu_isa, 1, true), cpu)
+    if m.cpu_mhz_measured then assert.is_truthy(cpu:find(m.cpu_mhz_measured .. " MHz measured", 1, true), cpu) end
     local fs, target, options = h.sh("findmnt -n -o FSTYPE,TARGET,OPTIONS --target " .. h.q(dir)):match("^(%S+)%s+(%S+)%s+(%S+)")
     assert.are.equal(fs, m.storage_fs)
     assert.are.equal(target, m.storage_mount_point)

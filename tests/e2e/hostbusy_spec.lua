@@ -73,14 +73,14 @@ local function run_watched(args)
   local seen = watch(pid)
   local text = h.read(dir .. "/out")
   local r = h.json(h.read(dir .. "/r.json") or "null")
-  return seen, text, r
+  return seen, text, r, dir .. "/r.json"
 end
 
 describe("busy host", function()
   it("is named when a CPU hog per CPU competes with the run", function()
     local n = ncpus()
     local hogs = start_hogs(n)
-    local ok, seen, text, r = pcall(run_watched, string.format("cpu --threads=%d --time=2", n))
+    local ok, seen, text, r, json = pcall(run_watched, string.format("cpu --threads=%d --time=2", n))
     stop_hogs(hogs)
     assert.is_true(ok, tostring(seen))
     assert.is_table(r, text)
@@ -100,6 +100,12 @@ describe("busy host", function()
     local line = text:match("\n    busy host: +([^\n]+)")
     assert.is_truthy(line, text)
     assert.is_truthy(line:find(string.format("run queue %.2f > %d CPUs", b.run_queue_avg, b.cpus), 1, true), line)
+    -- and luabench report says it
+    local html = h.tmpdir() .. "/busy.html"
+    local _, err, rc = h.run("report " .. h.q(json) .. " -o " .. h.q(html))
+    assert.are.equal(0, rc, err)
+    local row = h.read(html):match("busy host</th><td class=\"k\">([^<]*)")
+    assert.is_truthy(row and row:find(string.format("run queue %.2f &gt; %d CPUs", b.run_queue_avg, b.cpus), 1, true), row)
   end)
 
   it("is not named when the kernel saw no contention", function()
