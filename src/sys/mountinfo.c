@@ -110,9 +110,15 @@ static bool has_option(const char *options, const char *o)
 
 bool lb_mountinfo_find_type(const char *text, const char *fs_type, const char *option, struct lb_mount *out)
 {
+	size_t tn = strlen(fs_type);
 	for (const char *l = text; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL) {
+		/* The type follows " - ": most lines are skipped without being parsed. */
+		size_t len = strcspn(l, "\n");
+		const char *dash = strstr(l, " - ");
+		if (!dash || dash >= l + len || strncmp(dash + 3, fs_type, tn) || dash[3 + tn] != ' ')
+			continue;
 		char line[2048];
-		snprintf(line, sizeof(line), "%.*s", (int)strcspn(l, "\n"), l);
+		snprintf(line, sizeof(line), "%.*s", (int)len, l);
 		unsigned ma, mi;
 		if (parse_line(line, &ma, &mi, out) && !strcmp(out->fs_type, fs_type) &&
 		    (!option || has_option(out->options, option)))
