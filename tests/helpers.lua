@@ -62,6 +62,14 @@ function M.sh(cmd)
   return out:gsub("::rc=%d+%s*$", ""), tonumber(out:match("::rc=(%d+)%s*$"))
 end
 
+-- Shell text that waits (up to 30 s) until the run whose output goes to `path` has started its
+-- threads: faults and signals are timed from there, so a slow start on a busy machine does not
+-- move them.
+function M.wait_started(path)
+  return string.format("for i in $(seq 600); do grep -q 'Threads started!' %s && break; sleep 0.05; done; ",
+    shell_quote(path))
+end
+
 -- Wall-clock seconds with sub-second resolution.
 function M.now()
   local p = io.popen("date +%s.%N")

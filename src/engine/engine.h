@@ -182,6 +182,7 @@ int64_t lb_engine_now(const struct lb_engine *eng);
 struct lb_window_buffers {
 	struct lb_snap cur, delta;
 	struct lb_thread_figures *threads;
+	uint64_t *events_raw, *lat_sum_raw_ns; /* each worker's counters as `cur` read them */
 	struct lb_sys_sample sys;
 	bool have_sys;
 	struct lb_srv_sample srv;
