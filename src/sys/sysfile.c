@@ -10,17 +10,19 @@
 
 #include "util/util.h"
 
-long lb_sysfile_read(const char *root, const char *rel, char *buf, size_t len)
+/* Reads fd to its end or until *cap - 1 bytes; with grow, *buf doubles when full. The bytes read
+ * (NUL-terminated), or -1. */
+static long read_all(int fd, char **buf, size_t *cap, bool grow)
 {
-	char path[1024];
-	snprintf(path, sizeof(path), "%s/%s", root, rel);
-	buf[0] = '\0';
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
 	size_t got = 0;
-	while (got + 1 < len) {
-		ssize_t r = read(fd, buf + got, len - 1 - got);
+	for (;;) {
+		if (grow && got + 4096 + 1 > *cap) {
+			*cap *= 2;
+			*buf = lb_xrealloc(*buf, *cap);
+		}
+		if (got + 1 >= *cap)
+			break;
+		ssize_t r = read(fd, *buf + got, *cap - 1 - got);
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r <= 0)
@@ -28,33 +30,32 @@ long lb_sysfile_read(const char *root, const char *rel, char *buf, size_t len)
 		got += (size_t)r;
 	}
 	close(fd);
-	buf[got] = '\0';
+	(*buf)[got] = '\0';
 	return (long)got;
+}
+
+static int open_in(const char *root, const char *rel)
+{
+	char path[1024];
+	snprintf(path, sizeof(path), "%s/%s", root, rel);
+	return open(path, O_RDONLY | O_CLOEXEC);
+}
+
+long lb_sysfile_read(const char *root, const char *rel, char *buf, size_t len)
+{
+	buf[0] = '\0';
+	int fd = open_in(root, rel);
+	return fd < 0 ? -1 : read_all(fd, &buf, &len, false);
 }
 
 char *lb_sysfile_slurp(const char *root, const char *rel)
 {
-	char path[1024];
-	snprintf(path, sizeof(path), "%s/%s", root, rel);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = open_in(root, rel);
 	if (fd < 0)
 		return NULL;
-	size_t cap = 8192, got = 0;
+	size_t cap = 8192;
 	char *buf = lb_xzalloc(cap);
-	for (;;) {
-		if (got + 4096 + 1 > cap) {
-			cap *= 2;
-			buf = lb_xrealloc(buf, cap);
-		}
-		ssize_t r = read(fd, buf + got, cap - got - 1);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			break;
-		got += (size_t)r;
-	}
-	close(fd);
-	buf[got] = '\0';
+	read_all(fd, &buf, &cap, true);
 	return buf;
 }
 

@@ -3,13 +3,7 @@
 -- during the run, and the storage under fileio's --file-dir (findmnt, /sys/dev/block).
 local h = require("helpers")
 
-local function read(path)
-  local f = io.open(path)
-  if not f then return nil end
-  local s = f:read("*a")
-  f:close()
-  return s
-end
+local read = h.read
 
 local function line(path)
   return (read(path) or ""):match("^%s*(.-)%s*$")

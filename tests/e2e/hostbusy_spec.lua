@@ -23,13 +23,7 @@ local function stop_hogs(pids)
   for _, pid in ipairs(pids) do os.execute("kill " .. pid .. " 2>/dev/null") end
 end
 
-local function read_file(path)
-  local f = io.open(path)
-  if not f then return nil end
-  local s = f:read("*a")
-  f:close()
-  return s
-end
+local read_file = h.read
 
 -- The kernel's view of a process while it runs: the mean of procs_running over readings every
 -- 50 ms (less the reader itself), and its threads' run and wait times between the first and

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "../tap.h"
+#include "fake_tree.h"
 #include "sys/cgroup.h"
 #include "sys/cpucache.h"
 #include "sys/cpufreq.h"
@@ -21,25 +22,6 @@
 #include "sys/storage.h"
 #include "sys/sysfile.h"
 
-static char root[256];
-
-static void put(const char *rel, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void put(const char *rel, const char *fmt, ...)
-{
-	char path[512], dir[512];
-	snprintf(path, sizeof(path), "%s/%s", root, rel);
-	for (char *p = strchr(path + strlen(root) + 1, '/'); p; p = strchr(p + 1, '/')) {
-		snprintf(dir, sizeof(dir), "%.*s", (int)(p - path), path);
-		mkdir(dir, 0755);
-	}
-	FILE *f = fopen(path, "w");
-	va_list ap;
-	va_start(ap, fmt);
-	vfprintf(f, fmt, ap);
-	va_end(ap);
-	fclose(f);
-}
 
 static char *sub(const char *rel)
 {
