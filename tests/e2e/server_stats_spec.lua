@@ -75,6 +75,12 @@ for _, driver in ipairs(h.drivers) do
       end
       assert.is_true(s.key.commits_per_s > 0 and s.key.cache_hit_pct > 0)
       assert.is_true(next(s.settings) ~= nil, "settings")
+      -- the sandbox server is local: the machine fingerprint describes its data directory's storage
+      local datadir = s.settings.data_directory or s.settings.datadir
+      assert.is_string(datadir)
+      assert.are.equal(datadir, r.machine.storage_dir)
+      assert.is_string(r.machine.storage_fs)
+      assert.is_string(r.machine.storage_mount_point)
       -- the block after sysbench's, none of its lines with a key sysbench's parsers grep for
       local block = out:match("\n(Server statistics %(" .. driver .. " server.-\n)\n")
       assert.is_truthy(block, out)
