@@ -8,6 +8,7 @@ local compare = require("luabench.compare")
 local charts = require("luabench.charts")
 local metrics = require("luabench.metrics")
 local svg = require("luabench.svg")
+local fingerprint = require("luabench.fingerprint")
 
 local M = {}
 
@@ -59,16 +60,7 @@ local function kv_table(rows)
   return table.concat(out, "\n")
 end
 
-local function machine_text(m)
-  if not m then return nil end
-  local parts = {}
-  if m.cpu_model and m.cpu_model ~= "" then parts[#parts + 1] = m.cpu_model end
-  if m.cpus then parts[#parts + 1] = m.cpus .. " CPUs" end
-  if m.memory_mib then parts[#parts + 1] = string.format("%.1f GiB memory", m.memory_mib / 1024) end
-  if m.kernel and m.kernel ~= "" then parts[#parts + 1] = m.kernel .. (m.arch and " " .. m.arch or "") end
-  if m.os and m.os ~= "" then parts[#parts + 1] = m.os end
-  return table.concat(parts, ", ")
-end
+local machine_text = fingerprint.machine
 
 local function server_text(d)
   local o = d.options or {}
@@ -82,18 +74,6 @@ local function server_text(d)
   local names = first(o["db-server-name"])
   if names and names ~= "" then parts[#parts + 1] = "server processes " .. names end
   return table.concat(parts, ", ")
-end
-
--- --cpu-affinity/--numa-node: where each worker ran ("thread 0: CPUs 1, memory bind 0; ...").
-local function placement_text(d)
-  local p = d.placement
-  if type(p) ~= "table" or type(p.threads) ~= "table" then return nil end
-  local parts = {}
-  for _, t in ipairs(p.threads) do
-    parts[#parts + 1] = string.format("thread %s: CPUs %s, memory %s%s", fmt(t.thread), t.cpus or "?",
-      t.mem_policy or "?", (t.mem_nodes or "") ~= "" and " " .. t.mem_nodes or "")
-  end
-  return table.concat(parts, "; ")
 end
 
 local function options_html(d)
@@ -122,8 +102,12 @@ local function input_section(input)
     { "concurrency", conc },
     { "host", d.hostname },
     { "machine", machine_text(d.machine) },
+    { "cpu", fingerprint.cpu(d.machine) },
+    { "storage", fingerprint.storage(d.machine) },
     { "database server", server_text(d) },
-    { "placement", placement_text(d) },
+    { "engine settings", fingerprint.driver_settings(d) },
+    { "placement", fingerprint.placement(d) },
+    { "busy host", fingerprint.busy(d) },
     { "started", results.date(d) },
     { "measured", d.time_s and string.format("%.1f s per run%s", d.time_s,
         (d.warmup_s or 0) > 0 and string.format(" after %.0f s warm-up", d.warmup_s) or "") },

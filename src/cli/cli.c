@@ -19,6 +19,7 @@
 #include "output/result_json.h"
 #include "output/run_output.h"
 #include "output/thresholds.h"
+#include "sys/placement.h"
 #include "sys/sysmetrics.h"
 #include "util/clock.h"
 #include "util/log.h"
@@ -447,6 +448,9 @@ static int setup(struct cli *c, int argc, char **argv)
 	    lb_srvmon_configure(&c->opts, &cfg.srv, c->err, ERRLEN) < 0)
 		return -1;
 	if (cfg.output_path && lb_result_json_check_path(cfg.output_path, c->err, ERRLEN) < 0)
+		return -1;
+	/* Before any command runs, so that every thread made later (an embedded engine's) inherits it. */
+	if (lb_place_apply_process(&cfg.place, c->err, ERRLEN) < 0)
 		return -1;
 	if (lb_thresholds_read(&c->thresholds, &c->opts, c->err, ERRLEN) < 0)
 		return -1;

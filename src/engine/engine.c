@@ -83,6 +83,7 @@ void lb_engine_fini(struct lb_engine *e)
 	lb_intervals_free_types(e->intervals, e->nintervals);
 	free(e->intervals);
 	lb_sysmon_free(e->sysmon);
+	free(e->machine);
 	lb_srvmon_free(e->srvmon);
 	free(e->window_base_events);
 	free(e->window_base_sum_ns);

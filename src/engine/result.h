@@ -14,7 +14,9 @@
 #include "engine/config.h"
 #include "engine/stats.h"
 
+struct lb_machine;
 struct lb_opts;
+struct lb_proc_place;
 struct lb_sys_sample;
 struct lb_sysmon;
 struct lb_srvmon;
@@ -89,7 +91,7 @@ struct lb_thread_figures {
 	uint64_t events;
 	double time_s;              /* sum of its events' latencies */
 	uint64_t lat_min_ns, lat_max_ns; /* exact over the window (0 when not known, as in a merge) */
-	const struct lb_placement *place; /* --cpu-affinity/--numa-node: where it ran; NULL = not asked */
+	const struct lb_placement *place; /* where it ran, as the kernel said; NULL = it did not start */
 };
 
 /* A --threshold evaluated on the final window (output/thresholds.c). */
@@ -115,6 +117,10 @@ struct lb_result {
 	bool sql;                   /* a DB driver was used: the SQL report layout */
 	bool rate_mode;
 	int64_t start_wall_ns, end_wall_ns; /* the command, CLOCK_REALTIME */
+	/* Where it ran: the machine's fingerprint (NULL: read it when writing, as a merge does) and
+	 * the process's CPU set and control group (NULL: not known, as in a merge). */
+	const struct lb_machine *machine;
+	const struct lb_proc_place *proc_place;
 	/* How it ended: "ok", "cut_off" (events cut off at the end: a stalled server), "interrupted",
 	 * "forced_shutdown", "error" ("checkpoint" for one). */
 	const char *status;
@@ -136,6 +142,7 @@ struct lb_result {
 	uint64_t unfinished;        /* events in flight at a forced shutdown */
 	uint64_t cut_off;           /* events whose statement the end of the run cut off */
 	const char *server;         /* the database server's product and version, NULL unknown */
+	const char *driver_settings; /* an embedded engine's settings, "name=value" lines; NULL none */
 	int64_t cut_off_age_max_ns; /* the longest such an event had been running */
 	int64_t grace_excluded_ns;  /* time waited past --time for them, left out of the window */
 	uint64_t overflow;          /* latencies beyond the histogram's range */

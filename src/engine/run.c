@@ -57,13 +57,13 @@ static int worker_init(struct lb_worker *w, char *err)
 	char msg[ERRLEN - 64];
 	/* Before the Lua state exists, so that its memory comes from the node asked for. */
 	const struct lb_place_conf *place = &w->eng->session.cfg.place;
-	if (lb_place_wanted(place)) {
-		if (lb_place_apply(place, w->tid, err, ERRLEN) < 0)
-			return -1;
-		lb_place_read(&w->place);
+	if (lb_place_wanted(place) && lb_place_apply(place, w->tid, err, ERRLEN) < 0)
+		return -1;
+	/* Where it runs, asked or inherited (taskset, a container's cpuset): every result says. */
+	lb_place_read(&w->place);
+	if (lb_place_wanted(place))
 		lb_info("Worker thread (#%d) placed on CPUs %s, memory policy %s%s%s", w->tid, w->place.cpus,
 			w->place.mem_policy, *w->place.mem_nodes ? " " : "", w->place.mem_nodes);
-	}
 	w->vm = host->state_new(w->eng, w, msg, sizeof(msg));
 	if (!w->vm) {
 		snprintf(err, ERRLEN, "%s", msg);
@@ -132,7 +132,12 @@ static void serve_proc_reads(struct lb_engine *e)
 
 static void end_read(struct lb_engine *e)
 {
-	lb_sysmon_stop(e->sysmon, lb_now_ns());
+	struct lb_task_sched *ended = lb_xcalloc((size_t)e->nworkers + 1, sizeof(*ended));
+	for (int i = 0; i < e->nworkers; i++)
+		if (__atomic_load_n(&e->workers[i]->finished, __ATOMIC_ACQUIRE))
+			ended[i] = e->workers[i]->sched_end;
+	lb_sysmon_stop(e->sysmon, lb_now_ns(), ended, e->nworkers);
+	free(ended);
 	pthread_mutex_lock(&e->lock);
 	e->end_read = true;
 	pthread_cond_broadcast(&e->cond);
@@ -169,6 +174,10 @@ static void *worker_thread(void *arg)
 	 * thread_done; the others stop without a word. */
 	if (go && rc == 0 && used_last_events && w->end_ns < e->deadline_ns && !e->interrupts)
 		lb_info("Event limit exceeded, exiting...");
+	/* The thread may be gone when the system metrics read the end of the run: its time
+	 * waiting for a CPU is read now (before `finished` publishes it). */
+	if (e->sysmon && !lb_schedstat_self("/proc", &w->sched_end))
+		w->sched_end.tid = 0;
 	__atomic_store_n(&w->finished, 1, __ATOMIC_RELEASE);
 	__atomic_sub_fetch(&e->looping, 1, __ATOMIC_RELEASE);
 	sem_post(&e->wake);
@@ -395,6 +404,8 @@ static void result_head(struct lb_engine *e, struct lb_result *r, const char *st
 	r->nintervals = e->nintervals;
 	r->sysmon = e->sysmon;
 	r->srvmon = e->srvmon;
+	r->machine = e->machine;
+	r->proc_place = e->proc_place.set ? &e->proc_place : NULL;
 }
 
 /* How long the oldest event in flight has been running (in users mode: the newest event of
@@ -526,6 +537,7 @@ static void window_result(struct lb_engine *e, int64_t end_ns, const char *statu
 		r->unfinished = b->cur.concurrency;
 	r->cut_off = __atomic_load_n(&e->cut_off, __ATOMIC_RELAXED);
 	r->server = __atomic_load_n(&e->server_set, __ATOMIC_ACQUIRE) == 2 ? e->server : NULL;
+	r->driver_settings = r->server && e->driver_settings[0] ? e->driver_settings : NULL;
 	r->cut_off_age_max_ns = __atomic_load_n(&e->cut_off_age_max_ns, __ATOMIC_RELAXED);
 	r->grace_excluded_ns = e->grace_excluded_ns;
 	r->max_lag_ns = e->sched.max_lag_ns;
@@ -854,8 +866,10 @@ static int start_run(struct lb_engine *e)
 	/* The server monitor connects and reads the settings before the common start, which must
 	 * not wait for that (it takes a few round trips); its first reading is taken again when
 	 * the start was waited for, so the server's window is the run's. */
-	if (init == 0)
+	if (init == 0) {
 		start_server_monitor(e);
+		lb_engine_read_server_storage(e);
+	}
 	int waited = init == 0 ? wait_start_at(e) : -1;
 	if (waited > 0)
 		lb_srvmon_new_window(e->srvmon, lb_now_ns());
@@ -883,6 +897,7 @@ int lb_engine_run(struct lb_engine *e)
 	char err[ERRLEN];
 	e->deadline_ns = INT64_MAX;
 	e->start_wall_ns = lb_wall_ns();
+	lb_engine_read_fingerprint(e);
 	install_signals(e);
 	if (init_hook(e) < 0)
 		return 1;

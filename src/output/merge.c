@@ -163,6 +163,9 @@ static cJSON *merged_doc(struct merge *m, const struct lb_result *r, const char 
 		cJSON_DeleteItemFromObjectCaseSensitive(doc, "machine");
 	if (get(m->first, "server_version"))
 		doc = insert_after(doc, "machine", "server_version", cJSON_CreateString(str(m->first, "server_version")));
+	if (get(m->first, "driver_settings"))
+		doc = insert_after(doc, get(doc, "server_version") ? "server_version" : "machine", "driver_settings",
+				   cJSON_Duplicate(get(m->first, "driver_settings"), true));
 	if (get(m->first, "command_line"))
 		doc = insert_after(doc, "threads", "command_line", cJSON_CreateString(str(m->first, "command_line")));
 	if (get(m->first, "options"))

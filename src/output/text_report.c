@@ -444,8 +444,11 @@ void lb_report_final_text(FILE *out, const struct lb_result *r, const char *extr
 		fprintf(out, "Note: %llu latencies longer than %.0f s, beyond the histogram's range; "
 			"they are in min/avg/max/sum, and percentiles that fall on them show the maximum.\n\n",
 			(unsigned long long)r->overflow, (double)LB_HIST_MAX_NS / 1e9);
-	if (r->sys)
-		lb_sys_report_block(out, r->sys);
+	if (r->sys) {
+		struct lb_host_busy busy;
+		bool judged = lb_result_host_busy(r, &busy);
+		lb_sys_report_block(out, r->sys, judged ? &busy : NULL, r->proc_place ? lb_place_usable_cpus(r->proc_place) : 0);
+	}
 	if (r->srv)
 		lb_srv_report_block(out, r->srvmon, r->srv, st->cnt[LB_CNT_EVENT], st->time_total_s);
 	if (footer && *footer) {
