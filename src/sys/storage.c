@@ -26,8 +26,8 @@ static bool disk_name(const char *sys_root, unsigned ma, unsigned mi, char *out,
 			*slash = '\0';
 	}
 	const char *name = strrchr(real, '/');
-	snprintf(out, len, "%s", name ? name + 1 : real);
-	return out[0] != '\0';
+	int n = snprintf(out, len, "%s", name ? name + 1 : real);
+	return n > 0 && (size_t)n < len; /* a longer name is no device we can find again */
 }
 
 static void device_facts(const char *sys_root, struct lb_storage *s)
@@ -41,8 +41,9 @@ static void device_facts(const char *sys_root, struct lb_storage *s)
 	snprintf(rel, sizeof(rel), "block/%s/device/model", s->device);
 	if (!lb_sysfile_line(sys_root, rel, s->model, sizeof(s->model))) {
 		snprintf(rel, sizeof(rel), "block/%s/dm/name", s->device);
-		if (lb_sysfile_line(sys_root, rel, buf, sizeof(buf)))
-			snprintf(s->model, sizeof(s->model), "device-mapper %s", buf);
+		if (lb_sysfile_line(sys_root, rel, buf, sizeof(buf)) &&
+		    snprintf(s->model, sizeof(s->model), "device-mapper %s", buf) >= (int)sizeof(s->model))
+			s->model[sizeof(s->model) - 1] = '\0'; /* a long name, cut */
 	}
 }
 
