@@ -146,6 +146,10 @@ function M.throughput_name(docs)
   return "events/s"
 end
 
+-- The workloads' own figures that head a summary (and are better higher): tpcc's tpmC,
+-- bookstore's bogotransactions, memory's MiB/s (mbw's copy rate with --memory-method).
+M.WORKLOAD_HEADLINES = { tpmC = true, bt_per_s = true, mib_per_second = true, copy_mib_per_second = true }
+
 -- Row definitions: { group, name, unit, value(doc), series(interval, doc) or nil,
 -- better = "higher" | "lower" | "neutral", count = true for totals over the run (errors): their
 -- series is the per-interval count, headline = true for the figures of a comparison's summary
@@ -337,7 +341,8 @@ function M.rows(docs)
     end
     return keys
   end)) do
-    add { group = "workload", name = k, unit = "", better = "neutral",
+    local top = M.WORKLOAD_HEADLINES[k]
+    add { group = "workload", name = k, unit = "", better = top and "higher" or "neutral", headline = top,
           value = function(d) local v = (d.workload_stats or {})[k]; return type(v) == "number" and v or nil end }
   end
   return rows
