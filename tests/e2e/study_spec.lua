@@ -95,6 +95,33 @@ return { dir = %q, repeats = 4, options = "--time=1 --percentile=50,95,99",
     assert.truthy(text:find("verdicts between runs: a label's runs against the first label's by the Mann-Whitney U test", 1, true), text)
     assert.truthy(text:find("\nsummary:\n", 1, true), text)
     assert.truthy(text:find("\nwhat differs:\n", 1, true), text)
+
+    -- the study's report, as Chromium draws it: the summary first, a dot per run
+    local html = dir .. "/threads.html"
+    run_ok(string.format("report %s -o %s", h.q(d), h.q(html)))
+    local chromium = h.sh("command -v chromium"):match("^(/%S+)")
+    if not chromium then
+      if os.getenv("CI") == "true" then error("chromium is not installed (tools/install-deps installs it)") end
+      return
+    end
+    local flags = "--headless --disable-gpu --no-sandbox --disable-quic --no-first-run --disable-background-networking "
+      .. "--disable-component-update --disable-sync --enable-logging=stderr --v=0 --user-data-dir=" .. h.q(dir .. "/chromium")
+    local log = h.sh(string.format("%s %s --window-size=1200,3000 --screenshot=%s file://%s", chromium, flags,
+      h.q(dir .. "/threads.png"), h.q(html)))
+    for line in log:gmatch("[^\n]+") do
+      assert.falsy(line:find("CONSOLE", 1, true) or line:find("Uncaught", 1, true), "console error: " .. line)
+    end
+    local png = io.open(dir .. "/threads.png", "rb")
+    assert.is_true(png and png:seek("end") > 20000, "no screenshot")
+    png:close()
+    local dom = h.sh(string.format("%s %s --dump-dom file://%s 2>/dev/null", chromium, flags, h.q(html)))
+    assert.truthy(dom:find("<h1>Study threads: one vs two</h1>", 1, true), dom:sub(1, 400))
+    local summary, ran = dom:find("<h2>Summary</h2>", 1, true), dom:find("<h2>What ran</h2>", 1, true)
+    assert.truthy(summary and ran and summary < ran)
+    -- events/s, p95, p99: four dots per label each
+    assert.are.equal(3, h.count(dom, '<svg[^>]-class="dots"'))
+    assert.are.equal(24, h.count(dom, '<circle class="run"'))
+    assert.falsy(dom:find("<script", 1, true))
   end)
 
   it("finds nothing between identical configurations, and says how many runs it would take", function()
