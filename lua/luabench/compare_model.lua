@@ -259,6 +259,13 @@ local function breakdown(s, labels, by)
     totals[i] = tsum / count
   end
   if #names == 0 or n < 2 then return nil end
+  -- The parts must lie inside the events: types that are not (fileio's fsyncs, which are no
+  -- request of their own) or that overlap would account for more than all of the time.
+  for i = 1, n do
+    local sum = 0
+    for _, k in ipairs(names) do sum = sum + (per_label[i][k] or 0) end
+    if sum > totals[i] * 1.05 + 1e-9 then return nil end
+  end
   local function part_row(name, get)
     local r = { name = name, values = {}, deltas = {}, shares = {} }
     for i = 1, n do r.values[i] = get(i) end

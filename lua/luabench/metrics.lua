@@ -333,6 +333,10 @@ function M.rows(docs)
           series = series_of(function(x) return x and x.errors or 0 end) }
   end
 
+  local bytes_moved = false
+  for _, d in ipairs(docs) do
+    bytes_moved = bytes_moved or ((d.counters.bytes_read or 0) + (d.counters.bytes_written or 0)) > 0
+  end
   -- The workload's own headline figures (tpmC, BT/s, ...): its top-level numbers.
   for _, k in ipairs(union(docs, function(d)
     local keys = {}
@@ -341,7 +345,8 @@ function M.rows(docs)
     end
     return keys
   end)) do
-    local top = M.WORKLOAD_HEADLINES[k]
+    -- (MiB/s the client's byte counters already give is not a headline twice)
+    local top = M.WORKLOAD_HEADLINES[k] and not (k == "mib_per_second" and bytes_moved) or nil
     add { group = "workload", name = k, unit = "", better = top and "higher" or "neutral", headline = top,
           value = function(d) local v = (d.workload_stats or {})[k]; return type(v) == "number" and v or nil end }
   end

@@ -77,8 +77,8 @@ describe("luabench.compare_model", function()
   end)
 
   it("breaks the change of the mean event time down by type", function()
-    local function typed(upd_ms, sel_ms)
-      return fx.doc { avg = upd_ms + sel_ms + 0.5, types = {
+    local function typed(upd_ms, sel_ms, avg)
+      return fx.doc { avg = avg or upd_ms + sel_ms + 0.5, types = {
         update = { count = 10000, mix_pct = 50, per_s = 10, latency_ms = { avg = upd_ms, max = 1, percentiles = {} } },
         select = { count = 5000, mix_pct = 50, per_s = 10, latency_ms = { avg = sel_ms, max = 1, percentiles = {} } } } }
     end
@@ -93,6 +93,9 @@ describe("luabench.compare_model", function()
     assert.are.equal(30, b.rows[1].deltas[2])
     assert.are.equal(100, b.rows[1].shares[2])
     assert.are.same({ 12.5, 42.5 }, b.total.values)
+    -- parts that add up to more than the events' time (fsyncs outside the requests): none
+    local m2 = assert(model.build({ fx.input("a", { typed(10, 2, 4) }), fx.input("b", { typed(40, 2, 41) }) }))
+    for _, x in ipairs(m2.breakdowns) do assert.are_not.equal("type", x.by) end
   end)
 
   it("names the peak and the most sessions under the bound on a concurrency axis", function()
