@@ -152,48 +152,56 @@ local function numbers(def, docs)
   return vals
 end
 
--- One figure of a section: its value per label and the verdicts against the first label.
-local function make_row(def, docs, n, alpha)
-  local row = { group = def.group, name = def.name, unit = def.unit, better = def.better, headline = def.headline,
-                values = {}, ratios = {}, significant = {}, se = {}, runs = {}, intervals = {},
-                ratio_intervals = {}, p = {}, rules = {}, samples = {} }
-  local any, nonzero = false, false
-  local spreads = {}
+local function new_row(def, samples)
+  return { group = def.group, name = def.name, unit = def.unit, better = def.better, headline = def.headline,
+           values = {}, ratios = {}, significant = {}, se = {}, runs = {}, intervals = {}, ratio_intervals = {},
+           p = {}, rules = {}, samples = samples }
+end
+
+-- A row's value per label (the median of its samples) with its interval, and the verdicts
+-- against the first label: between runs when either side has several, else within the run
+-- (spreads: each single run's interval spread; without them a single run has no verdict).
+local function judge(row, n, alpha, spreads)
   for i = 1, n do
-    local vals = numbers(def, docs[i])
-    row.samples[i] = vals
+    local vals = row.samples[i]
     row.runs[i] = #vals
-    if #vals > 0 then
-      row.values[i] = #vals == 1 and vals[1] or runstats.median(vals)
-      any = true
-      for _, v in ipairs(vals) do nonzero = nonzero or v ~= 0 end
-      if #vals > 1 then
-        local lo, hi, cov = runstats.median_interval(vals)
-        row.intervals[i] = { lo, hi, cov }
-      end
-    end
-    if #docs[i] == 1 then
-      spreads[i] = metrics.spread(docs[i][1], def)
-      row.se[i] = spreads[i] and spreads[i].se or nil
+    if #vals > 0 then row.values[i] = #vals == 1 and vals[1] or runstats.median(vals) end
+    if #vals > 1 then
+      local lo, hi, cov = runstats.median_interval(vals)
+      row.intervals[i] = { lo, hi, cov }
     end
   end
-  if not any or (def.nonzero and not nonzero) then return nil end
   for i = 2, n do
     local a, b = row.samples[1], row.samples[i]
     if #a <= 1 and #b <= 1 then
-      row.rules[i] = "within"
       row.ratios[i] = ratio(row.values[1], row.values[i])
-      row.significant[i] = metrics.significant(row.values[1], row.values[i], spreads[1], spreads[i])
+      if spreads then
+        row.rules[i] = "within"
+        row.significant[i] = metrics.significant(row.values[1], row.values[i], spreads[1], spreads[i])
+      end
     elseif #a > 0 and #b > 0 then
       row.rules[i] = "between"
       local c = runstats.compare(a, b, alpha)
-      row.ratios[i] = c.ratio
-      row.significant[i] = c.significant
-      row.p[i] = c.p
+      row.ratios[i], row.significant[i], row.p[i] = c.ratio, c.significant, c.p
       if c.ratio_lo then row.ratio_intervals[i] = { c.ratio_lo, c.ratio_hi, c.ratio_coverage } end
       row.too_few = row.too_few or c.too_few
     end
   end
+  return row
+end
+
+-- One figure of a section: its value per label and the verdicts against the first label.
+local function make_row(def, docs, n, alpha)
+  local samples, spreads = {}, {}
+  local any, nonzero = false, false
+  for i = 1, n do
+    samples[i] = numbers(def, docs[i])
+    for _, v in ipairs(samples[i]) do any, nonzero = true, nonzero or v ~= 0 end
+    if #docs[i] == 1 then spreads[i] = metrics.spread(docs[i][1], def) end
+  end
+  if not any or (def.nonzero and not nonzero) then return nil end
+  local row = judge(new_row(def, samples), n, alpha, spreads)
+  for i = 1, n do row.se[i] = spreads[i] and spreads[i].se or nil end
   return row
 end
 
@@ -332,35 +340,7 @@ local function axis_summary(w, secs, labels, alpha)
     end
   end
   local function row(name, samples, better)
-    local def = { group = "summary", name = name, unit = "", better = better, headline = true }
-    local r = { group = def.group, name = name, unit = "", better = better, headline = true, values = {}, ratios = {},
-                significant = {}, se = {}, runs = {}, intervals = {}, ratio_intervals = {}, p = {}, rules = {},
-                samples = samples }
-    for i = 1, n do
-      local v = samples[i]
-      r.runs[i] = #v
-      if #v > 0 then
-        r.values[i] = runstats.median(v)
-        if #v > 1 then
-          local lo, hi, cov = runstats.median_interval(v)
-          r.intervals[i] = { lo, hi, cov }
-        end
-      end
-    end
-    for i = 2, n do
-      if #samples[1] > 1 or #samples[i] > 1 then
-        local c = #samples[1] > 0 and #samples[i] > 0 and runstats.compare(samples[1], samples[i], alpha)
-        if c then
-          r.rules[i] = "between"
-          r.ratios[i], r.significant[i], r.p[i] = c.ratio, c.significant, c.p
-          if c.ratio_lo then r.ratio_intervals[i] = { c.ratio_lo, c.ratio_hi, c.ratio_coverage } end
-          r.too_few = r.too_few or c.too_few
-        end
-      else
-        r.ratios[i] = ratio(r.values[1], r.values[i])
-      end
-    end
-    return r
+    return judge(new_row({ group = "summary", name = name, unit = "", better = better, headline = true }, samples), n, alpha)
   end
   local rows = { row("peak " .. tname, peaks, "higher") }
   if bound then

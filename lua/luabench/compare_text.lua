@@ -172,6 +172,16 @@ local function ratio_head(labels)
   return head
 end
 
+-- A figure's cells: its name, then per label its value and, from the second on, the ratio.
+local function figure_cells(indent, r, n)
+  local cells = { indent .. r.name }
+  for i = 1, n do
+    cells[#cells + 1] = M.value_cell(r, i)
+    if i > 1 then cells[#cells + 1] = M.ratio_cell(r, i) end
+  end
+  return cells
+end
+
 function M.summary_text(m, labels, out)
   if #m.summary == 0 or (#m.sections <= 1 and not m.multi) then return end
   out[#out + 1] = ""
@@ -180,12 +190,7 @@ function M.summary_text(m, labels, out)
   local lines, workload = {}, nil
   for _, r in ipairs(m.summary) do
     if r.workload ~= workload then workload = r.workload; lines[#lines + 1] = { "  " .. workload } end
-    local cells = { "    " .. r.name }
-    for i = 1, #labels do
-      cells[#cells + 1] = M.value_cell(r, i)
-      if i > 1 then cells[#cells + 1] = M.ratio_cell(r, i) end
-    end
-    lines[#lines + 1] = cells
+    lines[#lines + 1] = figure_cells("    ", r, #labels)
   end
   table_lines(head, lines, out)
 end
@@ -270,12 +275,7 @@ function M.text(m)
         group = r.group
         lines[#lines + 1] = { group }
       end
-      local cells = { "  " .. r.name }
-      for i = 1, #labels do
-        cells[#cells + 1] = M.value_cell(r, i)
-        if i > 1 then cells[#cells + 1] = M.ratio_cell(r, i) end
-      end
-      lines[#lines + 1] = cells
+      lines[#lines + 1] = figure_cells("  ", r, #labels)
     end
     out[#out + 1] = ""
     local heading = M.section_heading(m, s)

@@ -96,17 +96,6 @@ local function encode(v, indent, out)
   end
 end
 
-local function write_atomic(path, text)
-  local tmp = path .. ".tmp"
-  local f, err = io.open(tmp, "w")
-  if not f then return nil, string.format("cannot write '%s': %s", path, err) end
-  f:write(text)
-  f:close()
-  local ok, rerr = os.rename(tmp, path)
-  if not ok then return nil, string.format("cannot write '%s': %s", path, rerr) end
-  return true
-end
-
 -- A value as JSON with its keys in reading order.
 function M.encode(v)
   local out = {}
@@ -119,7 +108,7 @@ local function save(ctx)
   man.updated = os.date("!%Y-%m-%dT%H:%M:%SZ")
   local out = {}
   encode(man, "", out)
-  local ok, err = write_atomic(ctx.dir .. "/manifest.json", table.concat(out) .. "\n")
+  local ok, err = require("luabench.compare").write_output(ctx.dir .. "/manifest.json", table.concat(out) .. "\n")
   if not ok then error(err, 0) end
 end
 

@@ -160,6 +160,37 @@ return { dir = %q, repeats = 3, options = "--time=1 --percentile=95,99",
     end
   end)
 
+  it("discards warm-up runs and adds rounds until the figures are precise enough", function()
+    local d = dir .. "/precise"
+    -- an interval within 0.001 % of the median is out of reach: rounds until max_repeats
+    local plan = h.write("precise.lua", string.format([[
+return { dir = %q, repeats = 2, warmup = 1, precision = { pct = 0.001, max_repeats = 3 }, options = "--time=1",
+  workloads = { { args = "cpu --cpu-max-prime=2000" } } }
+]], d))
+    local out = run_ok("study " .. h.q(plan) .. " --label=box")
+    assert.truthy(out:find("precision: cpu not within ±0.001 % yet: round 3", 1, true), out)
+    local m = manifest(d)
+    local kinds = {}
+    for i, r in ipairs(m.runs) do
+      assert.are.equal("ok", r.status)
+      assert.are.equal("box", r.configuration)
+      kinds[i] = r.warmup and "w" or (r.extra and "x" or "r") .. r["repeat"]
+    end
+    assert.are.equal("w r1 r2 x3", table.concat(kinds, " "))
+    -- compare and report leave the warm-up out
+    local _, err, rc = h.run("compare " .. h.q(d))
+    assert.are.equal(1, rc)
+    assert.truthy(err:find("give at least two inputs", 1, true), err)
+    local other = dir .. "/precise-other"
+    plan = h.write("precise2.lua", string.format([[
+return { dir = %q, repeats = 3, options = "--time=1", workloads = { { args = "cpu --cpu-max-prime=2000" } } }
+]], other))
+    run_ok("study " .. h.q(plan) .. " --label=box2")
+    local cmp = h.json(run_ok("compare --format=json " .. h.q(d) .. " " .. h.q(other)))
+    assert.are.same({ "box", "box2" }, { cmp.inputs[1].label, cmp.inputs[2].label })
+    assert.are.same({ 3, 3 }, cmp.sections[1].runs)
+  end)
+
   it("refuses to compare results of different workloads, naming both", function()
     local d = dir .. "/same"
     local cpu, mem
