@@ -39,7 +39,7 @@ EOF
   t1=$(study_secs)
   local wall runs windows
   wall=$(awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.2f", b - a}')
-  runs=$(jq '[.runs[] | .wall_s] | add' "$dir/overhead/manifest.json")
+  runs=$(jq '[.runs[] | .wall_s] | add' "$dir/overhead/manifest.json" | awk '{printf "%.2f", $1}')
   windows=$(for f in "$dir"/overhead/runs/*.json; do jq '.time_s' "$f"; done | awk '{s += $1} END {printf "%.2f", s}')
   echo "bench study: $(jq '.runs | length' "$dir/overhead/manifest.json") runs: study $wall s, runs' processes $runs s, measured windows $windows s" >&2
 
