@@ -115,8 +115,9 @@ return { dir = "$dir/sync", repeats = $effect,
   options = "--time=$t --threads=$threads --percentile=95,99",
   configurations = { { label = "on", env = { PGOPTIONS = "-c synchronous_commit=on" } },
                      { label = "off", env = { PGOPTIONS = "-c synchronous_commit=off" } } },
-  workloads = { { name = "write", args = "oltp_write_only " .. vars.db .. " --tables=4 --table-size=10000" } } }
+  workloads = { { name = "write", args = "oltp_write_only " .. vars.db .. " --tables=4 --table-size=10000", prepare = true } } }
 EOF
+  "$VLB" oltp_write_only $db --tables=4 cleanup >/dev/null 2>&1 || true
   LUABENCH=$VLB "$VLB" study "$dir/sync.lua" --set=db="$db" >"$dir/sync.out" 2>&1 || { tail -3 "$dir/sync.out" >&2; }
   tools/sandbox-db admin pgsql "ALTER SYSTEM RESET fsync" >/dev/null
   tools/sandbox-db admin pgsql "ALTER SYSTEM RESET full_page_writes" >/dev/null
