@@ -162,29 +162,44 @@ return { dir = %q, repeats = 3, options = "--time=1 --percentile=95,99",
 
   it("discards warm-up runs and adds rounds until the figures are precise enough", function()
     local d = dir .. "/precise"
+    local marks = dir .. "/marks"
+    -- a script that tells what its environment was: the configuration's env and prefix
+    local script = h.write("envcheck.lua", [[
+function event() end
+function sysbench.hooks.report_json()
+  return { from_env = tonumber(os.getenv("FROM_ENV")), from_prefix = tonumber(os.getenv("FROM_PREFIX")) }
+end
+]])
     -- an interval within 0.001 % of the median is out of reach: rounds until max_repeats
     local plan = h.write("precise.lua", string.format([[
 return { dir = %q, repeats = 2, warmup = 1, precision = { pct = 0.001, max_repeats = 3 }, options = "--time=1",
-  workloads = { { args = "cpu --cpu-max-prime=2000" } } }
-]], d))
+  configurations = { { env = { FROM_ENV = "7" }, prefix = "env FROM_PREFIX=8",
+                        before = "echo before $FROM_ENV >> %s", after = "echo after >> %s" } },
+  workloads = { { name = "envcheck", args = %q } } }
+]], d, marks, marks, script))
     local out = run_ok("study " .. h.q(plan) .. " --label=box")
-    assert.truthy(out:find("precision: cpu not within ±0.001 % yet: round 3", 1, true), out)
+    assert.truthy(out:find("precision: envcheck not within ±0.001 % yet: round 3", 1, true), out)
     local m = manifest(d)
     local kinds = {}
     for i, r in ipairs(m.runs) do
       assert.are.equal("ok", r.status)
       assert.are.equal("box", r.configuration)
       kinds[i] = r.warmup and "w" or (r.extra and "x" or "r") .. r["repeat"]
+      local stats = h.json(h.read(d .. "/" .. r.file)).workload_stats
+      assert.are.same({ from_env = 7, from_prefix = 8 }, stats)
     end
     assert.are.equal("w r1 r2 x3", table.concat(kinds, " "))
+    -- the commands ran around each round's runs, with the configuration's environment
+    assert.are.equal(string.rep("before 7\nafter\n", 4), h.read(marks))
+    assert.are.same({ "FROM_ENV" }, m.configurations[1].env)
     -- compare and report leave the warm-up out
     local _, err, rc = h.run("compare " .. h.q(d))
     assert.are.equal(1, rc)
     assert.truthy(err:find("give at least two inputs", 1, true), err)
     local other = dir .. "/precise-other"
     plan = h.write("precise2.lua", string.format([[
-return { dir = %q, repeats = 3, options = "--time=1", workloads = { { args = "cpu --cpu-max-prime=2000" } } }
-]], other))
+return { dir = %q, repeats = 3, options = "--time=1", workloads = { { name = "envcheck", args = %q } } }
+]], other, script))
     run_ok("study " .. h.q(plan) .. " --label=box2")
     local cmp = h.json(run_ok("compare --format=json " .. h.q(d) .. " " .. h.q(other)))
     assert.are.same({ "box", "box2" }, { cmp.inputs[1].label, cmp.inputs[2].label })
