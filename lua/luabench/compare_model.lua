@@ -128,7 +128,9 @@ local function workload_sections(w, labels)
         for _, p in ipairs(input.points) do
           if point_key(p) == k then
             docs[li][#docs[li] + 1] = p.doc
-            reps[li][#reps[li] + 1] = input.rep or idx
+            -- which repeat: a study's, a sweep's own (each sweep is one), else the k-th run of
+            -- the label at this point
+            reps[li][#reps[li] + 1] = input.rep or (input.kind == "sweep" and idx) or #docs[li]
           end
         end
       end

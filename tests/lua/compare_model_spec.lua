@@ -121,6 +121,18 @@ describe("luabench.compare_model", function()
     assert.are.same({ 16, 32 }, under.values)
   end)
 
+  it("takes the k-th run of a label at each point as its k-th repeat", function()
+    local function run(label, conc, tps)
+      local d = fx.doc { threads = conc, tps = tps }
+      return { label = label, path = label .. conc .. tps, kind = "run", doc = d, points = { { conc = conc, doc = d } } }
+    end
+    -- runs given point by point: 8, 32, 8, 32 threads
+    local m = assert(model.build({ run("A", 8, 100), run("A", 32, 300), run("A", 8, 110), run("A", 32, 320),
+                                   run("B", 8, 100), run("B", 32, 200), run("B", 8, 105), run("B", 32, 210) }))
+    assert.are.equal(2, #m.sections)
+    assert.are.same({ { 300, 320 }, { 200, 210 } }, m.summary[1].samples)
+  end)
+
   it("picks the median run of each label for the charts", function()
     local a = fx.runs("A", { fx.doc { tps = 100 }, fx.doc { tps = 300 }, fx.doc { tps = 200 } })
     local groups = model.chart_groups(concat(a, fx.runs("B", { fx.doc { tps = 5 } })))
