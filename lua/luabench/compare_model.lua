@@ -379,6 +379,17 @@ local function describe_label(l)
       text = string.format("%d runs of %s; %s", #l.inputs, table.concat(workloads, ", "),
         first.doc.hostname and ("host " .. first.doc.hostname) or "")
     else
+      -- runs at several points (an axis): the range, not the first run's concurrency
+      local lo, hi, unit = math.huge, -math.huge, nil
+      for _, input in ipairs(l.inputs) do
+        for _, p in ipairs(input.points) do
+          local c, u = results.concurrency(p.doc)
+          lo, hi, unit = math.min(lo, c), math.max(hi, c), u
+        end
+      end
+      if lo < hi then
+        text = string.format("%s, %d..%d %s, host %s", results.what(first.doc), lo, hi, unit, first.doc.hostname or "?")
+      end
       text = string.format("%d runs: %s", #l.inputs, text)
     end
   end
