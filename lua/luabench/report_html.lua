@@ -224,7 +224,7 @@ local function dots_html(model)
             id = string.format("dots-%d-%s", si, r.name:gsub("[^%w]", "_")),
             title = string.format("%s%s", r.name, heading and (": " .. heading) or (s.workload and (": " .. s.workload) or "")),
             subtitle = "a dot per run; bar: the median, line: its interval",
-            xlabel = r.name .. (r.unit ~= "" and r.unit ~= r.name:match("(%S+)$") and (" (" .. r.unit .. ")") or ""),
+            xlabel = r.name .. ((r.unit ~= "" and r.name:sub(-#r.unit) ~= r.unit) and (" (" .. r.unit .. ")") or ""),
             rows = rows,
           }
         end
