@@ -80,6 +80,7 @@ return { dir = "$dir/same", repeats = $((pairs * per)),
 EOF
   "$VLB" oltp_write_only $db --tables=4 cleanup >/dev/null 2>&1 || true
   LUABENCH=$VLB "$VLB" study "$dir/same.lua" --set=db="$db" >"$dir/same.out" 2>&1 || { tail -3 "$dir/same.out" >&2; }
+  "$VLB" oltp_write_only $db --tables=4 cleanup >/dev/null 2>&1 || true
   local g3 g3any g5 g5any single=0 n5=$((pairs * per / 5)) k
   # shellcheck disable=SC2046
   read -r g3 g3any <<<"$(verdicts_count $(verdicts_groups "$dir/same" "$per" "$pairs" "$dir"))"
