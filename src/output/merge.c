@@ -29,6 +29,7 @@ struct args {
 	bool json;
 	const char *output;
 	const char *percentiles; /* NULL: the first input's */
+	bool allow_gaps;          /* merge runs whose windows do not overlap, with a warning */
 };
 
 /* ---- the merged run -------------------------------------------------------------------------- */
@@ -285,7 +286,9 @@ static void usage(FILE *out)
 		     "figures of their own (tpcc's tpmC, bookstore's BT/s) compute them for the merged run.\n\n"
 		     "  --format=text|json   report on stdout: sysbench's text layout (default) or the JSON document\n"
 		     "  --output=FILE        also write the merged JSON document to FILE (atomically)\n"
-		     "  --percentile=LIST    percentiles to report (default: those of the first result)\n");
+		     "  --percentile=LIST    percentiles to report (default: those of the first result)\n"
+		     "  --allow-gaps         merge results whose measured windows do not overlap (refused otherwise:\n"
+		     "                       runs one after another are repeats, for luabench compare)\n");
 }
 
 static int parse_args(int argc, char **argv, struct args *a, char *err)
@@ -302,6 +305,8 @@ static int parse_args(int argc, char **argv, struct args *a, char *err)
 			a->output = s + 9;
 		} else if (!strncmp(s, "--percentile=", 13)) {
 			a->percentiles = s + 13;
+		} else if (!strcmp(s, "--allow-gaps")) {
+			a->allow_gaps = true;
 		} else if (!strncmp(s, "--format=", 9)) {
 			snprintf(err, ERRLEN, "Invalid value for the 'format' option: '%s' (expected text or json)", s + 9);
 			return -1;
@@ -341,6 +346,17 @@ int lb_merge_main(int argc, char **argv)
 	for (int i = 0; i < a.nfiles; i++)
 		if (!(docs[i] = lb_merge_read_doc(a.files[i], m->err)) || lb_merge_add_doc(m, a.files[i], docs[i]) < 0)
 			goto out;
+	if (lb_merge_check_windows(m) < 0) {
+		if (!a.allow_gaps) {
+			size_t n = strlen(m->err);
+			snprintf(m->err + n, ERRLEN - n, ": merge adds processes that ran together; runs one after another are "
+				 "repeats to compare (luabench compare --label=A RUN... --label=B RUN...), or give --allow-gaps "
+				 "to merge them anyway");
+			goto out;
+		}
+		lb_warn("merge: %s: the merged rates count the gap as measured time", m->err);
+		m->err[0] = 0;
+	}
 	if (set_percentiles(m, a.percentiles) < 0)
 		goto out;
 	check_instances(m);
@@ -362,6 +378,7 @@ out:
 	lb_intervals_free_types(m->intervals, m->nintervals);
 	free(m->intervals);
 	free(m->threads);
+	free(m->windows);
 	free(m);
 	return rc;
 }

@@ -201,6 +201,8 @@ static void add_window(struct merge *m, const char *path, const cJSON *d)
 		m->start_us = s;
 	if (e > m->end_us)
 		m->end_us = e;
+	m->windows = lb_xrealloc(m->windows, (size_t)(m->nwindows + 1) * sizeof(*m->windows));
+	m->windows[m->nwindows++] = (struct merge_window){ .start_us = s, .end_us = e, .path = path };
 	double su = num(d, "start_unix_s");
 	su = su > 0 && su < UNIX_US_MAX / 1e6 ? su : 0;
 	if (!m->start_unix_s || su < m->start_unix_s)
@@ -579,4 +581,47 @@ int lb_merge_add_doc(struct merge *m, const char *path, const cJSON *d)
 	add_hosts(m, str(d, "hostname"));
 	add_provenance(m, path, d);
 	return 0;
+}
+
+static int by_start(const void *a, const void *b)
+{
+	const struct merge_window *x = a, *y = b;
+	return (x->start_us > y->start_us) - (x->start_us < y->start_us);
+}
+
+static void clock_text(int64_t unix_us, char *buf, size_t len)
+{
+	time_t t = (time_t)(unix_us / 1000000);
+	struct tm tm;
+	gmtime_r(&t, &tm);
+	snprintf(buf, len, "%02d:%02d:%02d.%03d", tm.tm_hour, tm.tm_min, tm.tm_sec, (int)(unix_us / 1000 % 1000));
+}
+
+int lb_merge_check_windows(struct merge *m)
+{
+	if (m->nwindows < 2)
+		return 0;
+	struct merge_window *w = lb_xcalloc((size_t)m->nwindows, sizeof(*w));
+	memcpy(w, m->windows, (size_t)m->nwindows * sizeof(*w));
+	qsort(w, (size_t)m->nwindows, sizeof(*w), by_start);
+	int64_t end = w[0].end_us;
+	const char *last = w[0].path;
+	int rc = 0;
+	for (int i = 1; i < m->nwindows; i++) {
+		if (w[i].start_us > end) {
+			char a[32], b[32];
+			clock_text(end, a, sizeof(a));
+			clock_text(w[i].start_us, b, sizeof(b));
+			snprintf(m->err, ERRLEN, "the measured windows do not overlap: '%s' started %.1f s after '%s' ended (%s and %s UTC)",
+				 w[i].path, (double)(w[i].start_us - end) / 1e6, last, a, b);
+			rc = -1;
+			break;
+		}
+		if (w[i].end_us > end) {
+			end = w[i].end_us;
+			last = w[i].path;
+		}
+	}
+	free(w);
+	return rc;
 }
