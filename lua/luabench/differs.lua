@@ -38,11 +38,12 @@ local function flatten(t, prefix, out)
   if n > 0 and scalars then
     local parts = {}
     for i, v in ipairs(t) do parts[i] = scalar_text(v) end
-    out[prefix] = table.concat(parts, ",")
+    out[prefix or "(value)"] = table.concat(parts, ",")
     return out
   end
   if n == 0 and next(t) == nil then
-    out[prefix] = "(none)"
+    -- an empty object inside one (an empty source itself has nothing to tell)
+    if prefix then out[prefix] = "(none)" end
     return out
   end
   for _, k in ipairs(sorted_keys(t)) do

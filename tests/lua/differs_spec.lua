@@ -9,6 +9,15 @@ local function find(rows, group, name)
 end
 
 describe("luabench.differs", function()
+  it("takes an empty object or a bare array where another result has keys", function()
+    local a, b = fx.doc(), fx.doc()
+    a.placement, b.placement = {}, { process_cpus = "0" }
+    a.driver_settings, b.driver_settings = { "x", "y" }, { "x" }
+    local rows = differs.rows({ { a }, { b } })
+    assert.are.same({ nil, "0" }, find(rows, "placement", "process_cpus").values)
+    assert.are.same({ "x,y", "x" }, find(rows, "driver_settings", "(value)").values)
+  end)
+
   it("lists the options, machine, placement, settings and busy host that differ, nested keys dotted", function()
     local a, b = fx.doc(), fx.doc()
     a.options["cpu-affinity"], b.options["cpu-affinity"] = "", "0"
