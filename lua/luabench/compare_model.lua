@@ -16,10 +16,27 @@ local M = {}
 
 M.WITHIN_RULE = "within one run: " .. metrics.RULE
 M.BETWEEN_RULE = string.format("between runs: a label's runs against the first label's by the "
-  .. "Mann-Whitney U test, significant (*) at p <= %g, ~ = not (or too few runs to tell); value = "
+  .. "Mann-Whitney U test, significant (*) at p <= %g, ~ = not; below the runs it needs, Welch's "
+  .. "t-test on the runs' logarithms with no run of one label among the other's; value = "
   .. "the median of the runs, +-%% its 95 %% interval (the range of the runs when fewer than %d), "
   .. "ratio = of the medians, [lo hi] its interval from the runs' pairwise ratios",
   runstats.ALPHA, runstats.runs_for_interval())
+
+-- What a section with fewer runs than the rank test needs says about its verdicts (plain text),
+-- or nil.
+function M.few_runs_note(m, s)
+  if not s.too_few then return nil end
+  local counts = {}
+  for i, n in ipairs(s.runs) do counts[i] = tostring(n) end
+  local runs = table.concat(counts, " against ")
+  if s.small_sample then
+    return string.format("%s runs: fewer than the rank test needs (%d per label); verdicts by the small-sample "
+      .. "rule: * when Welch's t-test on the runs' logarithms gives p <= %g and no run of one label falls "
+      .. "among the other's", runs, s.runs_needed, m.alpha)
+  end
+  return string.format("%s runs: too few to find a difference at p <= %g; %d runs per label are needed",
+    runs, m.alpha, s.runs_needed)
+end
 
 local function ratio(a, b)
   if a == nil or b == nil then return nil end
@@ -187,6 +204,7 @@ local function judge(row, n, alpha, spreads)
       row.ratios[i], row.significant[i], row.p[i] = c.ratio, c.significant, c.p
       if c.ratio_lo then row.ratio_intervals[i] = { c.ratio_lo, c.ratio_hi, c.ratio_coverage } end
       row.too_few = row.too_few or c.too_few
+      row.small_sample = row.small_sample or c.test == "t-log"
     end
   end
   return row
@@ -533,7 +551,9 @@ function M.build(inputs, opts)
         s.runs[i] = #s.docs[i]
         if s.runs[i] > 1 then m.multi = true end
       end
-      for _, r in ipairs(s.rows) do s.too_few = s.too_few or r.too_few end
+      for _, r in ipairs(s.rows) do
+        s.too_few, s.small_sample = s.too_few or r.too_few, s.small_sample or r.small_sample
+      end
       if s.too_few then s.runs_needed = runstats.runs_needed(alpha) end
       all_missing = all_missing and #s.missing > n - 2
       m.sections[#m.sections + 1] = s

@@ -1,4 +1,5 @@
 -- The comparison model (compare_model.lua) as text, JSON and CSV: the same figures in each.
+local model = require("luabench.compare_model")
 local M = {}
 
 -- Numbers as people read them, the same in every format of the text table.
@@ -196,11 +197,8 @@ function M.summary_text(m, labels, out)
 end
 
 local function too_few_text(m, s)
-  if not s.too_few then return nil end
-  local counts = {}
-  for i, n in ipairs(s.runs) do counts[i] = tostring(n) end
-  return string.format("(%s runs: too few to find a difference at p <= %g; %d runs per label are needed)",
-    table.concat(counts, " against "), m.alpha, s.runs_needed)
+  local note = model.few_runs_note(m, s)
+  return note and "(" .. note .. ")"
 end
 
 function M.breakdown_text(m, labels, out)

@@ -5,6 +5,7 @@
 -- tables of tpcc/bookstore/fileio, the workload's own figures and the system metrics.
 local results = require("luabench.results")
 local compare = require("luabench.compare")
+local compare_model = require("luabench.compare_model")
 local charts = require("luabench.charts")
 local text = require("luabench.compare_text")
 local metrics = require("luabench.metrics")
@@ -280,12 +281,8 @@ local function comparison_tables(model)
   for _, s in ipairs(model.sections) do
     local heading = compare.section_heading(model, s)
     if heading then out[#out + 1] = "<h3>" .. esc(heading) .. "</h3>" end
-    if s.too_few then
-      local counts = {}
-      for i, n in ipairs(s.runs) do counts[i] = tostring(n) end
-      out[#out + 1] = string.format('<p class="note">%s runs: too few to find a difference at p &lt;= %g; %d runs per label are needed.</p>',
-        esc(table.concat(counts, " against ")), model.alpha, s.runs_needed)
-    end
+    local few = compare_model.few_runs_note(model, s)
+    if few then out[#out + 1] = '<p class="note">' .. esc(few) .. ".</p>" end
     if #(s.missing or {}) > 0 then
       out[#out + 1] = '<p class="note">Not in ' .. esc(table.concat(s.missing, ", ")) .. " (no such point).</p>"
     end
