@@ -195,7 +195,7 @@ end
     h.run("oltp_read_write " .. base .. " cleanup")
   end)
 
-  it("tpcc --pipeline runs OrderStatus and StockLevel pipelined, and wants --procedures=off", function()
+  it("tpcc --pipeline runs OrderStatus and StockLevel pipelined, and refuses --procedures=on", function()
     local base = "tpcc " .. pg .. " --table-prefix=lbt_pl_ --threads=2"
     local _, err, rc = h.run(base .. " --warehouses=1 prepare")
     assert.are.equal(0, rc, err)
@@ -205,7 +205,11 @@ end
     assert.is_true(doc.types.OrderStatus.count > 20 and doc.types.StockLevel.count > 20, out)
     assert.are.equal(0, doc.types.OrderStatus.errors + doc.types.StockLevel.errors)
     assert.are.equal("pipelined_statements", doc.workload_stats.transactions)
-    local _, err3, rc3 = h.run(base .. " --time=1 --pipeline run")
+    -- --pipeline asks for client-side statements: by default it gets them
+    out, err2, rc2 = h.run(base .. " --time=1 --pipeline --weights=0,0,50,0,50 --format=json run")
+    assert.are.equal(0, rc2, err2)
+    assert.are.equal("pipelined_statements", h.json(out).workload_stats.transactions)
+    local _, err3, rc3 = h.run(base .. " --time=1 --pipeline --procedures=on run")
     assert.are.equal(1, rc3)
     assert.is_truthy(err3:find("--pipeline pipelines client-side statements: give --procedures=off too", 1, true), err3)
     h.run(base .. " cleanup")
