@@ -173,6 +173,14 @@ uint32_t lb_db_sql_placeholders(const char *sql, size_t len, uint32_t dialect,
 /* Applies an API misuse error to the descriptor and returns LB_DB_EINVAL (config.c). */
 int lb_db_misuse(struct lb_db_conn *c, const char *what);
 
+/* "SQLite" or "DuckDB" when path is a database file of that engine (dbfile.c), else NULL (no
+ * such file, another kind, :memory: or a file: URI). */
+const char *lb_db_file_kind(const char *path);
+/* 0, or LB_DB_EINVAL with one line in err when path (the value of --option) is a database file
+ * of another engine than `want` ("SQLite", "DuckDB"), naming the driver that opens it. */
+int lb_db_check_file_kind(const char *path, const char *want, const char *option, char *err,
+			  size_t errlen);
+
 /* ---- statement text (stmt_text.c) ---- */
 /* Builds the text of an emulated execution into c->text (NUL-terminated). */
 int lb_db_emulate_text(struct lb_db_conn *c, struct lb_db_stmt *s);

@@ -108,10 +108,23 @@ print("DIALECT", require("luabench.dialect").of("sqlite").name)
     end
   end)
 
-  it("says which option is wrong", function()
-    local _, err, rc = h.run("oltp_read_write --db-driver=sqlite --sqlite-db=" .. h.q(dir .. "/x.db") .. " --sqlite-journal-mode=fast prepare")
-    assert.are_not.equal(0, rc)
-    assert.is_truthy(err:find("sqlite: invalid --sqlite-journal-mode 'fast' (expected delete, truncate, persist, memory, wal or off)", 1, true), err)
+  it("says which option is wrong, in one line before anything runs", function()
+    local out, err, rc = h.run("oltp_read_write --db-driver=sqlite --sqlite-db=" .. h.q(dir .. "/x.db") .. " --sqlite-journal-mode=fast prepare")
+    assert.are.equal(1, rc)
+    assert.are.equal("FATAL: invalid --sqlite-journal-mode 'fast' (expected delete, truncate, persist, memory, wal or off)\n", err)
+    assert.are.equal("", out)
+    -- a script's thread_init is not blamed for it
+    local script = h.write("sqlite_connect.lua", "local c\nfunction thread_init() c = sysbench.sql.driver():connect() end\n" ..
+      "function event() c:query('SELECT 1') end\n")
+    for opt, line in pairs({
+      ["--sqlite-synchronous=x"] = "FATAL: invalid --sqlite-synchronous 'x' (expected off, normal, full or extra)\n",
+      ["--sqlite-begin=late"] = "FATAL: invalid --sqlite-begin 'late' (expected deferred, immediate or exclusive)\n",
+      ["--sqlite-busy-timeout=-1"] = "FATAL: invalid --sqlite-busy-timeout -1 (expected milliseconds >= 0)\n",
+    }) do
+      out, err, rc = h.run(h.q(script) .. " --db-driver=sqlite --sqlite-db=" .. h.q(dir .. "/x.db") .. " " .. opt .. " --events=1 run")
+      assert.are.equal(1, rc, out .. err)
+      assert.are.equal(line, err)
+    end
     _, err, rc = h.run("oltp_read_write --db-driver=sqlite --sqlite-db=" .. h.q(dir .. "/no/such/dir/x.db") .. " prepare")
     assert.are_not.equal(0, rc)
     assert.is_truthy(err:find("sqlite: cannot open database '" .. dir .. "/no/such/dir/x.db': open: unable to open database file", 1, true), err)
