@@ -216,6 +216,33 @@ end
   end)
 end)
 
+describe("examples/pipelined_reads.lua", function()
+  if not pg then
+    pending("the pgsql sandbox is not running")
+    return
+  end
+
+  it("reads a page of lookups as one pipeline or one by one: the same reads, every row found", function()
+    local ex = h.q(h.root .. "/examples/pipelined_reads.lua")
+    local oltp = "oltp_read_only " .. pg .. " --tables=1 --table-size=1000 "
+    h.run(oltp .. "cleanup")
+    local _, err, rc = h.run(oltp .. "prepare")
+    assert.are.equal(0, rc, err)
+    for _, mode in ipairs({ "on", "off" }) do
+      local out
+      out, err, rc = h.run(ex .. " " .. pg .. " --table-size=1000 --lookups=5 --pipelined=" .. mode ..
+        " --threads=2 --events=40 --time=0 --format=json run")
+      assert.are.equal(0, rc, err)
+      local doc = h.json(out)
+      assert.are.equal(40, doc.counters.events)
+      assert.are.equal(40, doc.types.Page.count)
+      assert.are.equal(200, doc.counters.reads)
+      assert.are.equal(0, doc.counters.errors)
+    end
+    h.run(oltp .. "cleanup")
+  end)
+end)
+
 describe("pipelines elsewhere", function()
   local my = h.db("mysql")
   it("are refused on mysql with one clear line", function()
