@@ -272,3 +272,24 @@ bool lb_db_monitor_is_own(const struct lb_db_monitor *desc, const char *name)
 {
 	return listed(desc->own, name, false);
 }
+
+int lb_db_conn_publish_stats(struct lb_db_conn *c)
+{
+	/* A result set left from the last event goes (as with the next statement): a script reads
+	 * its results within the event that ran the query. */
+	if (!c || c->publish_off || c->state != LB_DB_STATE_IDLE || c->op != LB_DB_OP_NONE ||
+	    c->bulk_active || c->copy_open || c->pipe.open || lb_db_conn_in_transaction(c))
+		return 0;
+	const struct lb_db_monitor *d = lb_db_monitor_for(c);
+	if (!d || !d->publish_sql) {
+		c->publish_off = true;
+		return 0;
+	}
+	struct lb_db_result res;
+	if (lb_db_query(c, d->publish_sql, strlen(d->publish_sql), &res) != LB_DB_OK) {
+		c->publish_off = true;
+		return 0;
+	}
+	lb_db_free_result(c);
+	return 1;
+}

@@ -115,6 +115,9 @@ struct lb_engine {
 	int64_t epoch_wall_ns;       /* CLOCK_REALTIME at the start barrier */
 	struct lb_sysmon *sysmon;    /* system metrics; NULL with --system-stats=off */
 	struct lb_srvmon *srvmon;    /* server statistics; NULL when off or not a database run */
+	uint32_t publish_request;    /* the monitor's last request to publish (ffi_engine.h) */
+	bool publish_sessions;       /* the server publishes late: workers publish (run.c) */
+	uint64_t publish_statements; /* the statements they ran for it: left out like the monitor's */
 	/* The first database configuration the workload made (api/sql.c): the server the monitor
 	 * watches. Written once under the configurations' lock, read after the threads started. */
 	struct lb_db_config *srv_db;
