@@ -39,16 +39,25 @@ local function redis()
   return r
 end
 
+-- A private server started (stopped when the test ends) and prepared with `keys` keys; returns
+-- the server and the example's options, or nil when there is no redis-server.
+local function prepared(keys, value_size)
+  if not have_redis() then return nil end
+  local r = redis()
+  finally(function() r.stop() end)
+  r.start()
+  local opts = " --redis-port=" .. r.port .. " --keys=" .. keys .. " --value-size=" .. value_size
+  local out, err, rc = h.run(EX .. opts .. " prepare")
+  assert.are.equal(0, rc, err)
+  assert.is_truthy(out:find(keys .. " keys set", 1, true), out)
+  return r, opts
+end
+
 describe("examples/redis_kv.lua", function()
   it("runs a GET/SET mix with think times against redis-server", function()
-    if not have_redis() then return end
-    local r = redis()
-    finally(function() r.stop() end)
-    r.start()
-    local opts = " --redis-port=" .. r.port .. " --keys=500 --value-size=64"
-    local out, err, rc = h.run(EX .. opts .. " prepare")
-    assert.are.equal(0, rc, err)
-    assert.is_truthy(out:find("500 keys set", 1, true), out)
+    local r, opts = prepared(500, 64)
+    if not r then return end
+    local out, err, rc
     assert.are.equal("500", sh(r.cli .. "dbsize"):match("%d+"))
     sh(r.cli .. "config resetstat")
     out, err, rc = h.run(EX .. opts .. " --users=20 --threads=2 --think=0.01 --time=2 --format=json run")
@@ -71,13 +80,8 @@ describe("examples/redis_kv.lua", function()
   -- It kept a dead connection: after a restart every request failed, 0 events/s for the rest of
   -- the run. The restarted server (a new process, its counters from zero) must serve requests.
   it("survives a server restart during a run: the new server serves the rest of it", function()
-    if not have_redis() then return end
-    local r = redis()
-    finally(function() r.stop() end)
-    r.start()
-    local opts = " --redis-port=" .. r.port .. " --keys=200 --value-size=16"
-    local _, err, rc = h.run(EX .. opts .. " prepare")
-    assert.are.equal(0, rc, err)
+    local r, opts = prepared(200, 16)
+    if not r then return end
     local dir = h.tmpdir() .. "/redis-restart"
     sh("mkdir -p " .. h.q(dir))
     local result = dir .. "/result.json"
