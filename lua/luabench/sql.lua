@@ -699,12 +699,20 @@ forget = function(con)
 end
 
 -- The server monitor's request to publish (ffi_engine.h): every idle session of this worker
--- publishes its counters (PostgreSQL: pg_stat_force_next_flush), then the worker answers.
+-- publishes its counters (PostgreSQL: pg_stat_force_next_flush), then the worker answers. false
+-- when a session is in a transaction or a statement: it may hold locks another thread waits
+-- for, so at the end of the loop the worker must not wait before closing it (run.c).
 local function publish_all()
+  local all_idle = true
   for k = 1, nlive do
     local c = live[k]
-    if c and c.conn ~= nil then C.lb_sql_publish_stats(worker, c.conn) end
+    if c and c.conn ~= nil then
+      if C.lb_sql_publish_stats(worker, c.conn) == 0 and C.lb_db_conn_in_transaction(c.conn) ~= 0 then
+        all_idle = false
+      end
+    end
   end
+  return all_idle
 end
 
 local function publish_if_asked()

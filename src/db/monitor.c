@@ -273,6 +273,8 @@ bool lb_db_monitor_is_own(const struct lb_db_monitor *desc, const char *name)
 	return listed(desc->own, name, false);
 }
 
+#define LB_DB_PUBLISH_TIMEOUT_MS 1000
+
 int lb_db_conn_publish_stats(struct lb_db_conn *c)
 {
 	/* A result set left from the last event goes (as with the next statement): a script reads
@@ -285,8 +287,9 @@ int lb_db_conn_publish_stats(struct lb_db_conn *c)
 		c->publish_off = true;
 		return 0;
 	}
-	struct lb_db_result res;
-	if (lb_db_query(c, d->publish_sql, strlen(d->publish_sql), &res) != LB_DB_OK) {
+	/* Bounded: a stalled server must not hold a worker (at the end of the run, the run's end);
+	 * giving up loses the session, which the worker then reconnects as after any loss. */
+	if (bounded_query(c, d->publish_sql, LB_DB_PUBLISH_TIMEOUT_MS) != LB_DB_OK) {
 		c->publish_off = true;
 		return 0;
 	}

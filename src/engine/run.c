@@ -124,15 +124,18 @@ static void read_before_close(struct lb_engine *e)
 /* At the end of its loop the worker's sessions publish their counters, and it waits for the
  * monitor's last reading of the server's (taken once every loop has ended: end_read) before
  * thread_done: that reading then counts all of the run's work and none of thread_done's (closing
- * prepared statements: a commit each on PostgreSQL). Returns whether it published. */
+ * prepared statements: a commit each on PostgreSQL). Not when a session is left in a transaction
+ * or a statement: it may hold locks another thread waits for, and closes at once (as before).
+ * Returns whether to wait. */
 static bool publish_at_end(struct lb_engine *e, struct lb_worker *w)
 {
 	char err[ERRLEN];
 	if (!e->publish_sessions || !__atomic_load_n(&w->sql_sessions, __ATOMIC_ACQUIRE))
 		return false;
-	if (e->host->call(w->vm, "sysbench._sql_loop.publish", false, err, sizeof(err)) < 0)
+	int rc = e->host->call(w->vm, "sysbench._sql_loop.publish", false, err, sizeof(err));
+	if (rc < 0)
 		lb_warn("publishing the sessions' statistics failed: %s", err);
-	return true;
+	return rc == 0;
 }
 
 /* Bounded, as read_before_close: a stuck monitor can't hold the worker. */
