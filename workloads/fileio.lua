@@ -339,11 +339,10 @@ local function prepare_block(c)
   return l * math.max(1, math.floor(MiB / l))
 end
 
+-- Every mode prepares the same files, seqwr included (sysbench 1.0.20's binary creates them for
+-- it as for any other mode; its test suite expects "Creating file test_file.N").
 function prepare()
   local c = settings()
-  if c.mode and c.mode.creation then
-    return cleanup()
-  end
   notice(string.format("%d files, %dKb each, %dMb total", c.nfiles, math.floor(c.file_size / 1024),
     math.floor(c.total / MiB)))
   notice("Creating files for the test...")
@@ -357,8 +356,8 @@ function prepare()
     extended = "Extending existing file", truncated = "Truncating existing file" }
   for i = 0, c.nfiles - 1 do
     local path = file_path(i)
-    -- a file of the right size that is "extended" has holes (never written): say so
-    local full_size = existing_size(path) == c.file_size
+    -- a file of the right size (or longer) that is "extended" has holes (never written): say so
+    local full_size = (existing_size(path) or -1) >= c.file_size
     local function progress(done, total, bytes, secs)
       if not sb.additions then return end
       notice(string.format("    test_file.%d: %.0f of %.0f MiB (%.0f%%), %.1f MB/s", i, done / MiB,
@@ -366,6 +365,8 @@ function prepare()
     end
     local _, bytes = lio.prepare(path, c.file_size, {
       direct = c.direct, check_block = c.validate and c.vblock or 0, block = prepare_block(c),
+      -- a longer file is reused as it is, as sysbench's binary does
+      keep_longer = true,
       progress = progress,
       start = function(state, to_write)
         if state == "extended" and full_size then
@@ -562,6 +563,31 @@ local floor = math.floor
 -- one fsync per file in turn; rndrw reads while (reads + 1) / (writes + 1) < ratio. Returns
 -- gen() -> op, file index, offset, length, and redraw(op) -> the same for a random request
 -- whose bytes were busy (--validate): it is not counted, another is drawn.
+-- sysbench 1.0.20 checks each sequential request against the one before it under --validate,
+-- and a single file that starts over fails its check: "WARNING: Discovered too large position
+-- difference in seq request!" once, the later ones folded by its log into "(last message
+-- repeated N times)". A false alarm (nothing is wrong), printed by the sysbench personality
+-- only, as the binary prints it: the starts at offset 0 are counted across threads, the second
+-- warns, and the last thread to finish prints the fold.
+local function seq_restarts(c)
+  if sb.additions or not (c.validate and c.mode.seq and c.nfiles == 1 and c.seq_shared) then return nil end
+  return sb.shared("fileio.seq_starts", "uint64_t")
+end
+
+local WARN_SEQ = "Discovered too large position difference in seq request!"
+
+local function note_seq_start(starts)
+  if tonumber(C.lb_fio_ticket(starts, 1)) == 1 then sb._log(2, WARN_SEQ) end
+end
+
+local function fold_seq_warnings(starts)
+  local folded = starts and tonumber(sb.atomic_load(starts)) - 2 or 0
+  if folded > 0 and (tonumber(sb.opt.verbosity) or 3) >= 2 then
+    io.stdout:write(string.format("(last message repeated %d times)\n", folded))
+    io.stdout:flush()
+  end
+end
+
 local function request_generator(c, tid)
   local mode, nfiles, file_size, total = c.mode, c.nfiles, c.file_size, c.total
   local READ, WRITE, SYNC = lio.READ, lio.WRITE, c.sync_op
@@ -593,6 +619,7 @@ local function request_generator(c, tid)
     end
   end
   local req_mult = c.req_mult
+  local starts = seq_restarts(c)
 
   local function pick_class()
     if nclasses == 1 then return single end
@@ -622,6 +649,7 @@ local function request_generator(c, tid)
     local k = pick_class()
     if seq then
       local pos = tonumber(C.lb_fio_seq_next(write and wcursor or cursor, k.size * req_mult, file_size, total, lenbuf))
+      if starts and pos == 0 then note_seq_start(starts) end
       local fi = floor(pos / file_size)
       return op, fi, pos - fi * file_size, tonumber(lenbuf[0])
     end
@@ -902,7 +930,9 @@ function thread_run(tid)
   -- fails it (status error, exit 1) instead of a report of zeros with status ok.
   local tally = sb.shared("fileio.completed", "uint64_t", 2) -- I/Os, threads finished
   sb.atomic_add(tally, ncompleted)
-  if tonumber(sb.atomic_add(tally + 1, 1)) + 1 == c.threads and tonumber(sb.atomic_load(tally)) == 0 then
+  local last = tonumber(sb.atomic_add(tally + 1, 1)) + 1 == c.threads
+  if last then fold_seq_warnings(seq_restarts(c)) end
+  if last and tonumber(sb.atomic_load(tally)) == 0 then
     error(string.format("no I/O completed in the measured window: nothing was measured (%s, %d I/O%s in flight per thread: " ..
       "is --time long enough for this device, --rate high enough?)", c.engine, depth, depth == 1 and "" or "s"), 0)
   end

@@ -681,6 +681,7 @@ local live = setmetatable({}, { __mode = "v" })
 local nlive = 0
 
 remember = function(con)
+  C.lb_worker_note_sessions(worker)
   for k = 1, nlive do
     if live[k] == nil then
       live[k] = con
@@ -697,9 +698,35 @@ forget = function(con)
   end
 end
 
+-- The server monitor's request to publish (ffi_engine.h): every idle session of this worker
+-- publishes its counters (PostgreSQL: pg_stat_force_next_flush), then the worker answers. false
+-- when a session is in a transaction or a statement: it may hold locks another thread waits
+-- for, so at the end of the loop the worker must not wait before closing it (run.c).
+local function publish_all()
+  local all_idle = true
+  for k = 1, nlive do
+    local c = live[k]
+    if c and c.conn ~= nil then
+      if C.lb_sql_publish_stats(worker, c.conn) == 0 and C.lb_db_conn_in_transaction(c.conn) ~= 0 then
+        all_idle = false
+      end
+    end
+  end
+  return all_idle
+end
+
+local function publish_if_asked()
+  local request = C.lb_worker_publish_due(worker)
+  if request ~= 0 then
+    publish_all()
+    C.lb_worker_published(worker, request)
+  end
+end
+
 -- Called by the event loop (runner.lua) in sysbench's mode; with --users the pool does both when
 -- the user gives its connection back.
 sb._sql_loop = {
+  publish = publish_all,
   before_retry = function()
     for k = 1, nlive do
       local c = live[k]
@@ -714,6 +741,7 @@ sb._sql_loop = {
         warn_open(c, "an event ended", "it stays open into the next event")
       end
     end
+    publish_if_asked()
   end,
 }
 
@@ -747,6 +775,7 @@ local function pool_for(drv)
     end
     rollback_open(c)
     pool.held[i] = nil
+    if not why then publish_if_asked() end
     if pool.whead <= pool.wtail then
       local nexti = pool.waiters[pool.whead]
       pool.waiters[pool.whead] = nil

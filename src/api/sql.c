@@ -432,6 +432,14 @@ LB_FFI int32_t lb_sql_pipeline_step(struct lb_worker *w, struct lb_sql_result *r
 }
 
 /* asked: the script called con:reconnect(); otherwise the connection was lost under a statement. */
+LB_FFI int32_t lb_sql_publish_stats(struct lb_worker *w, struct lb_db_conn *c)
+{
+	int done = lb_db_conn_publish_stats(c);
+	if (done)
+		__atomic_add_fetch(&w->eng->publish_statements, 1, __ATOMIC_RELAXED);
+	return done;
+}
+
 LB_FFI int32_t lb_sql_reconnect(struct lb_worker *w, struct lb_db_conn *c, int asked)
 {
 	if (!c)

@@ -23,32 +23,11 @@ static int duckdb_library_init(void)
 
 /* ---- errors -------------------------------------------------------------------------------- */
 
-/* DuckDB's error types as SQLSTATEs where one means the same, so that ignore lists and the
- * dialect read them as on the servers: a write-write conflict is a serialization failure
- * (40001, retried by default), a constraint violation 23505/23000. */
-static const char *sqlstate_of(duckdb_error_type t, const char *msg)
-{
-	switch (t) {
-	case DUCKDB_ERROR_TRANSACTION:
-		return "40001";
-	case DUCKDB_ERROR_CONSTRAINT:
-		return msg && (strstr(msg, "Duplicate key") || strstr(msg, "unique")) ? "23505" : "23000";
-	case DUCKDB_ERROR_INTERRUPT:
-		return "57014";
-	case DUCKDB_ERROR_CATALOG:
-		return "42P01";
-	case DUCKDB_ERROR_PARSER:
-		return "42601";
-	default:
-		return "HY000";
-	}
-}
-
 int lb_duckdb_error(struct lb_db_conn *c, duckdb_error_type type, const char *msg)
 {
 	/* "Constraint Error: Duplicate key ..." and "TransactionContext Error: Conflict on ...":
 	 * DuckDB's messages can run over several lines; the first says what happened. */
-	lb_db_set_error(c, (int32_t)type, sqlstate_of(type, msg), false, "%s",
+	lb_db_set_error(c, (int32_t)type, lb_duckdb_sqlstate(type, msg), false, "%s",
 			msg && *msg ? msg : "DuckDB call failed");
 	return LB_DB_ESQL;
 }
@@ -340,14 +319,30 @@ static void duckdb_settings(struct lb_db_conn *c, char *buf, size_t len)
 	snprintf(buf, len, "%s", D(c)->settings);
 }
 
+/* The values DuckDB would refuse when the first connection opens, refused before the run: a
+ * memory_limit DuckDB cannot read is tried on a configuration of its own (DuckDB parses a
+ * setting when it is set). */
 static int duckdb_check_options(const struct lb_db_options *o, char *err, size_t errlen)
 {
+	duckdb_config cfg = NULL;
+
 	if (o->duckdb_threads < 0) {
-		snprintf(err, errlen, "invalid --duckdb-threads value %d (expected 0 for DuckDB's default, or more)",
+		snprintf(err, errlen, "invalid --duckdb-threads value %d (expected 0 for one per CPU luabench may use, or more)",
 			 (int)o->duckdb_threads);
 		return LB_DB_EINVAL;
 	}
-	return 0;
+	if (o->duckdb_memory_limit && *o->duckdb_memory_limit) {
+		bool ok = duckdb_create_config(&cfg) == DuckDBSuccess &&
+			  duckdb_set_config(cfg, "memory_limit", o->duckdb_memory_limit) == DuckDBSuccess;
+		duckdb_destroy_config(&cfg);
+		if (!ok) {
+			snprintf(err, errlen, "invalid --duckdb-memory-limit value '%.40s' (expected a size "
+				 "DuckDB reads, e.g. 4GB or 512MiB)", o->duckdb_memory_limit);
+			return LB_DB_EINVAL;
+		}
+	}
+	return lb_db_check_file_kind(o->db && *o->db ? o->db : LB_DUCKDB_DEFAULT_PATH, "DuckDB",
+				     "duckdb-db", err, errlen);
 }
 
 const struct lb_db_ops lb_db_duckdb_ops = {
@@ -361,6 +356,7 @@ const struct lb_db_ops lb_db_duckdb_ops = {
 	.default_ignore_errors = "40001,23505",
 	.library_init = duckdb_library_init,
 	.check_options = duckdb_check_options,
+	.check_options_at_start = true,
 	.conn_fini = duckdb_conn_fini,
 	.connect_start = duckdb_connect_start,
 	.close = duckdb_close_session,

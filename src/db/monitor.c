@@ -287,3 +287,27 @@ bool lb_db_monitor_is_own(const struct lb_db_monitor *desc, const char *name)
 {
 	return listed(desc->own, name, false);
 }
+
+#define LB_DB_PUBLISH_TIMEOUT_MS 1000
+
+int lb_db_conn_publish_stats(struct lb_db_conn *c)
+{
+	/* A result set left from the last event goes (as with the next statement): a script reads
+	 * its results within the event that ran the query. */
+	if (!c || c->publish_off || c->state != LB_DB_STATE_IDLE || c->op != LB_DB_OP_NONE ||
+	    c->bulk_active || c->copy_open || c->pipe.open || lb_db_conn_in_transaction(c))
+		return 0;
+	const struct lb_db_monitor *d = lb_db_monitor_for(c);
+	if (!d || !d->publish_sql) {
+		c->publish_off = true;
+		return 0;
+	}
+	/* Bounded: a stalled server must not hold a worker (at the end of the run, the run's end);
+	 * giving up loses the session, which the worker then reconnects as after any loss. */
+	if (bounded_query(c, d->publish_sql, LB_DB_PUBLISH_TIMEOUT_MS) != LB_DB_OK) {
+		c->publish_off = true;
+		return 0;
+	}
+	lb_db_free_result(c);
+	return 1;
+}

@@ -130,4 +130,7 @@ const struct lb_db_monitor lb_pgsql_monitor = {
 			" FROM pg_stat_force_next_flush(), pg_database WHERE datname = current_database()",
 	.sessions_fallback_sql = "SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'client backend'"
 				 " AND pid <> pg_backend_pid() AND datname = current_database()",
+	/* PostgreSQL 15 on (older servers refuse it: then the sessions publish as they always did).
+	 * Reads pg_database: a statement that reads no table may leave its counts for later. */
+	.publish_sql = "SELECT count(*) FROM pg_stat_force_next_flush(), pg_database WHERE datname = current_database()",
 };

@@ -241,6 +241,7 @@ const struct lb_db_ops lb_db_sqlite_ops = {
 	 * or two transactions would deadlock; the event is retried, as after a deadlock */
 	.default_ignore_errors = "5,6",
 	.check_options = lb_sqlite_check_options,
+	.check_options_at_start = true,
 	.conn_fini = sqlite_conn_fini,
 	.connect_start = sqlite_connect_start,
 	.close = sqlite_close,

@@ -101,6 +101,15 @@ int lb_dbopts_configure(const struct lb_opts *o, struct lb_config *cfg, char *er
 	}
 	cfg->db_debug = lb_opts_bool(o, "db-debug");
 	const struct lb_db_ops *drv = lb_db_find_driver(lb_dbopts_default_driver(o));
+	if (drv && drv->check_options && drv->check_options_at_start) {
+		struct lb_db_options dbo;
+		char msg[256];
+		lb_dbopts_build(o, drv->name, &dbo);
+		if (drv->check_options(&dbo, msg, sizeof(msg)) < 0) {
+			snprintf(err, (size_t)errlen, "%s", msg);
+			return -1;
+		}
+	}
 	if (drv && drv->thread_stack_bytes > cfg->thread_stack_bytes)
 		cfg->thread_stack_bytes = drv->thread_stack_bytes;
 	cfg->db_reconnect_ns = (int64_t)(lb_opts_double(o, "db-reconnect-timeout") * 1e9);

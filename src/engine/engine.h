@@ -121,6 +121,9 @@ struct lb_engine {
 	struct lb_machine *machine;  /* the machine's fingerprint, read at the start of a run whose
 	                              * result is written (NULL otherwise; owned) */
 	struct lb_srvmon *srvmon;    /* server statistics; NULL when off or not a database run */
+	uint32_t publish_request;    /* the monitor's last request to publish (ffi_engine.h) */
+	bool publish_sessions;       /* the server publishes late: workers publish (run.c) */
+	uint64_t publish_statements; /* the statements they ran for it: left out like the monitor's */
 	/* The first database configuration the workload made (api/sql.c): the server the monitor
 	 * watches. Written once under the configurations' lock, read after the threads started. */
 	struct lb_db_config *srv_db;

@@ -73,6 +73,12 @@ static int worker_init(struct lb_worker *w, char *err)
 		snprintf(err, ERRLEN, "`thread_init' function failed: %s", msg);
 		return -1;
 	}
+	/* What thread_init did (preparing statements: a commit each on PostgreSQL) is published
+	 * before the monitor's first reading, not counted in the run (ffi_engine.h). */
+	const struct lb_config *c = &w->eng->session.cfg;
+	if (c->srv.enabled && w->eng->session.additions &&
+	    host->call(w->vm, "sysbench._sql_loop.publish", false, msg, sizeof(msg)) < 0)
+		lb_warn("publishing the sessions' statistics failed: %s", msg);
 	return 0;
 }
 
@@ -115,6 +121,35 @@ static void read_before_close(struct lb_engine *e)
 	pthread_mutex_unlock(&e->lock);
 }
 
+/* At the end of its loop the worker's sessions publish their counters, and it waits for the
+ * monitor's last reading of the server's (taken once every loop has ended: end_read) before
+ * thread_done: that reading then counts all of the run's work and none of thread_done's (closing
+ * prepared statements: a commit each on PostgreSQL). Not when a session is left in a transaction
+ * or a statement: it may hold locks another thread waits for, and closes at once (as before).
+ * Returns whether to wait. */
+static bool publish_at_end(struct lb_engine *e, struct lb_worker *w)
+{
+	char err[ERRLEN];
+	if (!e->publish_sessions || !__atomic_load_n(&w->sql_sessions, __ATOMIC_ACQUIRE))
+		return false;
+	int rc = e->host->call(w->vm, "sysbench._sql_loop.publish", false, err, sizeof(err));
+	if (rc < 0)
+		lb_warn("publishing the sessions' statistics failed: %s", err);
+	return rc == 0;
+}
+
+/* Bounded, as read_before_close: a stuck monitor can't hold the worker. */
+static void wait_end_read(struct lb_engine *e)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_sec += 10;
+	pthread_mutex_lock(&e->lock);
+	while (!e->end_read && pthread_cond_timedwait(&e->cond, &e->lock, &ts) == 0)
+		;
+	pthread_mutex_unlock(&e->lock);
+}
+
 /* The monitor's side of read_before_close. */
 static void serve_proc_reads(struct lb_engine *e)
 {
@@ -138,6 +173,12 @@ static void end_read(struct lb_engine *e)
 			ended[i] = e->workers[i]->sched_end;
 	lb_sysmon_stop(e->sysmon, lb_now_ns(), ended, e->nworkers);
 	free(ended);
+	/* The workers' sessions published at the end of their loops and wait for this reading
+	 * (publish_at_end); without that, the reading waits for the sessions to end (finish_run). */
+	if (e->publish_sessions) {
+		lb_srvmon_other_statements(e->srvmon, __atomic_load_n(&e->publish_statements, __ATOMIC_RELAXED));
+		lb_srvmon_stop(e->srvmon, lb_now_ns(), false);
+	}
 	pthread_mutex_lock(&e->lock);
 	e->end_read = true;
 	pthread_cond_broadcast(&e->cond);
@@ -178,11 +219,14 @@ static void *worker_thread(void *arg)
 	 * waiting for a CPU is read now (before `finished` publishes it). */
 	if (e->sysmon && !lb_schedstat_self("/proc", &w->sched_end))
 		w->sched_end.tid = 0;
+	bool published = go && publish_at_end(e, w);
 	__atomic_store_n(&w->finished, 1, __ATOMIC_RELEASE);
 	__atomic_sub_fetch(&e->looping, 1, __ATOMIC_RELEASE);
 	sem_post(&e->wake);
 	if (go)
 		read_before_close(e);
+	if (published)
+		wait_end_read(e);
 	if (go && rc == 0 && e->host->call(w->vm, "thread_done", true, err, ERRLEN) < 0) {
 		char *msg = lb_xasprintf("`thread_done' function failed: %s", err);
 		lb_engine_fail(e, msg);
@@ -312,6 +356,45 @@ static void join_threads(struct lb_engine *e)
 
 /* ---- statistics windows and reports -------------------------------------------------------- */
 
+/* How long the monitor waits for the workers' sessions to publish their counters before a
+ * reading of the server's: the events under way end first (a worker answers between events). A
+ * quarter of the report interval, within 0.1 .. 0.5 s. */
+static int64_t publish_wait_ns(const struct lb_engine *e)
+{
+	int64_t step = e->session.cfg.report_interval_ns ? e->session.cfg.report_interval_ns : LB_NS_PER_S;
+	int64_t q = step / 4;
+	return q < LB_NS_PER_S / 10 ? LB_NS_PER_S / 10 : q > LB_NS_PER_S / 2 ? LB_NS_PER_S / 2 : q;
+}
+
+/* Asks the workers that hold database sessions to have them publish their counters, and waits
+ * until they did (bounded: a worker in a long statement answers later): a server that publishes
+ * late (PostgreSQL, a session's counts at most once a second) would otherwise count up to a
+ * second of work after the reading that follows it, e.g. warm-up commits in the measured window,
+ * or an interval's in the next. false when some did not answer in time. */
+static bool ask_publish(struct lb_engine *e, int64_t wait_ns)
+{
+	if (!e->publish_sessions || !lb_srvmon_wants_publish(e->srvmon))
+		return true;
+	uint32_t request = __atomic_add_fetch(&e->publish_request, 1, __ATOMIC_RELEASE);
+	int64_t deadline = lb_now_ns() + wait_ns;
+	for (;;) {
+		bool answered = true;
+		for (int i = 0; i < e->nworkers && answered; i++) {
+			struct lb_worker *w = e->workers[i];
+			answered = !__atomic_load_n(&w->sql_sessions, __ATOMIC_ACQUIRE) ||
+				   __atomic_load_n(&w->finished, __ATOMIC_ACQUIRE) ||
+				   __atomic_load_n(&w->published, __ATOMIC_ACQUIRE) == request;
+		}
+		if (answered || lb_now_ns() >= deadline) {
+			lb_srvmon_other_statements(e->srvmon, __atomic_load_n(&e->publish_statements, __ATOMIC_RELAXED));
+			return answered;
+		}
+		struct timespec ts = { 0, 1000000 };
+		nanosleep(&ts, NULL);
+	}
+}
+
+
 /* Starts a statistics window at `now`. `reported` is the snapshot the previous window was just
  * reported from (a checkpoint), or NULL (the warm-up's end): starting from the very snapshot
  * that ended the last window leaves no event between the two, where a second reading would
@@ -335,7 +418,10 @@ static void new_window(struct lb_engine *e, int64_t now, const struct lb_window_
 		}
 	}
 	lb_sysmon_new_window(e->sysmon, e->epoch_ns + now);
-	lb_srvmon_new_window(e->srvmon, e->epoch_ns + now);
+	/* The window's base waits longer than an interval's reading: up to a second, by when a busy
+	 * PostgreSQL session has published on its own. */
+	ask_publish(e, LB_NS_PER_S);
+	lb_srvmon_new_window(e->srvmon, lb_now_ns());
 	/* Lets a workload snapshot its own counters (e.g. NOPM) where the measurement starts. */
 	char err[ERRLEN];
 	if (e->host->call(e->control, "luabench.hooks.window_start", false, err, sizeof(err)) < 0)
@@ -445,7 +531,12 @@ static void interval_report(struct lb_engine *e, struct monitor *m, int64_t now)
 	push_interval(e, &st, max_ns);
 	int sys = lb_sysmon_sample(e->sysmon, lb_now_ns());
 	e->intervals[e->nintervals - 1].sys = sys;
-	int srv = lb_srvmon_sample(e->srvmon, lb_now_ns());
+	/* A server interval shorter than a quarter of the report interval has no value (srvmon.h). */
+	int64_t step = e->session.cfg.report_interval_ns ? e->session.cfg.report_interval_ns : LB_NS_PER_S;
+	/* Not every session published in time: the reading would say less than was done, so the
+	 * interval has no server value and its counts go into the next. */
+	bool published = ask_publish(e, publish_wait_ns(e));
+	int srv = lb_srvmon_sample(e->srvmon, lb_now_ns(), published ? step / 4 : INT64_MAX);
 	e->intervals[e->nintervals - 1].srv = srv;
 	struct lb_result r;
 	result_head(e, &r, "running");
@@ -839,6 +930,10 @@ static void start_server_monitor(struct lb_engine *e)
 	int32_t timeout_ms = (int32_t)(quarter_ms < 250 ? 250 : quarter_ms > 2000 ? 2000 : quarter_ms);
 	if (db)
 		e->srvmon = lb_srvmon_new(db, timeout_ms, lb_now_ns());
+	/* decided once, before the workers start, which read it; what they published after
+	 * thread_init is in the first reading */
+	e->publish_sessions = lb_srvmon_wants_publish(e->srvmon);
+	lb_srvmon_other_statements_before(e->srvmon, __atomic_load_n(&e->publish_statements, __ATOMIC_RELAXED));
 }
 
 /* Starts the threads and waits until they are initialized and --start-at is due. Returns 0 or

@@ -58,7 +58,8 @@ struct lb_srvmon {
 	char missing[512];
 	bool failed;               /* a reading failed: no more samples */
 	char error[LB_DB_ERRMSG_BYTES + 64]; /* why, for the result */
-	int statements;            /* the monitor's statements so far */
+	int statements;            /* the monitor's statements so far (and the sessions' for it) */
+	uint64_t others;           /* of those, the sessions' (lb_srvmon_other_statements) */
 	/* counters, in the order first seen */
 	char **names;
 	bool *gauge;
@@ -250,16 +251,31 @@ void lb_srvmon_free(struct lb_srvmon *m)
 	free(m);
 }
 
-int lb_srvmon_sample(struct lb_srvmon *m, int64_t now_ns)
+static struct lb_srv_sample *new_sample(struct lb_srvmon *m)
 {
-	struct reading r = { 0 };
-	if (!m || m->stopped || !take_reading(m, &r, now_ns))
-		return -1;
 	if (m->nsamples == m->capsamples) {
 		m->capsamples = m->capsamples ? m->capsamples * 2 : 64;
 		m->samples = lb_xrealloc(m->samples, (size_t)m->capsamples * sizeof(*m->samples));
 	}
-	diff(m, &m->prev, &r, &m->samples[m->nsamples]);
+	return &m->samples[m->nsamples];
+}
+
+int lb_srvmon_sample(struct lb_srvmon *m, int64_t now_ns, int64_t min_ns)
+{
+	struct reading r = { 0 };
+	if (!m || m->stopped || m->failed)
+		return -1;
+	if (now_ns - m->prev.t_ns < min_ns) {
+		/* Too short to tell: no value now, its counts in the next interval (prev is kept). */
+		struct lb_srv_sample *s = new_sample(m);
+		memset(s, 0, sizeof(*s));
+		s->interval_s = (double)(now_ns - m->prev.t_ns) / 1e9;
+		s->values = lb_xcalloc(1, sizeof(double));
+		return m->nsamples++;
+	}
+	if (!take_reading(m, &r, now_ns))
+		return -1;
+	diff(m, &m->prev, &r, new_sample(m));
 	for (int i = 0; i < r.n; i++)
 		if (m->gauge[i])
 			m->gauge_sum[i] += r.v[i];
@@ -267,6 +283,25 @@ int lb_srvmon_sample(struct lb_srvmon *m, int64_t now_ns)
 	reading_copy(&m->prev, &r);
 	reading_fini(&r);
 	return m->nsamples++;
+}
+
+void lb_srvmon_other_statements(struct lb_srvmon *m, uint64_t total)
+{
+	if (m && total > m->others) {
+		m->statements += (int)(total - m->others);
+		m->others = total;
+	}
+}
+
+void lb_srvmon_other_statements_before(struct lb_srvmon *m, uint64_t total)
+{
+	if (m)
+		m->others = total;
+}
+
+bool lb_srvmon_wants_publish(const struct lb_srvmon *m)
+{
+	return m && !m->failed && !m->stopped && m->desc->publish_sql;
 }
 
 const struct lb_srv_sample *lb_srvmon_at(const struct lb_srvmon *m, int index)
@@ -278,8 +313,13 @@ void lb_srvmon_new_window(struct lb_srvmon *m, int64_t now_ns)
 {
 	if (!m || m->stopped)
 		return;
-	if (take_reading(m, &m->prev, now_ns))
-		reading_copy(&m->base, &m->prev);
+	/* The base only: the interval under way keeps its start (prev). Taking the window's reading
+	 * as the intervals' too cut the interval ending at the warm-up into one of a few ms, whose
+	 * figures were 0. */
+	struct reading r = { 0 };
+	if (take_reading(m, &r, now_ns))
+		reading_copy(&m->base, &r);
+	reading_fini(&r);
 	for (int i = 0; i < m->nnames; i++)
 		m->gauge_sum[i] = 0;
 	m->gauge_readings = 0;

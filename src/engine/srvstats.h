@@ -18,10 +18,11 @@ struct lb_srv_conf {
  * (lb_srvmon_name()); a counter first seen later than the sample has no value in it (i >= n). */
 struct lb_srv_sample {
 	double interval_s;
-	int n;
+	int n;               /* 0: no value (an interval too short to say anything: below) */
 	double *values;      /* counters: the increase; gauges: the level at the end of an
 	                      * interval, the mean of the interval readings over a window */
-	int statements;      /* the monitor's own statements in it */
+	int statements;      /* the statements run for the readings in it: the monitor's own, and
+	                      * the sessions' publishing their counters (srvmon.h) */
 };
 
 /* The sample an interval names (lb_interval.srv), or NULL (no monitor, index -1). */

@@ -240,6 +240,22 @@ LB_FFI int lb_worker_stopping(struct lb_worker *w)
 	       (e->started && lb_now_ns() - e->epoch_ns >= e->deadline_ns);
 }
 
+LB_FFI void lb_worker_note_sessions(struct lb_worker *w)
+{
+	__atomic_store_n(&w->sql_sessions, 1, __ATOMIC_RELEASE);
+}
+
+LB_FFI uint32_t lb_worker_publish_due(struct lb_worker *w)
+{
+	uint32_t asked = __atomic_load_n(&w->eng->publish_request, __ATOMIC_ACQUIRE);
+	return asked != w->published ? asked : 0;
+}
+
+LB_FFI void lb_worker_published(struct lb_worker *w, uint32_t request)
+{
+	__atomic_store_n(&w->published, request, __ATOMIC_RELEASE);
+}
+
 LB_FFI int lb_run_failed(struct lb_worker *w)
 {
 	struct lb_engine *e = w->eng;

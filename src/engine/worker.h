@@ -41,6 +41,8 @@ struct lb_worker {
 	int ready;             /* thread_init done, waiting at the start barrier */
 	int64_t end_ns;        /* when the event loop ended (ns since the run started) */
 	int64_t last_done_ns;  /* when its last counted event completed (ns since the run started) */
+	int sql_sessions;      /* holds database sessions: the monitor's publish requests concern it */
+	uint32_t published;    /* the last publish request it answered (ffi_engine.h) */
 	char *errmsg;          /* owned; set when failed */
 	struct lb_placement place; /* where the thread runs, asked or inherited */
 	struct lb_task_sched sched_end; /* its schedstat as it left its loop (tid 0: not read) */

@@ -98,6 +98,9 @@ static void add_rates(cJSON *o, const uint64_t *c, double s)
 	cJSON_AddNumberToObject(o, "other_per_s", (double)c[LB_CNT_OTHER] / d);
 	cJSON_AddNumberToObject(o, "errors_per_s", (double)c[LB_CNT_ERROR] / d);
 	cJSON_AddNumberToObject(o, "reconnects_per_s", (double)c[LB_CNT_RECONNECT] / d);
+	/* the byte counters as a bandwidth: fileio's and net's data, memory's arrays copied */
+	cJSON_AddNumberToObject(o, "read_mib_per_s", (double)c[LB_CNT_BYTES_READ] / 1048576.0 / d);
+	cJSON_AddNumberToObject(o, "write_mib_per_s", (double)c[LB_CNT_BYTES_WRITTEN] / 1048576.0 / d);
 }
 
 /* exact = false: min/max/sum are not tracked exactly for this histogram and are left out. */

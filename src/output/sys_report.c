@@ -1,6 +1,7 @@
 /* System metrics in the text report, the --report-system line and the JSON result. The text
  * block follows the layout of sysbench's blocks (values from column 42) so `cut -c42-` works. */
 #include <cjson/cJSON.h>
+#include <math.h>
 #include <stdarg.h>
 
 #include "output/sys_report.h"
@@ -101,7 +102,9 @@ void lb_sys_report_block(FILE *out, const struct lb_sys_sample *s, const struct 
 	lb_report_row(out, "luabench cpu usr/sys (%):", "%.2f/%.2f", s->proc_user_pct, s->proc_system_pct);
 	if (busy && busy->busy)
 		busy_row(out, busy);
-	if (s->db)
+	if (s->db && isnan(s->db_user_pct))
+		lb_report_row(out, "db server cpu usr/sys (%):", "-/- (not available: no process matched --db-server-name/--db-server-pid)");
+	else if (s->db)
 		lb_report_row(out, "db server cpu usr/sys (%):", "%.2f/%.2f (%d processes)", s->db_user_pct, s->db_system_pct,
 		    s->db_processes);
 	int shown = 0;
@@ -129,7 +132,9 @@ void lb_sys_report_line(FILE *out, double time_s, const struct lb_sys_sample *s)
 		time_s, c[LB_SYS_USER] + c[LB_SYS_NICE], c[LB_SYS_SYSTEM] + c[LB_SYS_IRQ] + c[LB_SYS_SOFTIRQ],
 		c[LB_SYS_IOWAIT], c[LB_SYS_STEAL], c[LB_SYS_IDLE], s->ctxt_per_s, s->run_queue_max,
 		s->mem_used_mib, s->proc_user_pct, s->proc_system_pct);
-	if (s->db)
+	if (s->db && isnan(s->db_user_pct))
+		fprintf(out, " db usr/sys -/-");
+	else if (s->db)
 		fprintf(out, " db usr/sys %.1f/%.1f", s->db_user_pct, s->db_system_pct);
 	for (int i = 0; i < s->ndisks; i++) {
 		const struct lb_sys_disk *d = &s->disks[i];
@@ -241,8 +246,13 @@ cJSON *lb_sys_json(const struct lb_sys_sample *s)
 	if (s->db) {
 		cJSON *db = cJSON_AddObjectToObject(o, "db_server");
 		cJSON_AddNumberToObject(db, "processes", s->db_processes);
-		cJSON_AddNumberToObject(db, "user_pct", s->db_user_pct);
-		cJSON_AddNumberToObject(db, "system_pct", s->db_system_pct);
+		if (isnan(s->db_user_pct)) {
+			cJSON_AddNullToObject(db, "user_pct");
+			cJSON_AddNullToObject(db, "system_pct");
+		} else {
+			cJSON_AddNumberToObject(db, "user_pct", s->db_user_pct);
+			cJSON_AddNumberToObject(db, "system_pct", s->db_system_pct);
+		}
 	}
 	cJSON *disks = cJSON_AddObjectToObject(o, "disks");
 	for (int i = 0; i < s->ndisks; i++)

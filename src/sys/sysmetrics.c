@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -680,8 +681,10 @@ static void diff(const struct lb_sysmon *m, const struct raw *a, const struct ra
 	s->db = m->conf.npids || m->conf.nnames;
 	if (s->db) {
 		s->db_processes = b->db_n;
-		s->db_user_pct = 100.0 * (double)delta(b->db_user, a->db_user) / (double)m->hz / t;
-		s->db_system_pct = 100.0 * (double)delta(b->db_sys, a->db_sys) / (double)m->hz / t;
+		/* No process matched (a wrong --db-server-name): not available, not 0 % */
+		bool seen = a->db_n > 0 || b->db_n > 0;
+		s->db_user_pct = seen ? 100.0 * (double)delta(b->db_user, a->db_user) / (double)m->hz / t : NAN;
+		s->db_system_pct = seen ? 100.0 * (double)delta(b->db_sys, a->db_sys) / (double)m->hz / t : NAN;
 	}
 	diff_disks(m, a, b, s);
 	lb_net_diff(&a->net, &b->net, s->interval_s, &s->net);

@@ -75,7 +75,7 @@ struct lb_sys_sample {
 	                               * /proc/cpuinfo) over the readings; 0 unknown */
 	bool db;                      /* --db-server-pid/--db-server-name given */
 	int db_processes;             /* matching processes at the end of the interval */
-	double db_user_pct, db_system_pct; /* % of one CPU */
+	double db_user_pct, db_system_pct; /* % of one CPU; NAN when no process matched */
 	int ndisks;
 	struct lb_sys_disk *disks;    /* owned */
 	struct lb_sys_net net;        /* interfaces with traffic, TCP retransmits (owned) */

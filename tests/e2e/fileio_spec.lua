@@ -112,6 +112,12 @@ describe("fileio", function()
     end
     out = ok_run(SMALL .. " --validate prepare")
     assert.is_truthy(out:find("Reusing existing file test_file.0\nReusing existing file test_file.1\nNo bytes written.", 1, true), out)
+    -- seqwr prepares the same files (sysbench 1.0.20's binary does; it once removed them), and
+    -- a longer file is kept as it is
+    sh("truncate -s 300000 " .. h.q(dir .. "/test_file.0"))
+    out = ok_run(SMALL .. " --file-test-mode=seqwr --validate prepare")
+    assert.is_truthy(out:find("Reusing existing file test_file.0\nReusing existing file test_file.1\nNo bytes written.", 1, true), out)
+    assert.are.equal(300000, size_of(dir .. "/test_file.0"))
     sh("truncate -s 100000 " .. h.q(dir .. "/test_file.1"))
     out = ok_run(SMALL .. " --validate prepare")
     assert.is_truthy(out:find("Extending existing file test_file.1", 1, true), out)

@@ -73,6 +73,10 @@ function d.limit(sql, n)
   return fmt("%s FETCH FIRST %d ROWS ONLY", sql, n)
 end
 
+function d.limit_offset(sql, n)
+  return fmt("%s OFFSET ? ROWS FETCH NEXT %d ROWS ONLY", sql, n)
+end
+
 -- The row_limiting_clause cannot be combined with FOR UPDATE (nor can ROWNUM in a view with
 -- ORDER BY): the rows are chosen by ROWID in a subquery and the outer query locks them.
 function d.first_locked(sql, n)

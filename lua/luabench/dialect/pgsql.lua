@@ -53,6 +53,12 @@ function d.limit(sql, n)
   return fmt("%s LIMIT %d", sql, n)
 end
 
+-- One page of SELECT sql (ORDER BY last): n rows after skipping as many as the statement's
+-- last parameter says (a `?`, bound by the caller: an OFFSET pager).
+function d.limit_offset(sql, n)
+  return fmt("%s LIMIT %d OFFSET ?", sql, n)
+end
+
 -- The first n rows of SELECT sql (one table, its ORDER BY last), locked for update.
 function d.first_locked(sql, n)
   return fmt("%s LIMIT %d FOR UPDATE", sql, n)

@@ -57,6 +57,14 @@ function d.limit(sql, n)
   return out
 end
 
+-- OFFSET ... FETCH NEXT belongs to the ORDER BY clause: a page needs one.
+function d.limit_offset(sql, n)
+  if not sql:gsub("%b()", ""):find("%f[%w]ORDER%s+BY%f[^%w]") then
+    error("sqlserver.limit_offset: a page needs an ORDER BY: " .. sql, 2)
+  end
+  return fmt("%s OFFSET ? ROWS FETCH NEXT %d ROWS ONLY", sql, n)
+end
+
 -- Table hints UPDLOCK, ROWLOCK on the table the rows come from (a name, or a workload's
 -- {placeholder} for one) (no FOR UPDATE in T-SQL
 -- outside cursors): the rows read stay locked until the transaction ends.
