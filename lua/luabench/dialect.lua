@@ -26,7 +26,8 @@ M.REQUIRED = {
   "create_table_if_missing", "column_types", "bulk_insert", "insert_values", "upsert", "lock",
   "unlock", "drop_routine", "routines_count", "table_exists", "index_exists",
   "constraint_exists", "set_comment", "comment", "next_key", "restart_keys", "insert_id",
-  "explicit_keys", "session", "warmup",
+  "explicit_keys", "session", "warmup", "now", "sequences", "create_sequence", "drop_sequence",
+  "next_values", "group_by_rollup",
 }
 
 local registry = {}      -- name -> dialect (with its base behind __index)
