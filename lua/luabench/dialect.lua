@@ -27,7 +27,7 @@ M.REQUIRED = {
   "unlock", "drop_routine", "routines_count", "table_exists", "index_exists",
   "constraint_exists", "set_comment", "comment", "next_key", "restart_keys", "insert_id",
   "explicit_keys", "session", "warmup", "now", "sequences", "create_sequence", "drop_sequence",
-  "next_values", "group_by_rollup",
+  "next_values", "group_by_rollup", "date_value",
 }
 
 local registry = {}      -- name -> dialect (with its base behind __index)

@@ -57,6 +57,7 @@ describe("oracle dialect (Oracle Database 12c+ SQL Language Reference)", functio
     assert.are.same({ "SELECT a_seq.NEXTVAL, b_seq.NEXTVAL FROM DUAL" }, d.next_values({ "a_seq", "b_seq" }))
     assert.are.equal("SYSDATE + NUMTODSINTERVAL(-5, 'MINUTE')", d.date_add(d.now, -5, "minute"))
     assert.are.equal("GROUP BY ROLLUP (a, b)", d.group_by_rollup("a, b"))
+    assert.are.equal("CAST(? AS DATE)", d.date_value("?"))
   end)
 
   it("row limits and locking reads (row_limiting_clause; for_update_clause)", function()
@@ -502,6 +503,7 @@ describe("sqlite dialect (SQLite 3.35+: lang_createtable, lang_datefunc, lang_re
     assert.has_error(function() d.nextval("a") end)
     assert.is_false(d.group_by_rollup)
     assert.are.equal("datetime('now', 'localtime')", d.now)
+    assert.are.equal("?", d.date_value("?"))
   end)
 
   it("upsert and insert_id are PostgreSQL's (ON CONFLICT, RETURNING)", function()

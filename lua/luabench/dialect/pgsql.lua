@@ -228,6 +228,10 @@ function d.next_values(names)
   return { "SELECT " .. table.concat(e, ", ") .. d.from_dual }
 end
 
+-- A DATE from expr, a 'YYYY-MM-DD' text (a parameter bound as a string: PostgreSQL does not
+-- assign text to a date column without a cast).
+function d.date_value(expr) return fmt("CAST(%s AS DATE)", expr) end
+
 -- GROUP BY with subtotals over `cols` (a column list), in the order given, and a grand total.
 function d.group_by_rollup(cols) return "GROUP BY ROLLUP (" .. cols .. ")" end
 

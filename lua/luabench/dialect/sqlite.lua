@@ -122,6 +122,9 @@ function d.next_values(names)
   return out
 end
 
+-- Dates are text: CAST(... AS DATE) would make a number of '2024-01-31' (NUMERIC affinity).
+function d.date_value(expr) return expr end
+
 -- No GROUPING SETS, ROLLUP or CUBE: a workload unions its groupings itself.
 d.group_by_rollup = false
 
