@@ -42,6 +42,23 @@ function M.load_threads(value, threads, commands)
   return value
 end
 
+-- When the run's statistics start (seconds since it started): after --warmup-time and after the
+-- emulated users' --ramp-up (seconds, or N/min of --users), whichever is later.
+function M.measured_from()
+  local opt = sysbench.opt
+  local warm = tonumber(opt.warmup_time) or 0
+  local ramp = tostring(opt.ramp_up or "")
+  local users = tonumber(opt.users) or 0
+  local r
+  local n = ramp:match("^([%d.]+)/min$")
+  if n and tonumber(n) > 0 then
+    r = users / (tonumber(n) / 60)
+  else
+    r = tonumber(ramp) or 0
+  end
+  return math.max(warm, r)
+end
+
 -- Every row of a query as arrays of strings (an empty table when it returns no result set).
 function M.rows(con, sql)
   local rs = con:query(sql)
