@@ -1033,9 +1033,16 @@ end
 
 -- Outside a user (thread_init) the pool's first connection opens at once: a wrong password or
 -- database fails thread_init as it does in thread mode, instead of every user's first event.
+-- With --logon=per-transaction it closes again: every event has a session of its own.
 pooled_connect = function(drv)
   local pool = pool_for(drv)
-  if not user_context() then acquire(pool) end
+  if not user_context() then
+    local c = acquire(pool)
+    if pool.logoff then
+      log_off(pool, c)
+      pool.opened = pool.opened - 1
+    end
+  end
   return setmetatable({ pool = pool, driver = drv }, Pooled)
 end
 
