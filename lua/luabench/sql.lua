@@ -857,9 +857,38 @@ local function pool_for(drv)
   return pool
 end
 
+-- Waits `s` seconds inside an event: a user is parked, a thread sleeps.
+local function backoff(s)
+  local U = user_context()
+  if U then
+    C.lb_user_sched_sleep(U.sched, U.current, C.lb_clock_ns(worker) + s * 1e9)
+    coroutine.yield()
+  else
+    C.lb_sleep_ns(s * 1e9)
+  end
+end
+
+-- A session opened inside an event (a user's, or --logon=per-transaction's): when the server
+-- does not take it (restarting), it is tried again as a lost connection is reconnected, with
+-- backoff (1 ms doubling up to 1 s) for --db-reconnect-timeout seconds, never past the end of
+-- the run. A connect outside an event (thread_init) fails at once.
+local function connect_in_event(drv)
+  local in_event = user_context() or C.lb_event_start_ns(worker) >= 0
+  local ok, res = pcall(drv.connect_physical, drv)
+  if ok or not in_event then return ok, res end
+  local deadline = C.lb_clock_ns(worker) + (tonumber(sb.opt.db_reconnect_timeout) or 60) * 1e9
+  local delay = 0.001
+  while not ok and C.lb_worker_stopping(worker) == 0 and C.lb_clock_ns(worker) + delay * 1e9 < deadline do
+    backoff(delay)
+    delay = math.min(delay * 2, 1)
+    ok, res = pcall(drv.connect_physical, drv)
+  end
+  return ok, res
+end
+
 -- A new session in a slot already counted in pool.opened.
 local function open_in_slot(pool)
-  local ok, res = pcall(pool.driver.connect_physical, pool.driver)
+  local ok, res = connect_in_event(pool.driver)
   if not ok then
     if sb._users then pass_slot(pool) else pool.opened = pool.opened - 1 end
     error(res, 0)
