@@ -1,4 +1,4 @@
--- luabench.workload: what the database workloads (tpcc, bookstore, dbt3) share: one-line
+-- luabench.workload: what the database workloads (tpcc, bookstore, dbt3, soe) share: one-line
 -- failures, table names under a --table-prefix, the SQL driver and its dialect (luabench.dialect),
 -- connections with the workload's session settings, reading every row of a query, the
 -- configuration table, and the wiring of a workload's modules to the hooks sysbench calls.

@@ -232,3 +232,80 @@ describe("bookstore prepare", function()
     assert.is_nil(any(list, "IDENTITY_INSERT"))
   end)
 end)
+
+describe("soe", function()
+  local common = require("soe.common")
+  local saved = common.dialect
+
+  -- The texts soe's transactions prepare under dialect `name`.
+  local function prepared(name)
+    common.dialect = function() return dialect.of(name) end
+    local sql = {}
+    local con = {}
+    function con:prepare(text)
+      sql[#sql + 1] = text
+      local st = {}
+      function st:bind_create() return { set = function() end } end
+      function st:bind_param() end
+      return st
+    end
+    local s = { t = {}, seq = {} }
+    for _, n in ipairs(common.TABLES) do s.t[n] = n end
+    for _, n in ipairs(common.SEQUENCES) do s.seq[n] = n end
+    local ok, err = pcall(require("soe.txn").statements, con, s, function() end)
+    common.dialect = saved
+    assert(ok, err)
+    return sql
+  end
+
+  local function find(list, pattern)
+    for _, s in ipairs(list) do
+      if s:find(pattern) then return s end
+    end
+    error("no statement matches " .. pattern)
+  end
+
+  it("oracle: keys from sequences FROM DUAL, SYSDATE, FETCH FIRST, ROLLUP", function()
+    local sql = prepared("oracle")
+    assert.are.equal("SELECT customer_seq.NEXTVAL, address_seq.NEXTVAL, card_details_seq.NEXTVAL FROM DUAL",
+      find(sql, "customer_seq"))
+    assert.are.equal("SELECT orders_seq.NEXTVAL FROM DUAL", find(sql, "orders_seq"))
+    assert.are.equal("SELECT logon_seq.NEXTVAL FROM DUAL", find(sql, "logon_seq"))
+    assert.are.equal("INSERT INTO logon (logon_id, customer_id, logon_date) VALUES (?, ?, SYSDATE)", find(sql, "^INSERT INTO logon"))
+    assert.truthy(find(sql, "^INSERT INTO orders"):find("VALUES (?, SYSDATE, ?, ?, 'Standard', ?, 'ship_asap')", 1, true))
+    assert.truthy(find(sql, "^INSERT INTO order_items"):find("CURRENT_DATE + NUMTODSINTERVAL(3, 'DAY'))", 1, true))
+    assert.truthy(find(sql, "^INSERT INTO customers"):find("CAST(? AS DATE)", 1, true))
+    assert.truthy(find(sql, "cust_last_name = %?"):find("FETCH FIRST 4 ROWS ONLY$"))
+    assert.truthy(find(sql, "order_status <= 4"):find("FETCH FIRST 9 ROWS ONLY) o JOIN", 1, true))
+    local wq = find(sql, "SUM%(o.order_total%)")
+    assert.are.equal("GROUP BY ROLLUP (o.warehouse_id, o.order_mode)", wq:sub(-#"GROUP BY ROLLUP (o.warehouse_id, o.order_mode)"))
+    assert.truthy(find(sql, "bucket"):find("order_date >= SYSDATE + NUMTODSINTERVAL(-5, 'MINUTE') THEN 1", 1, true))
+    for _, s in ipairs(sql) do
+      assert.falsy(s:find("LIMIT"), s)
+      assert.falsy(s:find("nextval%("), s)
+    end
+  end)
+
+  it("sqlite: sequences as one-row tables, no ROLLUP (a UNION of the groupings)", function()
+    local sql = prepared("sqlite")
+    assert.are.equal("UPDATE orders_seq SET next_value = next_value + 1 RETURNING next_value - 1", find(sql, "orders_seq"))
+    assert.truthy(find(sql, "UNION ALL SELECT NULL, NULL, SUM"))
+    assert.truthy(find(sql, "^INSERT INTO card_details"):find("VALUES (?, ?, ?, ?, ?, ?, ?)", 1, true))
+  end)
+
+  it("oracle prepare: VARCHAR2 and NUMBER(19) columns, sequences above the loaded keys, INSERT ALL", function()
+    local list, text, rc = statements("oracle", "soe --scale=0.00001 prepare")
+    assert.are.equal(0, rc, text)
+    assert.truthy(any(list, "^CREATE TABLE customers"):find("customer_id NUMBER(19) NOT NULL", 1, true))
+    assert.truthy(any(list, "^CREATE TABLE orders"):find("order_date TIMESTAMP NOT NULL", 1, true))
+    assert.are.same({ "CREATE SEQUENCE customer_seq START WITH 11", "CREATE SEQUENCE address_seq START WITH 16",
+      "CREATE SEQUENCE card_details_seq START WITH 16", "CREATE SEQUENCE orders_seq START WITH 15",
+      "CREATE SEQUENCE logon_seq START WITH 1" }, all(list, "^CREATE SEQUENCE"))
+    assert.is_not_nil(any(list, "^INSERT ALL INTO customers %(customer_id, cust_first_name"))
+    assert.is_not_nil(any(list, "^CREATE INDEX ord_warehouse_ix ON orders %(warehouse_id, order_status%)$"))
+    assert.is_not_nil(any(list, "^BEGIN DBMS_STATS.GATHER_TABLE_STATS%(ownname => USER, tabname => 'ORDER_ITEMS'%); END;$"))
+    list, text, rc = statements("oracle", "soe cleanup")
+    assert.are.equal(0, rc, text)
+    assert.is_nil(any(list, "SEQUENCE")) -- nothing to drop: no soe_config on the null driver
+  end)
+end)
