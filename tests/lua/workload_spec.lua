@@ -1,4 +1,4 @@
--- luabench.workload: the helpers tpcc, bookstore and dbt3 share.
+-- luabench.workload: the helpers tpcc, bookstore, dbt3 and soe share.
 local h = require("helpers")
 local workload = require("luabench.workload")
 
