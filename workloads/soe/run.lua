@@ -26,6 +26,13 @@ function M.stats_array(threads)
   return luabench.shared("soe.run.stats", "double", threads * SLOTS)
 end
 
+-- The logons still in doubt when a thread ended, for done() to look up (its waits are not cut
+-- off by the end of the run, a worker's are): per thread a count, then up to DOUBT_MAX ids.
+local DOUBT_MAX = 4096
+local function doubt_array(threads)
+  return luabench.shared("soe.run.doubt", "int64_t", threads * (DOUBT_MAX + 1))
+end
+
 -- What the control state read from the database, for the workers and the report: the largest
 -- customer number, the customers loaded, warehouses, the scale in millionths.
 function M.shared_config()
@@ -49,17 +56,29 @@ function M.init()
 end
 
 -- The committed logon rows of the run go to the configuration table, where `check` compares
--- them with the table (and the ones whose commit could not be confirmed either way).
+-- them with the table: those the threads counted, and those whose COMMIT lost its answer found
+-- in the table now; the ones that cannot be looked up are recorded as in doubt.
 function M.done()
+  local s = common.settings()
   local threads = sysbench.opt.threads
   local st = M.stats_array(threads)
+  local ids = doubt_array(threads)
   local done, doubt = 0, 0
   for t = 0, threads - 1 do
     done = done + st[t * SLOTS + M.LOGONS_COMMITTED]
-    doubt = doubt + st[t * SLOTS + M.LOGONS_IN_DOUBT]
+    doubt = doubt + st[t * SLOTS + M.LOGONS_IN_DOUBT] + tonumber(ids[t * (DOUBT_MAX + 1)])
   end
   local ok, err = pcall(function()
     local con = common.open()
+    for t = 0, threads - 1 do
+      local b = t * (DOUBT_MAX + 1)
+      for k = 1, tonumber(ids[b]) do
+        local n = tonumber(con:query_row(string.format("SELECT COUNT(*) FROM %s WHERE logon_id = %d", s.t.logon,
+          tonumber(ids[b + k]))))
+        doubt = doubt - 1
+        done = done + n
+      end
+    end
     common.config_add(con, "logons", done)
     common.config_add(con, "logons_in_doubt", doubt)
     common.config_add(con, "runs", 1)
@@ -102,15 +121,16 @@ local function think_ms(lo, hi, sum, n, wait)
   if ms > 0 then wait(ms / 1000) end
 end
 
--- Looks up the logons in doubt: a row there was committed. False while the server cannot say.
+-- Looks up the logons in doubt on con: a row there was committed. False while the server
+-- cannot say.
 local resolving = false
-local function resolve_doubt()
+local function resolve_doubt(con)
   if resolving or #doubt == 0 then return true end
   resolving = true -- (the users of a worker take turns: one looks them up)
   local ok = pcall(function()
     while #doubt > 0 do
       local id = doubt[#doubt]
-      local n = tonumber(x.con:query_row(string.format("SELECT COUNT(*) FROM %s WHERE logon_id = %d", s.t.logon, id)))
+      local n = tonumber(con:query_row(string.format("SELECT COUNT(*) FROM %s WHERE logon_id = %d", s.t.logon, id)))
       doubt[#doubt] = nil
       if n == 1 then x.logon_done(true) end
     end
@@ -130,7 +150,7 @@ function M.thread_init(thread_id, stat_types)
   local con = common.connect()
   x = {
     con = con, D = common.dialect(), customers = tonumber(cfg[0]), loaded = tonumber(cfg[1]),
-    warehouses = tonumber(cfg[2]), count = count,
+    warehouses = tonumber(cfg[2]), count = count, inflight = {},
   }
   -- A committed logon row (late: one found committed after its answer was lost).
   function x.logon_done(late)
@@ -146,8 +166,15 @@ end
 function M.thread_done()
   if not x then return end
   window_tick()
-  resolve_doubt()
-  stats[base + M.LOGONS_IN_DOUBT] = stats[base + M.LOGONS_IN_DOUBT] + #doubt
+  -- logons of users whose last statement the end of the run cut off, and those not looked up
+  -- yet: done() looks them up
+  for id in pairs(x.inflight) do doubt[#doubt + 1] = id end
+  x.inflight = {}
+  local ids, b = doubt_array(s.threads), tid * (DOUBT_MAX + 1)
+  local n = math.min(#doubt, DOUBT_MAX)
+  for k = 1, n do ids[b + k] = doubt[k] end
+  ids[b] = n
+  stats[base + M.LOGONS_IN_DOUBT] = stats[base + M.LOGONS_IN_DOUBT] + (#doubt - n)
   x.con:disconnect()
 end
 
@@ -166,7 +193,7 @@ local RETRIES = 10
 function M.event()
   local u = luabench.user_data
   window_tick()
-  if #doubt > 0 then resolve_doubt() end
+  if #doubt > 0 then resolve_doubt(x.con) end
   local k = deck:next()
   local T = types[k]
   local body = txn.BODIES[k]
@@ -181,6 +208,7 @@ function M.event()
     end
     if u.logon_id then
       doubt[#doubt + 1] = u.logon_id
+      x.inflight[u.logon_id] = nil
       u.logon_id = nil
     end
     count(txn.ROLLBACKS)

@@ -194,16 +194,19 @@ local function begin(x) q(x, x.D.begin) end
 local function commit(x) q(x, x.D.commit, M.COMMITS) end
 
 -- Swingbench's logon(): one row in LOGON, committed on its own. Its id is taken first and kept
--- in u.logon_id until the COMMIT answered: a commit whose answer was lost (a server restart)
--- is looked up afterwards by soe.run.
+-- (u.logon_id, and in the worker's x.inflight) until the COMMIT answered: a commit whose answer
+-- was lost (a server restart, a statement the end of the run cut off) is looked up afterwards
+-- by soe.run.
 local function logon(u, x, cust)
   local S = x.S
   local id = S.next("logon_seq")
   u.logon_id = id
+  x.inflight[id] = true
   begin(x)
   S.ins_logon(id, cust)
   commit(x)
   u.logon_id = nil
+  x.inflight[id] = nil
   x.logon_done()
 end
 M.logon = logon
