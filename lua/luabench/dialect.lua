@@ -163,6 +163,14 @@ function M.batched_insert(con, head, max_columns, max_rows, statement)
   }
 end
 
+-- next_values(names) of a dialect whose sequences can be read together: one SELECT of each
+-- sequence's nextval(name), with the dialect's from_dual.
+function M.select_next_values(d, names)
+  local e = {}
+  for i, n in ipairs(names) do e[i] = d.nextval(n) end
+  return { "SELECT " .. table.concat(e, ", ") .. d.from_dual }
+end
+
 -- The statements bulk_insert(con, head) of a dialect would send for rows, as a list (for
 -- insert_values, where rows go out inside a transaction of the workload's).
 function M.bulk_statements(bulk_insert, head, rows)

@@ -59,6 +59,18 @@ function M.measured_from()
   return math.max(warm, r)
 end
 
+-- Per-thread counters in luabench.shared memory (`slots` numbers per thread, thread t's from
+-- t * slots), summed over the threads: a table slot -> total, slots numbered from 0.
+function M.sum_slots(array, threads, slots)
+  local v = {}
+  for slot = 0, slots - 1 do
+    local n = 0
+    for t = 0, threads - 1 do n = n + array[t * slots + slot] end
+    v[slot] = n
+  end
+  return v
+end
+
 -- Every row of a query as arrays of strings (an empty table when it returns no result set).
 function M.rows(con, sql)
   local rs = con:query(sql)

@@ -111,6 +111,20 @@ describe("bulk_insert", function()
   end)
 end)
 
+-- A connection that records the texts it is asked to prepare (in the list it returns too).
+local function preparer()
+  local sql, con = {}, {}
+  function con:prepare(text)
+    sql[#sql + 1] = text
+    local st = {}
+    function st:bind_create() return { set = function() end } end
+    function st:bind_param() end
+    return st
+  end
+  function con:query() end
+  return con, sql
+end
+
 describe("tpcc", function()
   local common = require("tpcc.common")
   local saved = common.dialect
@@ -118,16 +132,7 @@ describe("tpcc", function()
   -- The texts tpcc's client-side transactions prepare under dialect `name`, by position.
   local function prepared(name)
     common.dialect = function() return dialect.of(name) end
-    local sql = {}
-    local con = {}
-    function con:prepare(text)
-      sql[#sql + 1] = text
-      local st = {}
-      function st:bind_create() return { set = function() end } end
-      function st:bind_param() end
-      return st
-    end
-    function con:query() end
+    local con, sql = preparer()
     local t = setmetatable({}, { __index = function(_, k) return k end })
     local ok, err = pcall(require("tpcc.txn").bodies, { con = con, s = { t = t } })
     common.dialect = saved
@@ -240,15 +245,7 @@ describe("soe", function()
   -- The texts soe's transactions prepare under dialect `name`.
   local function prepared(name)
     common.dialect = function() return dialect.of(name) end
-    local sql = {}
-    local con = {}
-    function con:prepare(text)
-      sql[#sql + 1] = text
-      local st = {}
-      function st:bind_create() return { set = function() end } end
-      function st:bind_param() end
-      return st
-    end
+    local con, sql = preparer()
     local s = { t = {}, seq = {} }
     for _, n in ipairs(common.TABLES) do s.t[n] = n end
     for _, n in ipairs(common.SEQUENCES) do s.seq[n] = n end

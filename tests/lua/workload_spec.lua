@@ -33,6 +33,13 @@ describe("luabench.workload", function()
     assert.is_truthy(out:find("check: all 1 invariants passed\nR4\ttrue", 1, true), out)
   end)
 
+  it("sums per-thread counters slot by slot", function()
+    local p = luabench.shared("workload_spec.slots", "double", 6)
+    for i = 0, 5 do p[i] = i + 1 end -- thread 0: 1 2 3, thread 1: 4 5 6
+    assert.are.same({ [0] = 5, [1] = 7, [2] = 9 }, workload.sum_slots(p, 2, 3))
+    assert.are.same({ [0] = 1, [1] = 2 }, workload.sum_slots(p, 1, 2))
+  end)
+
   it("refuses a driver without a dialect in one line", function()
     local script = [[
       local wl = require("luabench.workload").new("demo")

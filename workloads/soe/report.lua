@@ -13,16 +13,9 @@ M.LABEL = "Swingbench Order Entry-like (client-side transactions; see doc/worklo
 
 local DML = { "selects", "inserts", "updates", "deletes", "commits", "rollbacks" }
 
--- The per-thread counters of the measured window, summed.
+-- The per-thread counters, summed.
 local function counters(threads)
-  local st = run.stats_array(threads)
-  local v = {}
-  for slot = 0, run.SLOTS - 1 do
-    local n = 0
-    for t = 0, threads - 1 do n = n + st[t * run.SLOTS + slot] end
-    v[slot] = n
-  end
-  return v
+  return require("luabench.workload").sum_slots(run.stats_array(threads), threads, run.SLOTS)
 end
 
 -- The figures that come from the per-type statistics and the counts of the window: a run's, or

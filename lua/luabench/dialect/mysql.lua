@@ -81,11 +81,7 @@ end
 
 function d.nextval(name) return "NEXT VALUE FOR " .. name end
 
-function d.next_values(names)
-  local e = {}
-  for i, n in ipairs(names) do e[i] = d.nextval(n) end
-  return { "SELECT " .. table.concat(e, ", ") }
-end
+function d.next_values(names) return require("luabench.dialect").select_next_values(d, names) end
 
 function d.group_by_rollup(cols) return "GROUP BY " .. cols .. " WITH ROLLUP" end
 

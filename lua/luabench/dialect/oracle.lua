@@ -213,11 +213,7 @@ function d.next_key() return nil end
 function d.create_sequence(name, start) return fmt("CREATE SEQUENCE %s START WITH %d", name, start) end
 function d.drop_sequence(name) return ignoring("DROP SEQUENCE " .. name, -2289) end
 function d.nextval(name) return name .. ".NEXTVAL" end
-function d.next_values(names)
-  local e = {}
-  for i, n in ipairs(names) do e[i] = d.nextval(n) end
-  return { "SELECT " .. table.concat(e, ", ") .. d.from_dual }
-end
+function d.next_values(names) return require("luabench.dialect").select_next_values(d, names) end
 
 -- ALTER TABLE ... MODIFY identity column START WITH LIMIT VALUE (12c): the next key is above
 -- the largest in the table.

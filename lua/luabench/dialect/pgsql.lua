@@ -222,11 +222,7 @@ function d.nextval(name) return fmt("nextval('%s')", name) end
 
 -- The statements whose rows, read in order (one row each), hold the next values of the sequences
 -- `names` (a list), in order: here one SELECT of them all.
-function d.next_values(names)
-  local e = {}
-  for i, n in ipairs(names) do e[i] = d.nextval(n) end
-  return { "SELECT " .. table.concat(e, ", ") .. d.from_dual }
-end
+function d.next_values(names) return require("luabench.dialect").select_next_values(d, names) end
 
 -- A DATE from expr, a 'YYYY-MM-DD' text (a parameter bound as a string: PostgreSQL does not
 -- assign text to a date column without a cast).

@@ -200,11 +200,7 @@ end
 
 -- CREATE SEQUENCE (2012+; BIGINT by default), DROP SEQUENCE IF EXISTS (2016+), NEXT VALUE FOR.
 function d.nextval(name) return "NEXT VALUE FOR " .. name end
-function d.next_values(names)
-  local e = {}
-  for i, n in ipairs(names) do e[i] = d.nextval(n) end
-  return { "SELECT " .. table.concat(e, ", ") }
-end
+function d.next_values(names) return require("luabench.dialect").select_next_values(d, names) end
 
 function d.warmup(t, rows)
   return {
