@@ -111,6 +111,11 @@ describe("bulk_insert", function()
   end)
 end)
 
+-- The first statement of `list` that matches `pattern` (an error when none does).
+local function find(list, pattern)
+  return any(list, pattern) or error("no statement matches " .. pattern)
+end
+
 -- A connection that records the texts it is asked to prepare (in the list it returns too).
 local function preparer()
   local sql, con = {}, {}
@@ -138,13 +143,6 @@ describe("tpcc", function()
     common.dialect = saved
     assert(ok, err)
     return sql
-  end
-
-  local function find(list, pattern)
-    for _, s in ipairs(list) do
-      if s:find(pattern) then return s end
-    end
-    error("no statement matches " .. pattern)
   end
 
   it("pgsql: the texts as before (FOR UPDATE, LIMIT 1, LIMIT 1 FOR UPDATE)", function()
@@ -253,13 +251,6 @@ describe("soe", function()
     common.dialect = saved
     assert(ok, err)
     return sql
-  end
-
-  local function find(list, pattern)
-    for _, s in ipairs(list) do
-      if s:find(pattern) then return s end
-    end
-    error("no statement matches " .. pattern)
   end
 
   it("oracle: keys from sequences FROM DUAL, SYSDATE, FETCH FIRST, ROLLUP", function()
