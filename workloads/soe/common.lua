@@ -51,6 +51,7 @@ M.options = {
   ["intra-min"] = { "Think time between the steps of a transaction: minimum in milliseconds, part of its response time (Swingbench MinDelay)", 0, sysbench.cmdline.ARG_INT },
   ["intra-max"] = { "Think time between the steps of a transaction: maximum in milliseconds (Swingbench MaxDelay)", 0, sysbench.cmdline.ARG_INT },
   ["table-prefix"] = { "Prefix of every table and sequence name (to keep several schemas in one database)", "" },
+  ["generate-dir"] = { "generate: the directory the table files go to (<table>.<thread>.tsv, COPY's text format)", "" },
 }
 
 local fail = workload.fail

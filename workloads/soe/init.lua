@@ -24,12 +24,14 @@ require("luabench.workload").wire({
   commands = {
     prepare = { "soe.load.prepare", sysbench.cmdline.PARALLEL_COMMAND },
     check = { "soe.check.check" },
+    generate = { "soe.load.generate", sysbench.cmdline.PARALLEL_COMMAND },
   },
-  about = "soe: Swingbench's Order Entry (SOE) workload. Commands: prepare, run, check, cleanup, help",
+  about = "soe: Swingbench's Order Entry (SOE) workload. Commands: prepare, run, check, generate, cleanup, help",
   notes = {
     "prepare loads --scale (1 = about Swingbench's 1 GB) with --threads threads; run drives one user",
     "per thread, or --users emulated users over --connections connections; --logon=per-transaction",
-    "opens a database session for each transaction; check verifies the consistency conditions.",
+    "opens a database session for each transaction; check verifies the consistency conditions;",
+    "generate writes prepare's rows to files in --generate-dir instead.",
     "See doc/workloads/soe.md.",
   },
   drops = "soe tables and sequences",

@@ -114,6 +114,52 @@ local function body(c)
   end
 end
 
+-- The `generate` command: the rows prepare would load, written to files in --generate-dir
+-- instead (DIR/<table>.<thread>.tsv in COPY's text format, which LOAD DATA INFILE reads with its
+-- defaults): for loading them with the server's own client (the bulk-load ceiling of
+-- tools/bench soe) or elsewhere.
+function M.generate()
+  s = common.settings()
+  tid = sysbench.tid
+  local dir = tostring(sysbench.opt.generate_dir or "")
+  if dir == "" then common.fail("generate needs --generate-dir=DIR (a directory for the table files)") end
+  local c = common.scale(s.scale)
+  ld = require("luabench.prepare").new("soe.generate", gen.expected_rows(c))
+  local files = {}
+  local ok, err = pcall(function()
+    if not claim_each("soe.generate.units", gen.units(c), function(u)
+      local n = 0
+      for name, rows in pairs(gen.unit(c, u, true)) do
+        if #rows > 0 then
+          local f = files[name]
+          if not f then
+            local path = fmt("%s/%s.%d.tsv", dir, name, tid)
+            local why
+            f, why = io.open(path, "w")
+            if not f then common.fail("cannot write '%s': %s", path, tostring(why)) end
+            files[name] = f
+          end
+          f:write(concat(rows, "\n"), "\n")
+          n = n + #rows
+        end
+      end
+      ld:add(n)
+    end) then
+      error("another generator thread failed", 0)
+    end
+    for _, f in pairs(files) do f:close() end
+    ld:phase(1)
+    if tid == 0 then
+      ld:finish()
+      print(fmt("Generated scale %g into %s in %.1fs: %d rows", s.scale, dir, ld:elapsed(), ld:rows()))
+    end
+  end)
+  if not ok then
+    ld:fail()
+    error(err, 0)
+  end
+end
+
 function M.prepare()
   s = common.settings()
   tid = sysbench.tid
