@@ -165,6 +165,36 @@ describe("soe", function()
     suite("--db-driver=sqlite --sqlite-db=" .. h.q(h.tmpdir() .. "/soe.db"), "--sqlite-begin=immediate --sqlite-synchronous=off")
   end)
 
+  it("generate writes the rows prepare loads to files, one per table and thread", function()
+    local dir = h.tmpdir() .. "/soe_gen"
+    os.execute("mkdir -p " .. h.q(dir))
+    local out, err, rc = h.run("soe --scale=0.002 --threads=2 --generate-dir=" .. h.q(dir) .. " generate")
+    assert.are.equal(0, rc, err)
+    assert.is_truthy(out:match("Generated scale 0.002 into .- in [%d.]+s: (%d+) rows"), out)
+    local first = {}
+    local function lines(t)
+      local n = 0
+      for tid = 0, 1 do
+        local f = io.open(string.format("%s/%s.%d.tsv", dir, t, tid))
+        if f then
+          for l in f:lines() do
+            n = n + 1
+            first[t] = first[t] or l
+          end
+          f:close()
+        end
+      end
+      return n
+    end
+    assert.are.same({ 2000, 3000, 3000, 2860, 10, 1000, 3000 }, { lines("customers"), lines("addresses"),
+      lines("card_details"), lines("orders"), lines("warehouses"), lines("product_information"),
+      lines("product_descriptions") })
+    assert.are.equal(16, select(2, first.customers:gsub("\t", "")) + 1, first.customers) -- its 16 columns
+    _, err, rc = h.run("soe generate")
+    assert.are.equal(1, rc)
+    assert.is_truthy(err:find("generate needs --generate-dir=DIR (a directory for the table files)", 1, true), err)
+  end)
+
   it("loads the same rows with any number of threads", function()
     local db = h.db("pgsql")
     if not db then pending("the pgsql sandbox is not running") return end
