@@ -38,6 +38,9 @@ describe("luabench.workload", function()
     for i = 0, 5 do p[i] = i + 1 end -- thread 0: 1 2 3, thread 1: 4 5 6
     assert.are.same({ [0] = 5, [1] = 7, [2] = 9 }, workload.sum_slots(p, 2, 3))
     assert.are.same({ [0] = 1, [1] = 2 }, workload.sum_slots(p, 1, 2))
+    local ok, err = pcall(workload.sum_slots, p, 0, 2)
+    assert.is_false(ok)
+    assert.is_truthy(err:find("sum_slots(): threads must be an integer >= 1 (got 0)", 1, true), err)
   end)
 
   it("refuses a driver without a dialect in one line", function()
