@@ -165,6 +165,60 @@ describe("soe", function()
     suite("--db-driver=sqlite --sqlite-db=" .. h.q(h.tmpdir() .. "/soe.db"), "--sqlite-begin=immediate --sqlite-synchronous=off")
   end)
 
+  describe("on pgsql, beyond the common cases", function()
+    local db = h.db("pgsql")
+    if not db then pending("the pgsql sandbox is not running") return end
+    local base = "soe " .. db .. " --table-prefix=soex_ "
+    setup(function()
+      h.run(base .. "cleanup")
+      local _, err, rc = h.run(base .. "--scale=0.001 --threads=2 prepare")
+      assert.are.equal(0, rc, err)
+    end)
+    teardown(function() h.run(base .. "cleanup") end)
+
+    it("thinks between transactions outside their response time, and between steps inside it", function()
+      local out, err, rc = h.run(base .. "--threads=2 --time=1 --inter-min=2 --inter-max=4 --intra-min=3 --intra-max=3 " ..
+        "--weights=BP:1,NCR:0,UCD:0,OP:0,PO:0,BO:0 --format=json run")
+      assert.are.equal(0, rc, err)
+      local ws = h.json(out).workload_stats
+      -- one think drawn after each transaction, within the bounds
+      assert.is_true(ws.inter_think_ms.drawn >= ws.transactions and ws.inter_think_ms.drawn <= ws.transactions + 2,
+        luabench.json.encode(ws.inter_think_ms))
+      assert.is_true(ws.inter_think_ms.mean >= 2 and ws.inter_think_ms.mean <= 4)
+      -- Browse Products pauses after its customer and after each of its 1..24 products: at least
+      -- twice 3 ms in each response time
+      local bp = ws.by_type[3]
+      assert.are.equal("BP", bp.code)
+      assert.are.equal(ws.transactions, bp.count)
+      assert.is_true(bp.avg_ms >= 6 and bp.p90_ms >= 6, luabench.json.encode(bp))
+      assert.is_true(ws.intra_think_ms.drawn >= 2 * bp.count and ws.intra_think_ms.mean == 3)
+    end)
+
+    it("processes started together with --instance merge into one result", function()
+      local dir = h.tmpdir()
+      local files, outputs = h.run_together(dir, "soe", 2, function() return base .. "--users=10 --threads=2 --time=2" end)
+      local total, users, logon_rows = 0, 0, 0
+      for i = 0, 1 do
+        local d = h.json(h.read(files[i + 1]))
+        assert.are.equal("ok", d.status, h.read(outputs[i + 1]))
+        total = total + d.workload_stats.transactions
+        users = users + d.workload_stats.users
+        logon_rows = logon_rows + d.workload_stats.logon_rows
+      end
+      local out, err, rc = h.run("merge " .. files[1] .. " " .. files[2] .. " --output=" .. dir .. "/m.json")
+      assert.are.equal(0, rc, err)
+      local m = h.json(h.read(dir .. "/m.json"))
+      local w = m.workload_stats
+      assert.is_table(w, "the merged result has the workload's figures")
+      assert.are.same({ 20, total, logon_rows }, { w.users, w.transactions, w.logon_rows })
+      assert.is_true(math.abs(w.tps - total / m.time_s) < 1e-6 * w.tps, "TPS over the merged window")
+      assert.is_truthy(out:find("processes merged:                    2, 20 users in all", 1, true), out)
+      assert.is_truthy(out:find(string.format("transactions per second (TPS):       %.2f", w.tps), 1, true), out)
+      local _, _, crc = h.run(base .. "check")
+      assert.are.equal(0, crc)
+    end)
+  end)
+
   it("generate writes the rows prepare loads to files, one per table and thread", function()
     local dir = h.tmpdir() .. "/soe_gen"
     os.execute("mkdir -p " .. h.q(dir))
