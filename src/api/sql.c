@@ -130,18 +130,41 @@ LB_FFI struct lb_db_config *lb_sql_config(struct lb_worker *w, const char *name,
 	return cfg;
 }
 
+/* An embedded engine starts its threads in the thread that opens it, which they inherit the
+ * CPUs of: more threads than those CPUs share them (a worker pinned by --cpu-affinity, taskset).
+ * Checked at each connection (the engine may be opened again by another thread), said once. */
+static void check_engine_threads(struct lb_engine *e, struct lb_db_conn *c)
+{
+	if (__atomic_load_n(&e->engine_threads_warned, __ATOMIC_RELAXED))
+		return;
+	char settings[sizeof(e->driver_settings)];
+	lb_db_conn_settings(c, settings, sizeof(settings));
+	const char *t = strstr(settings, "threads=");
+	if (!t || (t != settings && t[-1] != '\n'))
+		return;
+	int threads = atoi(t + 8), cpus = lb_thread_cpus();
+	if (threads > cpus && !__atomic_exchange_n(&e->engine_threads_warned, 1, __ATOMIC_RELAXED))
+		lb_warn("the database engine runs %d threads on the %d CPU%s the thread that opened it may use "
+			"(its threads inherit them: --cpu-affinity pins each worker to one CPU, taskset limits the "
+			"process); give --cpu-affinity-mode=process or fewer threads (--duckdb-threads=%d)",
+			threads, cpus, cpus == 1 ? "" : "s", cpus);
+}
+
 LB_FFI void lb_sql_connected(struct lb_worker *w, struct lb_db_conn *c)
 {
 	struct lb_engine *e = w->eng;
 	int none = 0;
+	check_engine_threads(e, c);
 	if (__atomic_load_n(&e->server_set, __ATOMIC_ACQUIRE))
 		return;
-	char v[sizeof(e->server)];
+	char v[sizeof(e->server)], s[sizeof(e->driver_settings)];
 	lb_db_conn_server_version(c, v, sizeof(v));
+	lb_db_conn_settings(c, s, sizeof(s));
 	if (!v[0] || !__atomic_compare_exchange_n(&e->server_set, &none, 1, false, __ATOMIC_ACQ_REL,
 						  __ATOMIC_RELAXED))
 		return;
 	memcpy(e->server, v, sizeof(v));
+	memcpy(e->driver_settings, s, sizeof(s));
 	__atomic_store_n(&e->server_set, 2, __ATOMIC_RELEASE);
 }
 

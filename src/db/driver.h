@@ -314,6 +314,9 @@ const char *lb_db_conn_endpoint(const struct lb_db_conn *c);
 int32_t lb_db_conn_in_transaction(const struct lb_db_conn *c);
 /* The server's product and version ("" when not connected or the driver cannot tell). */
 void lb_db_conn_server_version(const struct lb_db_conn *c, char *buf, size_t len);
+/* An embedded engine's settings in force, one "name=value" per line ("" when the driver has
+ * none to tell: a server's are read by the server monitor). */
+void lb_db_conn_settings(const struct lb_db_conn *c, char *buf, size_t len);
 
 /* ---- statements (blocking) ------------------------------------------------------------------ */
 
@@ -461,8 +464,9 @@ void lb_db_pipeline_abort(struct lb_db_conn *c);
  * LB_DB_PENDING (after setting the wait descriptor) or a negative code (after setting the
  * error descriptor). */
 
-#define LB_DB_OPS_VERSION 8 /* 2: options, read_options; 3: in_transaction; 4: server_version;
-			     * 5: pipeline_*; 6: thread_stack_bytes; 7: copy_put, copy_end; 8: monitor */
+#define LB_DB_OPS_VERSION 9 /* 2: options, read_options; 3: in_transaction; 4: server_version;
+			     * 5: pipeline_*; 6: thread_stack_bytes; 7: copy_put, copy_end; 8: monitor;
+			     * 9: settings */
 
 enum lb_db_quoting {
 	LB_DB_QUOTING_PGSQL = 1,  /* '' strings, E'' escapes, "ids", $tag$ quotes, nested comments */
@@ -542,6 +546,9 @@ struct lb_db_ops {
 	uint64_t thread_stack_bytes;
 	/* optional: how the server monitor reads this server's settings and counters (monitor.h) */
 	const struct lb_db_monitor *monitor;
+	/* optional: an embedded engine's settings in force that decide how fast it runs (no server
+	 * monitor reads them), as read when connecting (no I/O): one "name=value" per line */
+	void (*settings)(struct lb_db_conn *c, char *buf, size_t len);
 };
 
 #endif

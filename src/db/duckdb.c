@@ -245,14 +245,18 @@ static void describe(struct lb_db_conn *c)
 	size_t n;
 
 	n = (size_t)snprintf(p->version, sizeof(p->version), "DuckDB %s", v + (v[0] == 'v'));
+	p->settings[0] = '\0';
 	if (duckdb_query(p->con, SETTINGS_SQL, &r) == DuckDBError) {
 		duckdb_destroy_result(&r);
 		return;
 	}
+	size_t s = 0;
 	for (idx_t i = 0; i < sizeof(SETTINGS) / sizeof(SETTINGS[0]) && n < sizeof(p->version); i++) {
 		char *val = duckdb_value_varchar(&r, i, 0);
 		n += (size_t)snprintf(p->version + n, sizeof(p->version) - n, "%s%s=%s", i ? ", " : " (",
 				      SETTINGS[i], val ? val : "");
+		if (s < sizeof(p->settings))
+			s += (size_t)snprintf(p->settings + s, sizeof(p->settings) - s, "%s=%s\n", SETTINGS[i], val ? val : "");
 		duckdb_free(val);
 	}
 	if (n < sizeof(p->version))
@@ -274,10 +278,12 @@ static int duckdb_connect_start(struct lb_db_conn *c, int64_t deadline_ns)
 		return connect_error(c, path, "cannot create a configuration");
 	/* The extensions DuckDB needs are linked in: never reach for the network to fetch one. */
 	rc = set_config(c, cfg, "autoinstall_known_extensions", "false");
-	if (rc == LB_DB_OK && o->duckdb_threads > 0) {
-		snprintf(threads, sizeof(threads), "%d", (int)o->duckdb_threads);
+	/* DuckDB's own default is every online CPU; under taskset or a container's cpuset that is
+	 * more threads than CPUs: the default follows the CPUs the process may use. (The process's
+	 * set, not this thread's: every connection to the instance must ask for the same.) */
+	snprintf(threads, sizeof(threads), "%d", o->duckdb_threads > 0 ? (int)o->duckdb_threads : lb_process_cpus());
+	if (rc == LB_DB_OK)
 		rc = set_config(c, cfg, "threads", threads);
-	}
 	if (rc == LB_DB_OK && o->duckdb_memory_limit && *o->duckdb_memory_limit)
 		rc = set_config(c, cfg, "memory_limit", o->duckdb_memory_limit);
 	if (rc == LB_DB_OK &&
@@ -329,6 +335,11 @@ static void duckdb_server_version(struct lb_db_conn *c, char *buf, size_t len)
 	snprintf(buf, len, "%s", D(c)->version);
 }
 
+static void duckdb_settings(struct lb_db_conn *c, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s", D(c)->settings);
+}
+
 static int duckdb_check_options(const struct lb_db_options *o, char *err, size_t errlen)
 {
 	if (o->duckdb_threads < 0) {
@@ -365,6 +376,7 @@ const struct lb_db_ops lb_db_duckdb_ops = {
 	.read_options = lb_duckdb_read_options,
 	.in_transaction = duckdb_in_transaction,
 	.server_version = duckdb_server_version,
+	.settings = duckdb_settings,
 	/* queries run on the calling thread too, deep in DuckDB's C++ (sysbench's 64K is far too
 	 * little: a sort overflows it) */
 	.thread_stack_bytes = 8 * 1024 * 1024,

@@ -24,6 +24,7 @@ struct duckdb_conn {
 	int32_t timeout_ms;          /* the session's statement timeout; 0 = none */
 	bool timed_out;              /* the last statement was interrupted at its timeout */
 	char version[256];           /* "DuckDB 1.5.6 (threads=2, memory_limit=...)": describe() */
+	char settings[512];          /* the same settings, "name=value" lines: describe() */
 };
 
 struct duckdb_stmt {

@@ -31,6 +31,11 @@ struct lb_db_monitor {
 	 * the family that lacks what it reads). */
 	const char *settings_sql;
 	const char *settings_fallback_sql;
+	/* optional: rows of (name, value) of settings changed but not in force (a configuration
+	 * file or ALTER SYSTEM not yet reloaded, a change that waits for a restart), the value
+	 * saying what it waits for; the fallback when that is refused (privileges). */
+	const char *pending_sql;
+	const char *pending_fallback_sql;
 	const struct lb_db_monitor_source *sources; /* ends with a NULL name */
 	/* Sources that may run as one statement (their texts joined with UNION ALL), so that each
 	 * sample costs the server one statement. */
@@ -90,6 +95,10 @@ void lb_db_monitor_plan_free(struct lb_db_monitor_plan *p);
 /* Reads the settings into out (cleared first). 0, or -1 with the reason in err. */
 int lb_db_monitor_settings(const struct lb_db_monitor *desc, struct lb_db_conn *c, int32_t timeout_ms,
 			   struct lb_db_kv_list *out, char *err, size_t errlen);
+/* Reads the settings changed but not in force into out (cleared first; nothing when the
+ * description has no query for them). 0, or -1 with the reason in err. */
+int lb_db_monitor_pending(const struct lb_db_monitor *desc, struct lb_db_conn *c, int32_t timeout_ms,
+			  struct lb_db_kv_list *out, char *err, size_t errlen);
 /* Reads every usable source into out (cleared first). 0, or -1 with the reason in err. */
 int lb_db_monitor_read(const struct lb_db_monitor_plan *p, struct lb_db_conn *c,
 		       struct lb_db_kv_list *out, char *err, size_t errlen);

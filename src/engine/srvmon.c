@@ -54,7 +54,7 @@ struct lb_srvmon {
 	struct lb_db_conn *conn;
 	const struct lb_db_monitor *desc;
 	struct lb_db_monitor_plan plan;
-	struct lb_db_kv_list settings, rows;
+	struct lb_db_kv_list settings, pending, rows;
 	char missing[512];
 	bool failed;               /* a reading failed: no more samples */
 	char error[LB_DB_ERRMSG_BYTES + 64]; /* why, for the result */
@@ -200,6 +200,11 @@ struct lb_srvmon *lb_srvmon_new(struct lb_db_config *cfg, int32_t reading_timeou
 	if (lb_db_monitor_settings(desc, m->conn, LB_SRVMON_START_TIMEOUT_MS, &m->settings, err, sizeof(err)) < 0)
 		lb_warn("server statistics: cannot read the server's settings: %s", err);
 	sort_settings(&m->settings);
+	if (lb_db_monitor_pending(desc, m->conn, LB_SRVMON_START_TIMEOUT_MS, &m->pending, err, sizeof(err)) < 0)
+		lb_warn("server statistics: cannot read the settings not yet in force: %s", err);
+	sort_settings(&m->pending);
+	for (int i = 0; i < m->pending.n; i++)
+		lb_warn("server setting %s = %s", m->pending.items[i].name, m->pending.items[i].text);
 	int n = lb_db_monitor_probe(&m->plan, desc, m->conn, LB_SRVMON_START_TIMEOUT_MS, m->missing, sizeof(m->missing));
 	m->plan.timeout_ms = reading_timeout_ms;
 	if (m->missing[0])
@@ -229,6 +234,7 @@ void lb_srvmon_free(struct lb_srvmon *m)
 	lb_db_conn_free(m->conn);
 	lb_db_monitor_plan_free(&m->plan);
 	lb_db_kv_list_free(&m->settings);
+	lb_db_kv_list_free(&m->pending);
 	lb_db_kv_list_free(&m->rows);
 	for (int i = 0; i < m->nnames; i++)
 		free(m->names[i]);
@@ -379,6 +385,17 @@ void lb_srvmon_setting(const struct lb_srvmon *m, int i, const char **name, cons
 {
 	*name = m->settings.items[i].name;
 	*value = m->settings.items[i].text;
+}
+
+int lb_srvmon_npending(const struct lb_srvmon *m)
+{
+	return m ? m->pending.n : 0;
+}
+
+void lb_srvmon_pending(const struct lb_srvmon *m, int i, const char **name, const char **value)
+{
+	*name = m->pending.items[i].name;
+	*value = m->pending.items[i].text;
 }
 
 const char *lb_srvmon_driver(const struct lb_srvmon *m)

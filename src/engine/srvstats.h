@@ -35,6 +35,10 @@ double lb_srv_value(const struct lb_srvmon *m, const struct lb_srv_sample *s, co
 /* The settings read at the start, sorted by name. */
 int lb_srvmon_nsettings(const struct lb_srvmon *m);
 void lb_srvmon_setting(const struct lb_srvmon *m, int i, const char **name, const char **value);
+/* The settings changed but not in force at the start (a reload or a restart pending), sorted by
+ * name; the value says what it waits for: "32MB (not in force: needs a reload)". */
+int lb_srvmon_npending(const struct lb_srvmon *m);
+void lb_srvmon_pending(const struct lb_srvmon *m, int i, const char **name, const char **value);
 /* The driver's name ("pgsql", "mysql"): which counters to expect. */
 const char *lb_srvmon_driver(const struct lb_srvmon *m);
 /* What could not be read for want of privileges ("" when nothing). */

@@ -10,6 +10,7 @@
 #include "engine/rand.h"
 #include "engine/stats.h"
 #include "sys/placement.h"
+#include "sys/schedstat.h"
 
 struct lb_engine;
 struct lb_vm;
@@ -41,7 +42,8 @@ struct lb_worker {
 	int64_t end_ns;        /* when the event loop ended (ns since the run started) */
 	int64_t last_done_ns;  /* when its last counted event completed (ns since the run started) */
 	char *errmsg;          /* owned; set when failed */
-	struct lb_placement place; /* --cpu-affinity/--numa-node: what the thread got */
+	struct lb_placement place; /* where the thread runs, asked or inherited */
+	struct lb_task_sched sched_end; /* its schedstat as it left its loop (tid 0: not read) */
 };
 
 struct lb_worker *lb_worker_new(struct lb_engine *eng, int tid, enum lb_worker_role role);

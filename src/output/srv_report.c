@@ -154,6 +154,11 @@ void lb_srv_report_block(FILE *out, const struct lb_srvmon *m, const struct lb_s
 		lb_report_row(out, "not available:", "%s", lb_srvmon_error(m));
 	if (*lb_srvmon_missing(m))
 		lb_report_row(out, "not readable:", "%s", lb_srvmon_missing(m));
+	for (int i = 0; i < lb_srvmon_npending(m); i++) {
+		const char *name, *val;
+		lb_srvmon_pending(m, i, &name, &val);
+		lb_report_row(out, "setting not in force:", "%s = %s", name, val);
+	}
 	fprintf(out, "\n");
 }
 
@@ -190,6 +195,12 @@ cJSON *lb_srv_json(const struct lb_srvmon *m, const struct lb_srv_sample *s, uin
 		const char *name, *val;
 		lb_srvmon_setting(m, i, &name, &val);
 		cJSON_AddStringToObject(set, name, val);
+	}
+	cJSON *pend = cJSON_AddObjectToObject(o, "settings_pending");
+	for (int i = 0; i < lb_srvmon_npending(m); i++) {
+		const char *name, *val;
+		lb_srvmon_pending(m, i, &name, &val);
+		cJSON_AddStringToObject(pend, name, val);
 	}
 	return o;
 }

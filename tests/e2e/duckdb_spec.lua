@@ -151,6 +151,11 @@ print("opt", pcall(c.query, c, "]] .. long .. [["), c.sql_state, c:query_row("SE
     assert.are.equal(0, rc, err)
     local v = h.json(out).server_version
     assert.is_truthy(v:find("^DuckDB %d+%.%d+%.%d+ %(threads=1, memory_limit=244%.1 MiB, checkpoint_threshold=16%.0 MiB, preserve_insertion_order=true, temp_directory=.+/oltp%.duckdb%.tmp%)$"), v)
+    local ds = h.json(out).driver_settings
+    assert.are.equal("1", ds.threads)
+    assert.are.equal("244.1 MiB", ds.memory_limit)
+    assert.are.equal("true", ds.preserve_insertion_order)
+    assert.is_truthy(ds.temp_directory:find("/oltp%.duckdb%.tmp$"), ds.temp_directory)
     out, err, rc = h.run("oltp_read_only " .. o .. " --threads=1 --users=4 --events=20 --time=0 run")
     assert.are.equal(0, rc, out .. err)
     -- inserts with auto_inc took keys from the sequence made after the load
@@ -159,6 +164,42 @@ print("opt", pcall(c.query, c, "]] .. long .. [["), c.sql_state, c:query_row("SE
     out, err, rc = h.run("oltp_read_write " .. o .. " cleanup")
     assert.are.equal(0, rc, err)
     assert.are.same({}, h.sql(o, "SELECT table_name FROM information_schema.tables WHERE table_name LIKE 'sbtest%'"))
+  end)
+
+  -- DuckDB's own default is a thread per online CPU; its threads inherit the CPUs of the thread
+  -- that opens the database.
+  it("starts a thread per CPU the process may use, and warns when its threads exceed their CPUs", function()
+    local o = h.duckdb("cpus.duckdb") .. " --tables=1 --table-size=100"
+    local out, err, rc = h.run("oltp_point_select " .. o .. " prepare")
+    assert.are.equal(0, rc, out .. err)
+    local first = h.sh("grep Cpus_allowed_list /proc/self/status"):match("(%d+)[-,%s]")
+    local json = h.tmpdir() .. "/cpus.json"
+    out, rc = h.sh(string.format("taskset -c %s %s oltp_point_select %s --events=10 --time=0 --output=%s run",
+      first, h.q(h.bin), o, h.q(json)))
+    assert.are.equal(0, rc, out)
+    local r = h.json(h.read(json))
+    assert.are.equal("1", r.driver_settings.threads)
+    assert.are.equal(1, r.placement.process_cpu_count)
+    assert.is_falsy(out:find("WARNING", 1, true), out)
+    local ncpus = tonumber(h.sh("nproc"):match("%d+"))
+    out, err, rc = h.run("oltp_point_select " .. o .. " --events=10 --time=0 --format=json run")
+    assert.are.equal(0, rc, err)
+    assert.are.equal(tostring(ncpus), h.json(out).driver_settings.threads)
+    -- a worker pinned to one CPU opens the database: its threads share that CPU
+    if ncpus > 1 then
+      out, err, rc = h.run("oltp_point_select " .. o .. " --threads=1 --cpu-affinity=" .. first .. " --events=10 --time=0 run")
+      assert.are.equal(0, rc, err)
+      local warnings = {}
+      for l in err:gmatch("WARNING:[^\n]*") do warnings[#warnings + 1] = l end
+      assert.are.same({ "WARNING: the database engine runs " .. ncpus .. " threads on the 1 CPU the thread that "
+        .. "opened it may use (its threads inherit them: --cpu-affinity pins each worker to one CPU, taskset "
+        .. "limits the process); give --cpu-affinity-mode=process or fewer threads (--duckdb-threads=1)" }, warnings)
+      -- the whole process on the CPUs: no warning
+      out, err, rc = h.run("oltp_point_select " .. o .. " --threads=1 --cpu-affinity=" .. first .. "," .. (first + 1)
+        .. " --cpu-affinity-mode=process --events=10 --time=0 run")
+      assert.are.equal(0, rc, err)
+      assert.is_falsy(err:find("WARNING", 1, true), err)
+    end
   end)
 
   it("runs dbt3: prepare through the appender, check, power and throughput tests, answers", function()

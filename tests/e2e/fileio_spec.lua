@@ -330,6 +330,79 @@ describe("fileio", function()
     ok_run("--file-num=1 --file-total-size=64M cleanup")
   end)
 
+  -- fio's rw=readwrite with fdatasync=1: reads and writes each sequential from their own
+  -- position, a sync after every I/O once the job has written. Compared with fio itself, both
+  -- traced (strace counts the system calls each makes).
+  it("seqrw with --file-fsync-every-io does what fio's readwrite job with fdatasync=1 does", function()
+    local opts = "--file-num=1 --file-total-size=1M --file-block-size=4K"
+    ok_run(opts .. " --validate prepare")
+    local before = select(2, verify_file(dir .. "/test_file.0", 4096))
+    local trace = dir .. "/lb.trace"
+    -- (LeakSanitizer cannot run under ptrace: the sanitizer build's leak check is off here)
+    local out, rc = sh_rc(string.format("ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 "
+      .. "strace -f -o %s -e trace=pread64,pwrite64,fdatasync,fsync %s fileio --file-dir=%s %s "
+      .. "--file-test-mode=seqrw --file-rw-ratio=1 --file-fsync-every-io --file-fsync-mode=fdatasync --validate "
+      .. "--events=128 --time=0 --format=json run", h.q(trace), h.q(h.bin), h.q(dir), opts))
+    assert.are.equal(0, rc, out)
+    local j = h.json(out:match("(%b{})%s*$"))
+    local w = j.workload_stats
+    assert.are.equal(64, w.read.total_ios)
+    assert.are.equal(64, w.write.total_ios)
+    assert.are.equal(128, w.sync.total_ios, "a sync after every I/O (the first is a write)")
+    assert.is_true(w.fsync_every_io)
+    -- the system calls, in order: each I/O at the next offset of its own direction, then its sync
+    local calls = {}
+    for l in h.read(trace):gmatch("[^\n]+") do
+      local call, off = l:match("(p%a+64)%(%d+, .-, 4096, (%d+)%)")
+      if call then calls[#calls + 1] = { call, tonumber(off) } end
+      if l:find("fdatasync(", 1, true) then calls[#calls + 1] = { "fdatasync" } end
+    end
+    assert.are.equal(256, #calls)
+    local next_off = { pread64 = 0, pwrite64 = 0 }
+    for i = 1, 256, 2 do
+      local io = calls[i]
+      assert.are.equal(next_off[io[1]], io[2], "call " .. i)
+      next_off[io[1]] = io[2] + 4096
+      assert.are.equal("fdatasync", calls[i + 1][1], "call " .. i + 1)
+    end
+    assert.are.same({ pread64 = 64 * 4096, pwrite64 = 64 * 4096 }, next_off)
+    -- on disk: the first 64 blocks rewritten, the rest as prepared
+    local _, after = verify_file(dir .. "/test_file.0", 4096)
+    for k = 1, 256 do
+      if k <= 64 then assert.are_not.equal(before[k], after[k], "block " .. k) else assert.are.equal(before[k], after[k], "block " .. k) end
+    end
+    -- fio's own job on the same file: a sync after every I/O from its first write on (its mix
+    -- is random, so the first write comes when it comes), but none after its last
+    local fio_trace = dir .. "/fio.trace"
+    out, rc = sh_rc(string.format("strace -f -y -o %s -e trace=read,write,fdatasync fio --name=rw "
+      .. "--filename=%s/test_file.0 --size=1M --io_size=512K --rw=readwrite --ioengine=sync --fdatasync=1 --bs=4k "
+      .. "--output-format=json", h.q(fio_trace), h.q(dir)))
+    assert.are.equal(0, rc, out)
+    local fj = h.json(out:match("(%b{})%s*$"))
+    assert.are.equal(128, fj.jobs[1].read.total_ios + fj.jobs[1].write.total_ios)
+    local seq = {}
+    for l in h.read(fio_trace):gmatch("[^\n]+") do
+      local call = l:match("(%a+)%(%d+<[^>]*test_file%.0>")
+      if call == "read" or call == "write" or call == "fdatasync" then seq[#seq + 1] = call end
+    end
+    local ios, after_first_write, syncs, wrote = 0, 0, 0, false
+    for _, call in ipairs(seq) do
+      if call == "fdatasync" then
+        syncs = syncs + 1
+      else
+        ios = ios + 1
+        wrote = wrote or call == "write"
+        if wrote then after_first_write = after_first_write + 1 end
+      end
+    end
+    assert.are.equal(128, ios)
+    assert.are.equal(after_first_write - 1, syncs, "fio: syncs after every I/O from its first write on")
+    -- sysbench has no such mode
+    local sb_out, sb_rc = sh_rc(string.format("cd %s && ln -sf %s sysbench && ./sysbench fileio --file-test-mode=seqrw %s run", h.q(dir), h.q(h.bin), opts))
+    assert.are.equal(1, sb_rc)
+    assert.is_truthy(sb_out:find("FATAL: Invalid IO operations mode: seqrw.", 1, true), sb_out)
+  end)
+
   it("counts in the report are those the options imply (sysbench's request sequence)", function()
     ok_run(SMALL .. " prepare")
     -- every 10 requests one fsync per file; 2 more at the end: 21 writes, 4 + 2 fsyncs

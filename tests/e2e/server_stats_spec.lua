@@ -75,6 +75,12 @@ for _, driver in ipairs(h.drivers) do
       end
       assert.is_true(s.key.commits_per_s > 0 and s.key.cache_hit_pct > 0)
       assert.is_true(next(s.settings) ~= nil, "settings")
+      -- the sandbox server is local: the machine fingerprint describes its data directory's storage
+      local datadir = s.settings.data_directory or s.settings.datadir
+      assert.is_string(datadir)
+      assert.are.equal(datadir, r.machine.storage_dir)
+      assert.is_string(r.machine.storage_fs)
+      assert.is_string(r.machine.storage_mount_point)
       -- the block after sysbench's, none of its lines with a key sysbench's parsers grep for
       local block = out:match("\n(Server statistics %(" .. driver .. " server.-\n)\n")
       assert.is_truthy(block, out)
@@ -126,6 +132,50 @@ for _, driver in ipairs(h.drivers) do
       if driver == "pgsql" then admin("pgsql", "ALTER SYSTEM RESET synchronous_commit") end
       assert(ok, err)
     end)
+
+    if driver == "pgsql" then
+      -- ALTER SYSTEM without a reload, and a reload of a setting that needs a restart: the
+      -- values in force stay the old ones; the result says what waits and for what. Reading
+      -- the configuration files (pg_file_settings) is a superuser's right, granted here.
+      it("record the settings changed but not in force as pending", function()
+        local ok, err = pcall(function()
+          admin("pgsql", "GRANT SELECT ON pg_file_settings TO sbtest")
+          admin("pgsql", "GRANT EXECUTE ON FUNCTION pg_show_all_file_settings() TO sbtest")
+          admin("pgsql", "ALTER SYSTEM SET work_mem = '77MB'")
+          admin("pgsql", "ALTER SYSTEM SET max_wal_senders = 7")
+          admin("pgsql", "SELECT pg_reload_conf()")
+          admin("pgsql", "ALTER SYSTEM SET maintenance_work_mem = '99MB'")
+          local r, out, stderr = run_json(opts)
+          local p = r.server.settings_pending
+          assert.are.equal("99MB (not in force: needs a reload)", p.maintenance_work_mem)
+          assert.are.equal("7 (not in force: needs a restart)", p.max_wal_senders)
+          assert.is_nil(p.work_mem, "reloaded: in force")
+          assert.are.equal("77MB", r.server.settings.work_mem)
+          assert.are_not.equal("99MB", r.server.settings.maintenance_work_mem)
+          local row = out:match("\n    setting not in force: +maintenance_work_mem = 99MB %(not in force: needs a reload%)\n")
+          assert.is_truthy(row, out)
+          assert.are.equal(42, #row:match("^\n(.-)maintenance") + 1, "the value at column 42")
+          assert.is_truthy(stderr:find("WARNING: server setting max_wal_senders = 7 (not in force: needs a restart)", 1, true), stderr)
+        end)
+        for _, name in ipairs({ "work_mem", "max_wal_senders", "maintenance_work_mem" }) do
+          admin("pgsql", "ALTER SYSTEM RESET " .. name)
+        end
+        admin("pgsql", "SELECT pg_reload_conf()")
+        assert.is_true(ok, tostring(err))
+        local r = run_json(opts)
+        assert.are.same({}, r.server.settings_pending)
+        -- without the right to read the files, only what waits for a restart can be seen
+        admin("pgsql", "REVOKE SELECT ON pg_file_settings FROM sbtest")
+        admin("pgsql", "REVOKE EXECUTE ON FUNCTION pg_show_all_file_settings() FROM sbtest")
+        admin("pgsql", "ALTER SYSTEM SET max_wal_senders = 7")
+        admin("pgsql", "SELECT pg_reload_conf()")
+        ok, err = pcall(run_json, opts)
+        admin("pgsql", "ALTER SYSTEM RESET max_wal_senders")
+        admin("pgsql", "SELECT pg_reload_conf()")
+        assert.is_true(ok, tostring(err))
+        assert.are.equal("(not in force: needs a restart)", err.server.settings_pending.max_wal_senders)
+      end)
+    end
 
     it("warn in one line when the user lacks the monitoring privileges", function()
       local user_opts

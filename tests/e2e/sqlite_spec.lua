@@ -81,6 +81,16 @@ print("DIALECT", require("luabench.dialect").of("sqlite").name)
       assert.is_true(doc.counters.events > 0, out)
       assert.is_true(doc.counters.writes > 0, out)
       assert.is_truthy(doc.server_version:find("^SQLite 3%.%d+%.%d+ %(journal_mode=wal, synchronous=full, cache_size=%-2000, busy_timeout=60000 ms, begin=deferred%)$"), doc.server_version)
+      -- the pragmas in force, as SQLite itself answers them on the file, and the storage under it
+      local ds = doc.driver_settings
+      for _, pragma in ipairs({ "journal_mode", "page_size", "mmap_size", "temp_store", "locking_mode", "wal_autocheckpoint" }) do
+        assert.are.equal(sqlite3(db, "PRAGMA " .. pragma), ds[pragma], pragma)
+      end
+      assert.are.equal("full", ds.synchronous)
+      assert.are.equal("-2000", ds.cache_size)
+      assert.are.equal("60000", ds.busy_timeout_ms)
+      assert.are.equal("deferred", ds.begin)
+      assert.are.equal(dir, doc.machine.storage_dir)
       -- each DELETE is followed by the INSERT of the same id: the row count stays
       assert.are.equal("500", sqlite3(db, "SELECT COUNT(*) FROM sbtest1"))
       out, err, rc = h.run(base .. "cleanup")
