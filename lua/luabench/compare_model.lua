@@ -449,10 +449,13 @@ local function what_differs(workloads, n)
       end
     end
   end
+  -- stable: each workload's rows keep differs.rows' order (options, machine, placement, ...)
+  for i, r in ipairs(out) do r.index = i end
   table.sort(out, function(a, b)
     if (a.workload or "") ~= (b.workload or "") then return (a.workload or "") < (b.workload or "") end
-    return false
+    return a.index < b.index
   end)
+  for _, r in ipairs(out) do r.index = nil end
   return out
 end
 
