@@ -150,6 +150,20 @@ describe("luabench.compare_model", function()
     assert.are.equal("B", groups[1].inputs[2].label)
   end)
 
+  it("notes the runs during which the host was busy, with how busy", function()
+    local function doc(tps, rq, use)
+      local d = fx.doc { tps = tps }
+      d.host_busy = rq and { cpu_contention = true, steal = false, run_queue_avg = rq, cpus = 2, threads = 2,
+                             luabench_cpu_pct = use, capacity_pct = 200 }
+      return d
+    end
+    local m = assert(model.build(concat(fx.runs("A", { doc(100, 12.5, 50), doc(101) }), fx.runs("B", { doc(150, 20, 30) }))))
+    assert.are.same({ "the host was busy in 2 of 3 runs (A 1, B 1): run queue 12.5..20.0 on 2 CPUs, luabench 15..25 % "
+      .. "of the CPU its threads could use; such figures measure what else ran as much as the machine" }, m.notes)
+    m = assert(model.build(concat(fx.runs("A", { doc(100) }), fx.runs("B", { doc(150) }))))
+    assert.are.same({}, m.notes)
+  end)
+
   it("lists what differs group by group, rows every workload shares once", function()
     local function doc(workload, cpus, extra)
       local d = fx.doc { workload = workload }
