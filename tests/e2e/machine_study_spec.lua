@@ -107,9 +107,9 @@ describe("luabench study machine", function()
       assert.are.equal(4096, f.block_sizes[1].size)
       assert.is_true(f.read.total_ios > 0 and f.write.total_ios > 0)
       assert.are.equal(f.read.total_ios + f.write.total_ios, f.sync.total_ios)
-      -- 4K random reads, O_DIRECT, 32 in flight
+      -- 4K random reads, O_DIRECT, 32 in flight, every block once per pass (fio's random map)
       local rr = r.randread.workload_stats
-      assert.are.same({ "rndrd", "libaio", true, 32 }, { rr.test_mode, rr.engine, rr.direct, rr.iodepth })
+      assert.are.same({ "rndrd", "libaio", true, 32, true }, { rr.test_mode, rr.engine, rr.direct, rr.iodepth, rr.random_map })
       assert.are.equal(4096, rr.block_sizes[1].size)
       assert.is_true(rr.read.total_ios > 0)
       assert.are.equal(0, rr.write and rr.write.total_ios or 0)

@@ -116,7 +116,7 @@ describe("luabench.study_plan", function()
         args(p, "fdatasync"))
       assert.is_true(splan.find(p.workloads, "name", "fdatasync").prepare)
       assert.are.equal("fileio --file-dir=machine-old-box/files --file-num=1 --file-total-size=1G --file-test-mode=rndrd "
-        .. "--file-io-mode=async --iodepth=32 --file-extra-flags=direct --file-block-size=4K --file-fsync-freq=0",
+        .. "--file-io-mode=async --iodepth=32 --file-random-map --file-extra-flags=direct --file-block-size=4K --file-fsync-freq=0",
         args(p, "randread"))
       assert.is_true(splan.find(p.workloads, "name", "randread").cleanup)
       assert.are.equal("mkdir -p machine-old-box/files", p.configurations[1].before)

@@ -102,10 +102,10 @@ function M.plan(vars, ctx)
     { name = "fdatasync", prepare = true,
       args = words("fileio", file, "--file-test-mode=seqrw --file-rw-ratio=1 --file-io-mode=sync "
         .. "--file-block-size=4K --file-fsync-every-io --file-fsync-mode=fdatasync") },
-    -- fio --rw=randread --direct=1 --ioengine=libaio --iodepth=32 --bs=4k
+    -- fio --rw=randread --direct=1 --ioengine=libaio --iodepth=32 --bs=4k (and its random map)
     { name = "randread", cleanup = true,
       args = words("fileio", file, string.format("--file-test-mode=rndrd --file-io-mode=%s --iodepth=%d "
-        .. "--file-extra-flags=direct --file-block-size=4K --file-fsync-freq=0", io_mode, iodepth)) },
+        .. "--file-random-map --file-extra-flags=direct --file-block-size=4K --file-fsync-freq=0", io_mode, iodepth)) },
   }
   local notes = {}
   if vars.net and vars.net ~= "" then
