@@ -9,14 +9,7 @@ local h = require("helpers")
 local dir = h.tmpdir() .. "/machine"
 os.execute("mkdir -p " .. h.q(dir))
 
-math.randomseed(os.time() + tonumber(tostring({}):match("0x(%x+)") or "0", 16) % 100000)
-local function free_port()
-  for _ = 1, 50 do
-    local p = 20000 + math.random(0, 9999)
-    if h.sh("ss -Htauln 'sport = :" .. p .. "'"):match("^%s*$") then return p end
-  end
-  error("no free port")
-end
+local free_port = h.free_port
 
 local function allowed_cpus()
   local s = assert(h.read("/proc/self/status"))
