@@ -311,10 +311,20 @@ local function eta(ctx)
   return left
 end
 
--- "1234.5 transactions/s, p99 12.3 ms" from a result.
+-- A workload's own headline figures as the progress line says them.
+local OWN_HEADLINES = { { "tpmC", "%s tpmC" }, { "bt_per_s", "%s BT/s" }, { "copy_mib_per_second", "%s MiB/s copied" } }
+
+-- "1234.5 transactions/s, p99 12.3 ms" (or "9.8 events/s (2510 MiB/s copied), p99 ..." with a
+-- workload's own headline) from a result.
 local function headline(doc)
   local tname = metrics.throughput_name({ doc })
-  local parts = { string.format("%s %s", render.fmt(doc.rates.events_per_s), tname) }
+  local own = {}
+  for _, h in ipairs(OWN_HEADLINES) do
+    local v = type(doc.workload_stats) == "table" and doc.workload_stats[h[1]]
+    if type(v) == "number" then own[#own + 1] = string.format(h[2], render.fmt(v)) end
+  end
+  local parts = { string.format("%s %s%s", render.fmt(doc.rates.events_per_s), tname,
+    #own > 0 and (" (" .. table.concat(own, ", ") .. ")") or "") }
   local p = doc.latency_ms and doc.latency_ms.percentiles or {}
   local key = p["99"] and "99" or p["95"] and "95"
   if key then parts[#parts + 1] = string.format("p%s %s ms", key, render.fmt(p[key])) end

@@ -106,8 +106,9 @@ describe("luabench study machine", function()
       assert.are.equal(4096, rr.block_sizes[1].size)
       assert.is_true(rr.read.total_ios > 0)
       assert.are.equal(0, rr.write and rr.write.total_ios or 0)
-      -- the file is the study's own, removed at its end
-      assert.is_nil(h.read(m[1] .. "/files/test_file.0"))
+      -- the file (in the current directory, as fileio's) is removed at the study's end
+      assert.are.equal(".", r.randread.options["file-dir"])
+      assert.is_nil(h.read(dir .. "/test_file.0"))
       local t = r.tcp_rr.workload_stats
       assert.are.same({ "tcp_rr", 1, 1, 0 }, { t.mode, t.request_bytes, t.response_bytes, t.errors })
       sent = sent + t.bytes_sent

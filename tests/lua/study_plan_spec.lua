@@ -111,15 +111,15 @@ describe("luabench.study_plan", function()
       end
       -- fio --rw=readwrite --ioengine=sync --fdatasync=1 --bs=4k, on a file the first fileio
       -- workload makes and the last removes
-      assert.are.equal("fileio --file-dir=machine-old-box/files --file-num=1 --file-total-size=1G --file-test-mode=seqrw "
+      assert.are.equal("fileio --file-dir=. --file-num=1 --file-total-size=1G --file-test-mode=seqrw "
         .. "--file-rw-ratio=1 --file-io-mode=sync --file-block-size=4K --file-fsync-every-io --file-fsync-mode=fdatasync",
         args(p, "fdatasync"))
       assert.is_true(splan.find(p.workloads, "name", "fdatasync").prepare)
-      assert.are.equal("fileio --file-dir=machine-old-box/files --file-num=1 --file-total-size=1G --file-test-mode=rndrd "
+      assert.are.equal("fileio --file-dir=. --file-num=1 --file-total-size=1G --file-test-mode=rndrd "
         .. "--file-io-mode=async --iodepth=32 --file-random-map --file-extra-flags=direct --file-block-size=4K --file-fsync-freq=0",
         args(p, "randread"))
       assert.is_true(splan.find(p.workloads, "name", "randread").cleanup)
-      assert.are.equal("mkdir -p machine-old-box/files", p.configurations[1].before)
+      assert.is_nil(p.configurations[1].before)
       assert.are.equal("net --mode=tcp_rr --threads=1 --host=10.0.0.5 --port=7000", args(p, "tcp_rr"))
       assert.are.same({}, p.notes)
     end)

@@ -13,7 +13,7 @@ M.VALUES = {
   { "repeats", "3", "measured runs of each workload" },
   { "threads", "the CPUs this process may use", "threads of cpu-all" },
   { "memory_size", "256M", "the array each memory copy copies (mbw's array size)" },
-  { "file_dir", "DIR/files", "where the fileio runs put their file (the disk they measure)" },
+  { "file_dir", "the current directory, as fileio", "where the fileio runs put their file (the disk they measure)" },
   { "file_size", "1G", "the size of that file" },
   { "io_mode", "async", "the engine of the random reads: async (libaio) or io_uring" },
   { "iodepth", "32", "the random reads' queue depth" },
@@ -87,8 +87,9 @@ function M.plan(vars, ctx)
     error(string.format("--set=io_mode=%s: async (libaio) or io_uring", io_mode), 0)
   end
   local mem = { "--memory-array-size=" .. (vars.memory_size or "256M"), "--memory-runs=0" }
-  -- one file, made once by the first fileio workload and removed after the last
-  local file_dir = vars.file_dir or (dir .. "/files")
+  -- one file, made once by the first fileio workload and removed after the last; by default in
+  -- the current directory (fileio's), so that the option is the same on every machine
+  local file_dir = vars.file_dir or "."
   local file = { "--file-dir=" .. file_dir, "--file-num=1", "--file-total-size=" .. (vars.file_size or "1G") }
   local workloads = {
     -- one core's speed (clock, ISA), then every CPU this process may use
@@ -122,7 +123,7 @@ function M.plan(vars, ctx)
     repeats = positive(vars, "repeats", 3),
     options = string.format("--time=%d --report-interval=1 --percentile=50,95,99", time),
     -- fileio wants its directory to exist
-    configurations = { { before = "mkdir -p " .. require("luabench.study_plan").quote(file_dir) } },
+    configurations = { { before = vars.file_dir and ("mkdir -p " .. require("luabench.study_plan").quote(file_dir)) } },
     workloads = workloads,
     notes = notes,
   }
