@@ -62,6 +62,20 @@ function M.sh(cmd)
   return out:gsub("::rc=%d+%s*$", ""), tonumber(out:match("::rc=(%d+)%s*$"))
 end
 
+-- A port nobody listens on (TCP and UDP), picked at random (net-server refuses a busy one).
+local port_seeded = false
+function M.free_port()
+  if not port_seeded then
+    math.randomseed(os.time() + tonumber(tostring({}):match("0x(%x+)") or "0", 16) % 100000)
+    port_seeded = true
+  end
+  for _ = 1, 50 do
+    local p = 20000 + math.random(0, 9999)
+    if M.sh("ss -Htauln 'sport = :" .. p .. "'"):match("^%s*$") then return p end
+  end
+  error("no free port")
+end
+
 -- Shell text that waits (up to 30 s) until the run whose output goes to `path` has started its
 -- threads: faults and signals are timed from there, so a slow start on a busy machine does not
 -- move them.

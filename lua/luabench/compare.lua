@@ -160,6 +160,53 @@ local function distinct_labels(inputs, given)
   end
 end
 
+-- Studies whose configurations share a label: when they ran different workloads they are one
+-- configuration's studies (machine-a and app-a, both labelled a) and make one label; when they
+-- ran a workload in common they are two configurations that happen to share a name (one plan run
+-- on two hosts of one name, or twice on one host) and are told apart by their directories, as
+-- distinct_labels tells files apart: machine-a and machine-b (machine-a:on when a study has
+-- several configurations).
+local function distinct_studies(inputs)
+  local by_label = {}
+  for _, input in ipairs(inputs) do
+    if input.study_path then
+      local l = by_label[input.label] or { paths = {}, list = {}, workloads = {} }
+      by_label[input.label] = l
+      if not l.paths[input.study_path] then
+        l.paths[input.study_path] = true
+        l.list[#l.list + 1] = { path = input.study_path, label = input.label }
+      end
+      l.workloads[input.workload] = l.workloads[input.workload] or {}
+      l.workloads[input.workload][input.study_path] = true
+    end
+  end
+  local rename, merged = {}, {}
+  for label, l in pairs(by_label) do
+    if #l.list > 1 then
+      local shared = false
+      for _, paths in pairs(l.workloads) do
+        if next(paths, next(paths)) then shared = true end
+      end
+      if shared then
+        distinct_labels(l.list, {})
+        for _, x in ipairs(l.list) do rename[x.path .. "\0" .. label] = x.label end
+      else
+        merged[label] = true
+      end
+    end
+  end
+  for _, input in ipairs(inputs) do
+    if input.study_path then
+      local new = rename[input.study_path .. "\0" .. input.label]
+      if new then
+        input.label = input.several and (new .. ":" .. input.label) or new
+      elseif merged[input.label] then
+        input.origin = "studies:" .. input.label
+      end
+    end
+  end
+end
+
 -- One listed input as loaded inputs: a study directory gives its runs (labelled by
 -- configuration), a directory of results its result files, a pattern the files it matches, a
 -- file or sweep directory itself. `origin` tells two labels that happen to share a name apart.
@@ -181,6 +228,7 @@ local function expand_input(x, index)
         else
           r.label = r.configuration
           r.origin = "study:" .. index .. ":" .. path .. ":" .. r.configuration
+          r.study_path, r.several = path, several
         end
         r.given = true
         out[#out + 1] = r
@@ -228,6 +276,7 @@ function M.load_inputs(list)
     end
   end
   distinct_labels(inputs, given)
+  distinct_studies(inputs)
   local origin = {}
   for _, input in ipairs(inputs) do
     local o = origin[input.label]

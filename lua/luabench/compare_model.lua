@@ -449,10 +449,13 @@ local function what_differs(workloads, n)
       end
     end
   end
+  -- stable: each workload's rows keep differs.rows' order (options, machine, placement, ...)
+  for i, r in ipairs(out) do r.index = i end
   table.sort(out, function(a, b)
     if (a.workload or "") ~= (b.workload or "") then return (a.workload or "") < (b.workload or "") end
-    return false
+    return a.index < b.index
   end)
+  for _, r in ipairs(out) do r.index = nil end
   return out
 end
 
@@ -497,6 +500,53 @@ function M.chart_groups(inputs)
   return out
 end
 
+local function range_text(lo, hi, fmt)
+  local a, b = string.format(fmt, lo), string.format(fmt, hi)
+  return a == b and a or (a .. ".." .. b)
+end
+
+-- A note on the runs during which the host was busy (results.md §4.9.1), with the figures that
+-- say how busy: "the host was busy in 30 of 32 runs (one-cpu 16, two-cpu 14): run queue
+-- 16.3..30 on 2 CPUs, luabench 2..24 % of the CPU its threads could use". nil when none was.
+local function busy_note(labels)
+  local runs, busy, per = 0, 0, {}
+  local rq_lo, rq_hi, use_lo, use_hi, steal_hi, cpus = math.huge, -math.huge, math.huge, -math.huge, nil, nil
+  for _, l in ipairs(labels) do
+    local k = 0
+    for _, input in ipairs(l.inputs) do
+      for _, p in ipairs(input.points) do
+        runs = runs + 1
+        local b = p.doc.host_busy
+        if type(b) == "table" and (b.cpu_contention or b.steal) then
+          busy, k = busy + 1, k + 1
+          if type(b.run_queue_avg) == "number" then
+            rq_lo, rq_hi = math.min(rq_lo, b.run_queue_avg), math.max(rq_hi, b.run_queue_avg)
+          end
+          if type(b.luabench_cpu_pct) == "number" and type(b.capacity_pct) == "number" and b.capacity_pct > 0 then
+            local use = 100 * b.luabench_cpu_pct / b.capacity_pct
+            use_lo, use_hi = math.min(use_lo, use), math.max(use_hi, use)
+          end
+          if b.steal and type(b.steal_pct) == "number" then steal_hi = math.max(steal_hi or 0, b.steal_pct) end
+          cpus = cpus or b.cpus
+        end
+      end
+    end
+    per[#per + 1] = string.format("%s %d", l.label, k)
+  end
+  if busy == 0 then return nil end
+  local figures = {}
+  if rq_lo <= rq_hi then
+    figures[#figures + 1] = string.format("run queue %s%s", range_text(rq_lo, rq_hi, "%.1f"),
+      cpus and string.format(" on %d CPUs", cpus) or "")
+  end
+  if use_lo <= use_hi then
+    figures[#figures + 1] = string.format("luabench %s %% of the CPU its threads could use", range_text(use_lo, use_hi, "%.0f"))
+  end
+  if steal_hi then figures[#figures + 1] = string.format("steal up to %.1f %%", steal_hi) end
+  return string.format("the host was busy in %d of %d runs (%s)%s; such figures measure what else ran as much as "
+    .. "the machine", busy, runs, table.concat(per, ", "), #figures > 0 and (": " .. table.concat(figures, ", ")) or "")
+end
+
 -- inputs: loaded (compare.load_inputs), each with its label; inputs sharing a label are runs of
 -- one configuration. Returns the model, or nil and a message when the labels share no
 -- workload.
@@ -533,6 +583,7 @@ function M.build(inputs, opts)
       .. "compare results of the same workload (a study directory pairs them by workload)",
       table.concat(unpaired, ", "))
   end
+  m.notes[#m.notes + 1] = busy_note(labels)
   if #unpaired > 0 then
     m.notes[#m.notes + 1] = "not compared, no other label has it: " .. table.concat(unpaired, ", ")
   end

@@ -57,9 +57,21 @@ local function flatten(t, prefix, out)
   return out
 end
 
+-- A busy-host record's verdicts (its booleans: which part of the rule held). Its figures are
+-- measurements that differ from run to run, so listing them would list every busy run; they
+-- go into compare's note on busy runs instead, and the CPU counts are placement's.
+function M.verdicts(busy)
+  local out = {}
+  for k, v in pairs(busy) do
+    if type(v) == "boolean" then out[k] = v end
+  end
+  return out
+end
+
 -- The objects of a result that may explain a difference, as { group, table } pairs: the
 -- options, `machine`, `placement`, the server's settings and anything else under `server`
--- named *settings* or *pending*, and top-level objects named *settings*, *busy* or `driver`.
+-- named *settings* or *pending*, top-level objects named *settings* or `driver`, and the verdicts
+-- of those named *busy*.
 function M.sources(doc)
   local out = {}
   if type(doc.options) == "table" then
@@ -82,9 +94,12 @@ function M.sources(doc)
   end
   for _, k in ipairs(sorted_keys(doc)) do
     local v = doc[k]
-    if type(v) == "table" and k ~= "machine" and k ~= "placement"
-      and (k:find("settings", 1, true) or k:find("busy", 1, true) or k == "driver") then
-      out[#out + 1] = { k, v }
+    if type(v) == "table" and k ~= "machine" and k ~= "placement" then
+      if k:find("busy", 1, true) then
+        out[#out + 1] = { k, M.verdicts(v) }
+      elseif k:find("settings", 1, true) or k == "driver" then
+        out[#out + 1] = { k, v }
+      end
     end
   end
   return out

@@ -10,8 +10,9 @@ local render = require("luabench.compare_text")
 
 local M = {}
 
-M.USAGE = [[
+M.USAGE = [=[
 Usage: luabench study PLAN [options]
+       luabench study machine [--set=net=HOST[:PORT]] [--set=NAME=VALUE ...] [--label=NAME] [options]
 
 Runs an experiment: every configuration x workload (x concurrency point) of the plan, `repeats`
 times, in an interleaved order (A B, A B, ... or randomized blocks), optionally after warm-up runs
@@ -27,6 +28,14 @@ The plan is a Lua file returning a table (doc/compare.md, "Studies"):
            configurations = { { label = "A", before = "..." }, { label = "B", options = "..." } },
            workloads = { { args = "cpu --cpu-max-prime=20000" }, { args = "memory", threads = { 1, 2 } } } }
 
+A built-in plan is given by its name instead of a file:
+  machine   @DESCRIPTION@.
+            Run it once on each machine, then: luabench compare DIR1 DIR2. It runs cpu (1 thread,
+            then cpu-all), memory (memcpy, dumb, mcblock: mbw's methods), fileio (fdatasync: fio's
+            --rw=readwrite --ioengine=sync --fdatasync=1 --bs=4k; randread: 4K O_DIRECT reads at a
+            queue depth) and net tcp_rr against a `luabench net-server` when one is given. Its
+            results go into machine-LABEL (LABEL: --label, else the host name). Values (--set):
+@VALUES@
 Options:
   --dir=DIR          the results directory (default: the plan's `dir`, else its file name)
   --label=NAME       the label of a plan with one configuration (default: the host name)
@@ -34,7 +43,17 @@ Options:
                      (local vars = ...; vars.NAME); may be given several times
   --dry-run          print the runs in order, with their commands, and run nothing
   -h, --help         this text
-]]
+]=]
+
+-- the built-in machine plan's description and values in the text above
+do
+  local machine = require("luabench.plans.machine")
+  local lines = {}
+  for _, v in ipairs(machine.VALUES) do
+    lines[#lines + 1] = string.format("              %-12s %s%s", v[1], v[3], v[2] ~= "" and (" (" .. v[2] .. ")") or "")
+  end
+  M.USAGE = M.USAGE:gsub("@DESCRIPTION@", machine.DESCRIPTION):gsub("@VALUES@", function() return table.concat(lines, "\n") end)
+end
 
 local jstr, jnum = render.json_string, render.json_number
 
@@ -47,7 +66,7 @@ local function ranks(list)
   return out
 end
 local KEY_ORDER = ranks { "luabench_study", "plan", "dir", "host", "created", "updated", "order", "seed",
-  "repeats", "warmup", "precision", "pct", "max_repeats", "options", "configurations", "workloads", "label", "name",
+  "repeats", "warmup", "precision", "pct", "max_repeats", "options", "notes", "configurations", "workloads", "label", "name",
   "args", "prefix", "env", "before", "after", "axis", "points", "bound_ms", "bound_percentile", "prepare",
   "cleanup", "prepared", "sessions", "started", "wall_s", "runs_wall_s", "study_wall_s", "runs" }
 -- a run's keys (one line each)
@@ -134,7 +153,8 @@ local function new_manifest(plan, path, runs, host)
   return { luabench_study = 1, plan = path, dir = plan.dir, host = host, created = os.date("!%Y-%m-%dT%H:%M:%SZ"),
            order = plan.order, seed = plan.seed, repeats = plan.repeats, warmup = plan.warmup,
            precision = plan.precision, options = splan.masked(plan.options), configurations = configs,
-           workloads = workloads, prepared = {}, sessions = {}, runs = runs }
+           workloads = workloads, notes = #plan.notes > 0 and plan.notes or nil, prepared = {}, sessions = {},
+           runs = runs }
 end
 
 -- A resumed study must have the same plan: the same runs at the same positions, the same
@@ -291,10 +311,20 @@ local function eta(ctx)
   return left
 end
 
--- "1234.5 transactions/s, p99 12.3 ms" from a result.
+-- A workload's own headline figures as the progress line says them.
+local OWN_HEADLINES = { { "tpmC", "%s tpmC" }, { "bt_per_s", "%s BT/s" }, { "copy_mib_per_second", "%s MiB/s copied" } }
+
+-- "1234.5 transactions/s, p99 12.3 ms" (or "9.8 events/s (2510 MiB/s copied), p99 ..." with a
+-- workload's own headline) from a result.
 local function headline(doc)
   local tname = metrics.throughput_name({ doc })
-  local parts = { string.format("%s %s", render.fmt(doc.rates.events_per_s), tname) }
+  local own = {}
+  for _, h in ipairs(OWN_HEADLINES) do
+    local v = type(doc.workload_stats) == "table" and doc.workload_stats[h[1]]
+    if type(v) == "number" then own[#own + 1] = string.format(h[2], render.fmt(v)) end
+  end
+  local parts = { string.format("%s %s%s", render.fmt(doc.rates.events_per_s), tname,
+    #own > 0 and (" (" .. table.concat(own, ", ") .. ")") or "") }
   local p = doc.latency_ms and doc.latency_ms.percentiles or {}
   local key = p["99"] and "99" or p["95"] and "95"
   if key then parts[#parts + 1] = string.format("p%s %s ms", key, render.fmt(p[key])) end
@@ -553,10 +583,11 @@ function M.main(args)
   if not a.plan then return fail("give a plan: luabench study PLAN (see luabench study --help)") end
   local host = hostname()
   local plan
-  plan, err = splan.load(a.plan, { path = a.plan, hostname = host, label = a.label, vars = a.vars })
+  plan, err = splan.load(a.plan, { path = a.plan, hostname = host, label = a.label, vars = a.vars, dir = a.dir })
   if not plan then return fail(err) end
   if a.dir then plan.dir = a.dir end
   local runs, state = splan.order(plan)
+  for _, note in ipairs(plan.notes) do io.stdout:write("NOTE: ", note, "\n") end
   if a["dry-run"] then return dry_run(plan, runs) end
   local ctx = { plan = plan, dir = plan.dir:gsub("/+$", ""), exe = self_exe(), failed = 0, runs_wall_s = 0,
                 order_state = state, index = 0 }

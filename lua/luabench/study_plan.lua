@@ -166,9 +166,9 @@ function M.normalize(t, opts)
   if type(t) ~= "table" then return nil, "the plan must return a table (see doc/compare.md)" end
   for k in pairs(t) do
     if not ({ dir = true, repeats = true, warmup = true, order = true, seed = true, precision = true, options = true,
-              env = true, configurations = true, workloads = true })[k] then
+              env = true, configurations = true, workloads = true, notes = true })[k] then
       return nil, string.format("unknown key '%s' (dir, repeats, warmup, order, seed, precision, options, env, "
-        .. "configurations, workloads)", tostring(k))
+        .. "configurations, workloads, notes)", tostring(k))
     end
   end
   local plan = { repeats = t.repeats or M.DEFAULT_REPEATS, warmup = t.warmup or 0, order = t.order or "alternate",
@@ -198,6 +198,8 @@ function M.normalize(t, opts)
   if not plan.options then return nil, err end
   plan.env, err = check_env(t.env, "env")
   if not plan.env then return nil, err end
+  plan.notes, err = M.words(type(t.notes) == "string" and { t.notes } or t.notes, "notes")
+  if not plan.notes then return nil, err end
   if type(t.workloads) ~= "table" or #t.workloads == 0 then
     return nil, "the plan has no workloads (workloads = { { args = \"cpu\" }, ... })"
   end
@@ -228,8 +230,27 @@ function M.normalize(t, opts)
   return plan
 end
 
--- Reads a plan file: its chunk is called with the --set values (local vars = ...).
+-- The plans built into luabench, by name: a module each, whose plan(vars, ctx) returns the
+-- plan's table (ctx: { dir = --dir, label = --label, hostname }).
+M.BUILTIN = { machine = "luabench.plans.machine" }
+
+-- A built-in plan's module, or nil when name is not one.
+function M.builtin(name)
+  local mod = M.BUILTIN[name]
+  return mod and require(mod) or nil
+end
+
+-- Reads a plan file, or a built-in plan by name: a file's chunk is called with the --set values
+-- (local vars = ...).
 function M.load(path, opts)
+  local builtin = M.builtin(path)
+  if builtin then
+    local ok, t = pcall(builtin.plan, opts.vars or {}, { dir = opts.dir, label = opts.label, hostname = opts.hostname })
+    if not ok then return nil, string.format("the %s plan: %s", path, tostring(t)) end
+    local plan, perr = M.normalize(t, opts)
+    if not plan then return nil, string.format("the %s plan: %s", path, perr) end
+    return plan
+  end
   local chunk, err = loadfile(path)
   if not chunk then
     return nil, (err:gsub("^cannot open ", "cannot read the plan "))

@@ -216,6 +216,7 @@ static void print_usage(struct cli *c)
 	       "  luabench merge a.json b.json ...   combine results of processes that ran together (luabench merge --help)\n"
 	       "  luabench plot sweep.csv|run.json   charts of a sweep (tools/sweep) or of one run's time series (SVG, PNG)\n"
 	       "  luabench study PLAN                run a plan's configurations x workloads x repeats, interleaved (luabench study --help)\n"
+	       "  luabench study machine             the built-in machine study: cpu, memory, disk, network; once per machine\n"
 	       "  luabench compare A B ...           results, sweeps or studies side by side: medians, ratios, verdicts (luabench compare --help)\n"
 	       "  luabench report INPUT... -o F.html one self-contained HTML report of runs, sweeps, studies or a comparison\n"
 	       "  luabench net-server [--port=N]     the peer of the net workload (doc/workloads/net.md)\n\n");

@@ -149,4 +149,37 @@ describe("luabench.compare_model", function()
     assert.are.equal(200, groups[1].inputs[1].doc.rates.events_per_s)
     assert.are.equal("B", groups[1].inputs[2].label)
   end)
+
+  it("notes the runs during which the host was busy, with how busy", function()
+    local function doc(tps, rq, use)
+      local d = fx.doc { tps = tps }
+      d.host_busy = rq and { cpu_contention = true, steal = false, run_queue_avg = rq, cpus = 2, threads = 2,
+                             luabench_cpu_pct = use, capacity_pct = 200 }
+      return d
+    end
+    local m = assert(model.build(concat(fx.runs("A", { doc(100, 12.5, 50), doc(101) }), fx.runs("B", { doc(150, 20, 30) }))))
+    assert.are.same({ "the host was busy in 2 of 3 runs (A 1, B 1): run queue 12.5..20.0 on 2 CPUs, luabench 15..25 % "
+      .. "of the CPU its threads could use; such figures measure what else ran as much as the machine" }, m.notes)
+    m = assert(model.build(concat(fx.runs("A", { doc(100) }), fx.runs("B", { doc(150) }))))
+    assert.are.same({}, m.notes)
+  end)
+
+  it("lists what differs group by group, rows every workload shares once", function()
+    local function doc(workload, cpus, extra)
+      local d = fx.doc { workload = workload }
+      d.placement = { process_cpus = cpus, usable_cpus = #cpus == 1 and 1 or 2, threads = { { thread = 0, cpus = cpus } } }
+      if extra then
+        for k = 1, 6 do d.options["o" .. k] = extra .. k end
+        d.machine.cpu_model = "CPU " .. extra
+      end
+      return d
+    end
+    local m = assert(model.build(concat(fx.runs("A", { doc("cpu", "0", "a"), doc("memory", "0") }),
+                                        fx.runs("B", { doc("cpu", "0-1", "b"), doc("memory", "0-1") }))))
+    local got = {}
+    for i, r in ipairs(m.differs) do got[i] = (r.workload or "*") .. " " .. r.group .. " " .. r.name end
+    assert.are.same({ "* placement process_cpus", "* placement threads.1.cpus", "* placement usable_cpus",
+                      "cpu options o1", "cpu options o2", "cpu options o3", "cpu options o4", "cpu options o5",
+                      "cpu options o6", "cpu machine cpu_model" }, got)
+  end)
 end)

@@ -55,4 +55,36 @@ describe("luabench.compare", function()
     assert.is_nil(none)
     assert.truthy(err:find("--label=a names no input", 1, true), err)
   end)
+
+  it("tells studies of one label apart when they share a workload, and joins them when not", function()
+    local root = os.tmpname()
+    os.remove(root)
+    -- a study of one configuration labelled `label`, one run of `workload`
+    local function study(dir, label, workload)
+      os.execute("mkdir -p " .. root .. "/" .. dir .. "/runs")
+      local function put(name, text)
+        local f = assert(io.open(root .. "/" .. dir .. "/" .. name, "w")); f:write(text); f:close()
+      end
+      put("runs/1.json", string.format('{"luabench": {"version": "x"}, "threads": 1, "rates": {"events_per_s": 10}, '
+        .. '"options": {}, "workload": "%s"}', workload))
+      put("manifest.json", string.format('{"luabench_study": 1, "workloads": [{"name": "%s"}], "runs": [{"position": 1, '
+        .. '"configuration": "%s", "workload": "%s", "repeat": 1, "status": "ok", "file": "runs/1.json"}]}', workload, label, workload))
+      return root .. "/" .. dir
+    end
+    local a, b = study("old/machine", "vm", "cpu"), study("new/machine", "vm", "cpu")
+    local app = study("app", "vm", "app")
+    local function labels(list)
+      local inputs = assert(compare.load_inputs(list))
+      return table.concat(compare.labels(inputs), " ")
+    end
+    -- the same plan run twice on one host: named after their directories
+    assert.are.equal("old new", labels({ { path = a }, { path = b } }))
+    -- two studies of one machine (its resources, its application): one label
+    assert.are.equal("vm", labels({ { path = a }, { path = app } }))
+    assert.are.equal("old new", labels({ { path = a, label = "old", group = 1 }, { path = b, label = "new", group = 2 } }))
+    local none, err = compare.load_inputs({ { path = a }, { path = a } })
+    assert.is_nil(none)
+    assert.truthy(err:find("two inputs are labelled 'vm'", 1, true), err)
+    os.execute("rm -rf " .. root)
+  end)
 end)

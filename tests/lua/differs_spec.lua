@@ -66,4 +66,19 @@ describe("luabench.differs", function()
     assert.are.same({ "false x2, true x1", "false" }, find(rows, "host_busy", "busy").values)
     assert.are.equal(0, #differs.rows({ { fx.doc() }, { fx.doc() } }))
   end)
+
+  it("lists a busy host's verdicts, not its figures, which differ in every run", function()
+    local function doc(rq)
+      local d = fx.doc()
+      d.host_busy = rq and { cpu_contention = true, steal = false, run_queue_avg = rq, cpus = 2, luabench_cpu_pct = 30 + rq }
+      return d
+    end
+    -- busy in both labels, more or less: nothing to list
+    assert.are.equal(0, #differs.rows({ { doc(12.1), doc(14) }, { doc(20.5) } }))
+    -- busy in some runs of one label only
+    local rows = differs.rows({ { doc(12.1), doc(nil) }, { doc(nil) } })
+    assert.are.equal(2, #rows)
+    assert.are.same({ "true x1, - x1" }, find(rows, "host_busy", "cpu_contention").values)
+    assert.are.same({ "false x1, - x1" }, find(rows, "host_busy", "steal").values)
+  end)
 end)

@@ -85,4 +85,77 @@ describe("luabench.study_plan", function()
     assert.are.equal("oltp_read_only --pgsql-password=*** 'a b'",
       splan.masked({ "oltp_read_only", "--pgsql-password=hunter2", "a b" }))
   end)
+
+  describe("the built-in machine plan", function()
+    local function load(vars, opts)
+      opts = opts or {}
+      return splan.load("machine", { path = "machine", hostname = "box1", label = opts.label, dir = opts.dir, vars = vars or {} })
+    end
+    local function args(p, name)
+      return table.concat(splan.find(p.workloads, "name", name).args, " ")
+    end
+
+    it("runs cpu, mbw's copies, fio's two 4K jobs and tcp_rr, each the repeats, into machine-LABEL", function()
+      local p = assert(load({ net = "10.0.0.5:7000", time = "5", repeats = "4", threads = "8" }, { label = "old-box" }))
+      assert.are.equal("machine-old-box", p.dir)
+      assert.are.equal("old-box", p.configurations[1].label)
+      assert.are.equal(4, p.repeats)
+      assert.are.same({ "--time=5", "--report-interval=1", "--percentile=50,95,99" }, p.options)
+      local names = {}
+      for i, w in ipairs(p.workloads) do names[i] = w.name end
+      assert.are.same({ "cpu", "cpu-all", "memcpy", "dumb", "mcblock", "fdatasync", "randread", "tcp_rr" }, names)
+      assert.are.equal("cpu --threads=1", args(p, "cpu"))
+      assert.are.equal("cpu --threads=8", args(p, "cpu-all"))
+      for _, m in ipairs({ "memcpy", "dumb", "mcblock" }) do
+        assert.are.equal("memory --memory-method=" .. m .. " --memory-array-size=256M --memory-runs=0", args(p, m))
+      end
+      -- fio --rw=readwrite --ioengine=sync --fdatasync=1 --bs=4k, on a file the first fileio
+      -- workload makes and the last removes
+      assert.are.equal("fileio --file-dir=. --file-num=1 --file-total-size=1G --file-test-mode=seqrw "
+        .. "--file-rw-ratio=1 --file-io-mode=sync --file-block-size=4K --file-fsync-every-io --file-fsync-mode=fdatasync",
+        args(p, "fdatasync"))
+      assert.is_true(splan.find(p.workloads, "name", "fdatasync").prepare)
+      assert.are.equal("fileio --file-dir=. --file-num=1 --file-total-size=1G --file-test-mode=rndrd "
+        .. "--file-io-mode=async --iodepth=32 --file-random-map --file-extra-flags=direct --file-block-size=4K --file-fsync-freq=0",
+        args(p, "randread"))
+      assert.is_true(splan.find(p.workloads, "name", "randread").cleanup)
+      assert.is_nil(p.configurations[1].before)
+      assert.are.equal("net --mode=tcp_rr --threads=1 --host=10.0.0.5 --port=7000", args(p, "tcp_rr"))
+      assert.are.same({}, p.notes)
+    end)
+
+    it("leaves tcp_rr out with a note when no net-server is given; takes a host alone or in brackets", function()
+      local p = assert(load())
+      assert.is_nil(splan.find(p.workloads, "name", "tcp_rr"))
+      assert.truthy(p.notes[1]:find("tcp_rr left out: no net-server given", 1, true), p.notes[1])
+      assert.are.equal("machine-box1", p.dir)
+      assert.are.equal("net --mode=tcp_rr --threads=1 --host=db1", args(assert(load({ net = "db1" })), "tcp_rr"))
+      assert.are.equal("net --mode=tcp_rr --threads=1 --host=::1 --port=9", args(assert(load({ net = "[::1]:9" })), "tcp_rr"))
+    end)
+
+    it("keeps --dir, a file directory with a space, and the other values", function()
+      local p = assert(load({ file_dir = "/data/my disk", file_size = "64M", io_mode = "io_uring", iodepth = "8",
+                              memory_size = "1G" }, { dir = "out" }))
+      assert.are.equal("out", p.dir)
+      local w = splan.find(p.workloads, "name", "randread").args
+      assert.are.equal("--file-dir=/data/my disk", w[2])
+      assert.are.equal("--file-total-size=64M", w[4])
+      assert.truthy(args(p, "randread"):find("--file-io-mode=io_uring --iodepth=8", 1, true))
+      assert.are.equal("mkdir -p '/data/my disk'", p.configurations[1].before)
+      assert.truthy(args(p, "memcpy"):find("--memory-array-size=1G", 1, true))
+    end)
+
+    it("refuses a value it does not take, naming those it does", function()
+      for _, c in ipairs({
+        { { tme = "5" }, "the machine plan: no value named 'tme' (it takes net, time, repeats" },
+        { { time = "0" }, "--set=time=0: a whole number >= 1" },
+        { { repeats = "x" }, "--set=repeats=x: a whole number >= 1" },
+        { { io_mode = "sync" }, "--set=io_mode=sync: async (libaio) or io_uring" },
+      }) do
+        local p, err = load(c[1])
+        assert.is_nil(p)
+        assert.truthy(err:find(c[2], 1, true), err)
+      end
+    end)
+  end)
 end)
