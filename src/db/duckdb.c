@@ -17,6 +17,8 @@ static duckdb_instance_cache instance_cache;
 
 static int duckdb_library_init(void)
 {
+	if (lb_duckdb_load(NULL, 0) < 0)
+		return LB_DB_ENOTSUP;
 	instance_cache = duckdb_create_instance_cache();
 	return instance_cache ? 0 : LB_DB_ENOTSUP;
 }
@@ -326,6 +328,9 @@ static int duckdb_check_options(const struct lb_db_options *o, char *err, size_t
 {
 	duckdb_config cfg = NULL;
 
+	/* before anything runs: the library is what the other checks need first */
+	if (lb_duckdb_load(err, errlen) < 0)
+		return LB_DB_EINVAL;
 	if (o->duckdb_threads < 0) {
 		snprintf(err, errlen, "invalid --duckdb-threads value %d (expected 0 for one per CPU luabench may use, or more)",
 			 (int)o->duckdb_threads);

@@ -3,7 +3,7 @@
 #ifndef LB_DB_DUCKDB_INT_H
 #define LB_DB_DUCKDB_INT_H
 
-#include <duckdb.h>
+#include "duckdb_api.h"
 
 #include "db_int.h"
 

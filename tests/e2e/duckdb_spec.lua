@@ -17,6 +17,23 @@ describe("duckdb driver", function()
     return out
   end
 
+  it("loads DuckDB's library only in a process that uses it, and names it when it cannot", function()
+    -- A run without DuckDB neither maps its 70 MB library nor gives every thread its
+    -- thread-local storage.
+    local maps = [[
+local f = io.open("/proc/self/maps")
+local text = f:read("*a")
+f:close()
+print("MAPPED", text:find("libduckdb", 1, true) ~= nil)
+]]
+    assert.truthy(lua("", maps):find("MAPPED\tfalse", 1, true))
+    assert.truthy(lua(db, "sysbench.sql.driver():connect():query('SELECT 1')\n" .. maps):find("MAPPED\ttrue", 1, true))
+    local out, err, rc = h.run("oltp_point_select " .. db .. " --events=1 run", { env = "LUABENCH_DUCKDB_LIB=/no/libduckdb.so " })
+    assert.are.equal(1, rc, out)
+    assert.are.equal("FATAL: cannot load DuckDB's library (/no/libduckdb.so: cannot open shared object file: No such " ..
+      "file or directory): run tools/install-duckdb, or name it with LUABENCH_DUCKDB_LIB\n", err)
+  end)
+
   it("runs queries and prepared statements with every type and NULLs; COPY through the appender", function()
     local out = lua(db, [[
 local c = sysbench.sql.driver():connect()
