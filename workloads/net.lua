@@ -122,7 +122,7 @@ function event()
   if u.conn then u.conn:close() u.conn = nil end
   if not reported then
     reported = true
-    io.stderr:write("ALERT: " .. tostring(err) .. " (further errors are only counted)\n")
+    io.stderr:write("ALERT: " .. luabench.escape(err) .. " (further errors are only counted)\n")
   end
   if not luabench.stopping() then luabench.think(0.01) end -- no hot loop against a dead server
   error(RESTART, 0)

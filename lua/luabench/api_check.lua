@@ -4,6 +4,21 @@ local getinfo = require("debug").getinfo -- (the global `debug` may be the --deb
 
 local M = {}
 
+-- Text from a user, a script or a server made fit for a one-line message: control characters
+-- (and DEL) as escapes, \r \n \t \0 ... and \x1b for those without a letter; every other byte
+-- as it is. Scripts reach it as luabench.escape; its C twin is lb_escape (src/util/util.c).
+local LETTERS = { [0] = "\\0", [7] = "\\a", [8] = "\\b", [9] = "\\t", [10] = "\\n", [11] = "\\v",
+  [12] = "\\f", [13] = "\\r" }
+local function escape_char(c)
+  local b = c:byte()
+  return LETTERS[b] or string.format("\\x%02x", b)
+end
+function M.escape(s)
+  s = tostring(s)
+  if not s:find("%c") then return s end
+  return (s:gsub("%c", escape_char))
+end
+
 -- Raises msg at the first caller that is neither a C function (pcall) nor the library itself
 -- (modules compiled in as "@luabench/..."), whatever the depth of calls and tail calls in
 -- between: `fileio.lua:42: io: read() on a closed file (...)`.

@@ -68,6 +68,9 @@ end
 
 sb.json = { encode = C_.json_encode, decode = C_.json_decode, null = C_.json_null }
 
+-- Control characters of a text shown as escapes, for one-line messages (api_check.lua).
+sb.escape = require("luabench.api_check").escape
+
 -- Seconds since the run started (monotonic clock).
 function sb.time()
   return C.lb_clock_ns(worker) / 1e9

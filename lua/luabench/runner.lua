@@ -42,6 +42,7 @@ local function warn_cut_off(who, ret, start_ns)
   if not sb.additions then return end
   local q = tostring(type(ret) == "table" and ret.query or "?")
   if #q > 200 then q = q:sub(1, 200) .. "..." end
+  q = sb.escape(q) -- (a statement written over several lines: one line here)
   io.stderr:write(string.format("WARNING: %s: statement cut off at the end of the run, its event "
     .. "running for %.1f s: %s\n", who, (C.lb_clock_ns(sb.worker) - start_ns) / 1e9, q))
 end
@@ -160,7 +161,7 @@ local function user_main(U, i, tid, event)
         -- Printed once an event of the worker succeeded (or its users end): until then it may
         -- still turn out to be the run's fatal error, which is printed as in sysbench mode.
         U.alert = string.format("ALERT: user %d: %s (further user errors are only counted)%s\n",
-          uid, first or msg, tb or "")
+          uid, sb.escape(first or msg), tb or "")
         if U.any_done then
           io.stderr:write(U.alert)
           U.alert = nil

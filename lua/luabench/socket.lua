@@ -18,8 +18,15 @@ local errbuf = ffi.new("char[256]") -- lb_sock_open's reason (copied at once: on
 local Socket = {}
 Socket.__index = Socket
 
+local escape = require("luabench.api_check").escape
+
 local function fail(self, what, err)
-  error(string.format("%s %s:%d: %s", what, self.host, self.port, err), 0)
+  error(string.format("%s %s:%d: %s", what, escape(self.host), self.port, err), 0)
+end
+
+-- A delimiter as a message shows it: quoted, control characters as escapes ("\r\n").
+local function quoted(delim)
+  return '"' .. escape(delim) .. '"'
 end
 
 -- True in an emulated user's coroutine: its waits yield to the worker's scheduler.
@@ -252,11 +259,11 @@ function Socket:receive_until(delim, max)
       return s:sub(1, #s - #delim)
     end
     if C.lb_sock_buffered(self.s) > max then
-      fail(self, "receive from", string.format("no %q in %d bytes", delim, max))
+      fail(self, "receive from", string.format("no %s in %d bytes", quoted(delim), max))
     end
     more, until_ns = fill(self, until_ns, "receive from")
     if not more then
-      fail(self, "receive from", "connection closed before " .. string.format("%q", delim))
+      fail(self, "receive from", "connection closed before " .. quoted(delim))
     end
   end
 end

@@ -672,7 +672,7 @@ local function warn_open(c, what, outcome)
   if warned or not sb.additions then return end
   warned = true
   io.stderr:write(string.format("WARNING: %s inside an open transaction (last statement: %s); %s "
-    .. "(further cases in this thread are not reported)\n", what, short(c.last_sql), outcome))
+    .. "(further cases in this thread are not reported)\n", what, sb.escape(short(c.last_sql)), outcome))
 end
 
 -- The physical connections of this worker, for the checks around its events (an array with
@@ -835,7 +835,7 @@ local function check_session_statement(q)
   io.stderr:write(string.format("WARNING: %s ran '%s' on a pooled connection: with --users it "
     .. "reaches one of the pool's connections only; set session state in connection_init(con), "
     .. "which runs on every new connection and after every reconnect\n",
-    U and "user_init" or "thread_init", short(q)))
+    U and "user_init" or "thread_init", sb.escape(short(q))))
 end
 
 function Pooled:query(q)

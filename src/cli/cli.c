@@ -254,8 +254,13 @@ static int check_unknown(struct cli *c)
 		const char *hint = lb_opts_suggest(&c->opts, p->name);
 		bool secret = lb_secret_option(p->name, strlen(p->name)) ||
 			      lb_secret_conn_string_option(p->name, strlen(p->name));
-		int n = snprintf(c->err, ERRLEN, "invalid option: --%s%s%s", p->name, p->value ? "=" : "",
-				 p->value ? (secret ? "***" : p->value) : "");
+		/* (luabench's line shows control characters as escapes, sysbench's as they came) */
+		char *name = c->p->additions ? lb_escape(p->name, strlen(p->name)) : NULL;
+		char *shown = c->p->additions && p->value && !secret ? lb_escape(p->value, strlen(p->value)) : NULL;
+		int n = snprintf(c->err, ERRLEN, "invalid option: --%s%s%s", name ? name : p->name, p->value ? "=" : "",
+				 p->value ? (secret ? "***" : shown ? shown : p->value) : "");
+		free(name);
+		free(shown);
 		if (hint) {
 			/* Spell the suggestion the way the user writes names ('-' or '_'). */
 			char *h = lb_xstrdup(hint);
@@ -504,7 +509,8 @@ static int run_plot(int argc, char **argv)
 	}
 	argv[0] = (char *)script;
 	execv(script, argv);
-	lb_fatal("plot: cannot run '%s': %s", script, strerror(errno));
+	char b[1024];
+	lb_fatal("plot: cannot run '%s': %s", lb_escape_to(b, sizeof(b), script), strerror(errno));
 	return 1;
 }
 

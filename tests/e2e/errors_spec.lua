@@ -76,6 +76,24 @@ describe("bad input", function()
     end)
   end
 
+  -- every message is one line: control characters from a script or a server as escapes (not
+  -- as sysbench, which prints them as they are)
+  it("a message quoting control characters is one line", function()
+    local ctl = h.write("ctl_err.lua", 'function event()\n' ..
+      '  if luabench.user == 1 then return end\n' ..
+      '  error("bad reply \\27[31m-ERR\\r\\nnext\\0", 0)\nend\n')
+    local out, err, rc = h.run(h.q(ctl) .. " --events=1 run")
+    assert.are.equal(1, rc, err)
+    assert.are.equal("FATAL: `thread_run' function failed: bad reply \\x1b[31m-ERR\\r\\nnext\\0\n", err)
+    out, err, rc = h.run(h.q(ctl) .. " --events=1 run", { env = "LUABENCH_PERSONALITY=sysbench " })
+    assert.are.equal(1, rc, err)
+    assert.is_truthy(out:find("FATAL: `thread_run' function failed: bad reply \27[31m-ERR\r\nnext\n", 1, true), out)
+    -- an emulated user's ALERT (user 1 succeeds, so the run goes on)
+    out, err, rc = h.run(h.q(ctl) .. " --users=2 --threads=1 --time=1 run")
+    assert.are.equal(0, rc, err)
+    assert.is_truthy(err:find("ALERT: user 0: bad reply \\x1b[31m-ERR\\r\\nnext\\0 (further user errors are only counted)\n", 1, true), err)
+  end)
+
   it("a directory given as the script: says so", function()
     local dir = h.tmpdir() .. "/scripts_dir"
     os.execute("mkdir -p " .. h.q(dir))
