@@ -178,13 +178,24 @@ static void print_version_header(struct cli *c)
 	fflush(out);
 }
 
+/* Where luabench's hint lines start in a message ("\nDid you mean ...", "\n(given in ...)",
+ * "\n(see --help ...)"), NULL if it has none: what comes before is sysbench's, a value given
+ * with a newline in it included. */
+static const char *hint_start(const char *msg)
+{
+	for (const char *nl = strchr(msg, '\n'); nl; nl = strchr(nl + 1, '\n'))
+		if (!strncmp(nl, "\nDid you mean", 13) || nl[1] == '(')
+			return nl;
+	return NULL;
+}
+
 /* A command-line mistake: sysbench prints these on stderr, without a level prefix. The first
- * line of msg is sysbench's; further lines are luabench's hints, shown with its additions. */
+ * part of msg is sysbench's; the hint lines after it are luabench's, shown with its additions. */
 static void usage_error(struct cli *c, const char *msg)
 {
-	const char *nl = strchr(msg, '\n');
-	if (nl && !c->p->additions)
-		fprintf(stderr, "%.*s\n", (int)(nl - msg), msg);
+	const char *hint = hint_start(msg);
+	if (hint && !c->p->additions)
+		fprintf(stderr, "%.*s\n", (int)(hint - msg), msg);
 	else
 		fprintf(stderr, "%s\n", msg);
 }
