@@ -62,6 +62,16 @@ function M.sh(cmd)
   return out:gsub("::rc=%d+%s*$", ""), tonumber(out:match("::rc=(%d+)%s*$"))
 end
 
+-- A port nobody listens on (TCP and UDP), picked at random.
+function M.free_port()
+  for _ = 1, 50 do
+    local p = 20000 + math.random(0, 9999)
+    local out = M.sh("ss -Htauln 'sport = :" .. p .. "'")
+    if out:match("^%s*$") then return p end
+  end
+  error("no free port")
+end
+
 -- Wall-clock seconds with sub-second resolution.
 function M.now()
   local p = io.popen("date +%s.%N")

@@ -73,6 +73,7 @@ static void build_result(struct merge *m, struct lb_result *r)
 	r->start_wall_ns = llround(m->start_unix_s * 1e9);
 	r->end_wall_ns = m->end_wall_ns;
 	r->status = lb_merge_statuses[m->status];
+	r->error = m->failed;
 	r->window_start_wall_ns = m->start_us * LB_NS_PER_US;
 	r->snap = &m->snap;
 	uint64_t n = lb_hist_total(&m->snap.lat);
@@ -360,6 +361,7 @@ out:
 	lb_intervals_free_types(m->intervals, m->nintervals);
 	free(m->intervals);
 	free(m->threads);
+	free(m->failed);
 	free(m);
 	return rc;
 }

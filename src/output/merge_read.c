@@ -12,7 +12,7 @@
 #include "util/log.h"
 #include "util/util.h"
 
-const char *const lb_merge_statuses[4] = { "ok", "cut_off", "interrupted", "forced_shutdown" };
+const char *const lb_merge_statuses[5] = { "ok", "cut_off", "interrupted", "forced_shutdown", "failed" };
 
 static const struct {
 	const char *key;
@@ -464,6 +464,8 @@ int lb_merge_add_doc(struct merge *m, const char *path, const cJSON *d)
 	int st = status_index(str(d, "status"));
 	if (st > m->status)
 		m->status = st;
+	if (!strcmp(str(d, "status"), "failed") && !m->failed)
+		m->failed = lb_xasprintf("'%s' failed: %s", path, str(d, "error"));
 	m->sql |= cJSON_IsTrue(get(d, "sql"));
 	m->unfinished += u64(d, "unfinished_events");
 	m->cut_off += u64(d, "cut_off_events");

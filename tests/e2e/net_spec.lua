@@ -6,16 +6,9 @@ local h = require("helpers")
 
 local sh = h.sh
 
--- A port nobody listens on (TCP and UDP), picked at random: net-server refuses a busy one.
+-- Ports nobody listens on, picked at random: net-server refuses a busy one.
 math.randomseed(os.time() + tonumber(tostring({}):match("0x(%x+)") or "0", 16) % 100000)
-local function free_port()
-  for _ = 1, 50 do
-    local p = 20000 + math.random(0, 9999)
-    local out = sh("ss -Htauln 'sport = :" .. p .. "'")
-    if out:match("^%s*$") then return p end
-  end
-  error("no free port")
-end
+local free_port = h.free_port
 
 local servers = {}
 
