@@ -19,6 +19,25 @@ function M.escape(s)
   return (s:gsub("%c", escape_char))
 end
 
+-- A value as a message shows what a call got: nil, true, 42, "abc" (escaped, the first 40
+-- bytes), or the type of anything else.
+function M.show(v)
+  local t = type(v)
+  if t == "nil" or t == "boolean" or t == "number" then return tostring(v) end
+  if t == "string" then
+    return #v <= 40 and '"' .. M.escape(v) .. '"' or '"' .. M.escape(v:sub(1, 40)) .. '"...'
+  end
+  return t
+end
+
+-- Raises "<call>: <rule> (got <v>)" at the caller's line: the message of an argument of the
+-- wrong kind, e.g. `c:receive(n): n must be a whole number >= 0 or a delimiter string (got -1)`.
+-- Callers test their arguments inline (a type() test costs nothing in a trace) and call this
+-- only when one fails.
+function M.bad(call, rule, v)
+  M.raise(string.format("%s: %s (got %s)", call, rule, M.show(v)))
+end
+
 -- Raises msg at the first caller that is neither a C function (pcall) nor the library itself
 -- (modules compiled in as "@luabench/..."), whatever the depth of calls and tail calls in
 -- between: `fileio.lua:42: io: read() on a closed file (...)`.

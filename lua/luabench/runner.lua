@@ -267,8 +267,14 @@ sb._default_thread_run = thread_run
 
 -- Think time: parks the user (or sleeps the thread) and leaves the time out of the event's
 -- latency, so response times stay response times.
+local bad = require("luabench.api_check").bad
+
 function sb.think(seconds)
-  if not seconds or seconds <= 0 then return end
+  if type(seconds) ~= "number" then
+    if seconds == nil then return end
+    bad("luabench.think(seconds)", "seconds must be a number", seconds)
+  end
+  if not (seconds > 0) then return end
   local U = sb._users
   local w = sb.worker
   if U and U.current >= 0 and coroutine.running() then
@@ -289,7 +295,11 @@ end
 -- and the time is part of the event's latency (it is response time, unlike think time).
 -- Without --users the thread sleeps.
 function sb.pause(seconds)
-  if not seconds or seconds <= 0 then return end
+  if type(seconds) ~= "number" then
+    if seconds == nil then return end
+    bad("luabench.pause(seconds)", "seconds must be a number", seconds)
+  end
+  if not (seconds > 0) then return end
   local U = sb._users
   local w = sb.worker
   if U and U.current >= 0 and coroutine.running() then
