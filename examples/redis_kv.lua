@@ -9,7 +9,11 @@
 --   luabench redis_kv.lua --redis-port=6390 --keys=10000 prepare
 --   luabench redis_kv.lua --redis-port=6390 --users=1000 --threads=2 --think=0.05 --time=60 run
 --
--- One connection per user (luabench.user_data), opened on its first event, kept afterwards.
+-- One connection per user (luabench.user_data), opened on its first event and kept; a request
+-- that fails (the server restarted, the connection was reset or timed out, a reply is not
+-- RESP) drops it, counts an error and is sent again on a new one (doc/lua-api.md §3), so a
+-- server restart costs the requests it interrupted, not the rest of the run. Every reply is
+-- checked: its syntax, and a GET's value against the one SET wrote.
 sysbench.cmdline.options = {
   ["redis-host"] = { "Redis server address", "127.0.0.1" },
   ["redis-port"] = { "Redis server port", 6379, sysbench.cmdline.ARG_INT },
@@ -20,6 +24,10 @@ sysbench.cmdline.options = {
 }
 
 local GET, SET = luabench.stats.type("GET"), luabench.stats.type("SET")
+local ERROR = luabench.counters.ERROR
+local RESTART = { errcode = sysbench.error.RESTART_EVENT }
+-- Redis's own limit on a bulk string (proto-max-bulk-len, 512 MB)
+local MAX_BULK = 512 * 1048576
 
 local function connect()
   local o = sysbench.opt
@@ -36,19 +44,38 @@ local function command(...)
   return table.concat(parts)
 end
 
+-- Text on one line: control bytes shown as escapes ("\r\n", "\0" ...); a reply's start only.
+local ESCAPES = { ["\r"] = "\\r", ["\n"] = "\\n", ["\t"] = "\\t" }
+local function one_line(s)
+  return (s:gsub("%c", function(c) return ESCAPES[c] or string.format("\\%d", c:byte()) end))
+end
+local function shown(reply_text) return one_line(reply_text:sub(1, 60)) end
+
+local function malformed(what, line)
+  error(string.format("redis %s:%d: malformed reply: %s (got \"%s\")", sysbench.opt.redis_host,
+    sysbench.opt.redis_port, what, shown(line)), 0)
+end
+
 -- One reply: a simple string, an error (raised), an integer or a bulk string (nil when absent).
+-- Anything else is not RESP from a Redis server: one error naming what was wrong.
 local function reply(c)
   local line = c:receive_until("\r\n")
   local kind, rest = line:sub(1, 1), line:sub(2)
-  if kind == "+" or kind == ":" then return rest end
+  if kind == "+" then return rest end
   if kind == "-" then error("redis: " .. rest, 0) end
+  if kind == ":" then
+    if not rest:match("^%-?%d+$") then malformed("an integer that is not one", line) end
+    return rest
+  end
   if kind == "$" then
-    local n = tonumber(rest)
-    if n < 0 then return nil end
+    local n = rest:match("^%-?%d+$") and tonumber(rest)
+    if not n or n < -1 or n > MAX_BULK then malformed("a bulk length that is not -1 .. 512 MB", line) end
+    if n == -1 then return nil end
     local v = c:receive(n + 2)
+    if v:sub(-2) ~= "\r\n" then malformed("a bulk string not ended by CRLF", v:sub(-2)) end
     return v:sub(1, n)
   end
-  error("redis: unexpected reply " .. line, 0)
+  malformed("an unknown reply type", line)
 end
 
 local function value(key)
@@ -64,7 +91,9 @@ function prepare()
     local batch = {}
     for k = first, last do batch[#batch + 1] = command("SET", "key:" .. k, value(k)) end
     c:send(table.concat(batch))
-    for _ = first, last do reply(c) end
+    for _ = first, last do
+      if reply(c) ~= "OK" then error("redis: a SET of prepare was not answered OK", 0) end
+    end
   end
   print(string.format("%d keys set", n))
   c:close()
@@ -77,21 +106,54 @@ function cleanup()
   c:close()
 end
 
-function event()
-  local o, u = sysbench.opt, sysbench.user_data
+-- One request on the user's connection. A GET must find the value SET wrote for its key, or
+-- none (a key not set yet, or lost by a server restarted without persistence).
+local function request(u, r)
   u.conn = u.conn or connect()
-  local key = sysbench.rand.uniform(1, o.keys)
-  if sysbench.rand.uniform(1, 100) <= o.get_pct then
-    local t0 = GET:start()
-    u.conn:send(command("GET", "key:" .. key))
+  if r.get then
+    u.conn:send(command("GET", "key:" .. r.key))
     local v = reply(u.conn)
-    if v and #v ~= o.value_size then error("GET key:" .. key .. ": " .. #v .. " bytes", 0) end
-    GET:done(t0)
+    if v and v ~= value(r.key) then
+      error(string.format("GET key:%d: %d bytes that are not the value SET wrote", r.key, #v), 0)
+    end
   else
-    local t0 = SET:start()
-    u.conn:send(command("SET", "key:" .. key, value(key)))
-    reply(u.conn)
-    SET:done(t0)
+    u.conn:send(command("SET", "key:" .. r.key, value(r.key)))
+    local ok = reply(u.conn)
+    if ok ~= "OK" then error(string.format("SET key:%d answered %s, not OK", r.key, shown(tostring(ok))), 0) end
   end
+end
+
+local alerted = false
+
+-- A failed request: its connection dropped, the error counted (said once on stderr), a short
+-- pause (no hot loop against a server that is down), and the same request again on a new
+-- connection: the event's latency includes the failed attempts, as a client's would.
+local function failed(u, err)
+  luabench.counter_add(ERROR, 1)
+  if u.conn then u.conn:close() u.conn = nil end
+  if not alerted then
+    alerted = true
+    io.stderr:write(string.format("ALERT: %s (connection dropped, request sent again; further errors are only counted)\n",
+      one_line(tostring(err))))
+  end
+  if not luabench.stopping() then luabench.think(0.05) end
+  error(RESTART, 0)
+end
+
+function event()
+  local o, u = sysbench.opt, luabench.user_data
+  -- chosen at the first attempt and kept, so that a retry sends the same request
+  u.req = u.req or { key = sysbench.rand.uniform(1, o.keys), get = sysbench.rand.uniform(1, 100) <= o.get_pct }
+  local T = u.req.get and GET or SET
+  local t0 = T:begin()
+  local ok, err = pcall(request, u, u.req)
+  if not ok then failed(u, err) end
+  T:done(t0)
+  u.req = nil
   if o.think > 0 then luabench.think(o.think) end
+end
+
+function thread_done()
+  local u = luabench.user_data
+  if u and u.conn then u.conn:close() u.conn = nil end
 end

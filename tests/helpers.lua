@@ -35,7 +35,8 @@ local function shell_quote(s)
 end
 M.q = shell_quote
 
--- Runs luabench with the given argument string; returns stdout, stderr, exit code, seconds.
+-- Runs luabench with the given argument string; returns stdout, stderr, exit code. (No duration:
+-- a spec that wants one compares with a measurement taken at the same time, see wait_started.)
 function M.run(args, opts)
   opts = opts or {}
   local errf = M.tmpdir() .. "/stderr." .. tostring(math.random(1e9))
@@ -43,7 +44,6 @@ function M.run(args, opts)
   if opts.stdin then
     cmd = string.format("%s <%s", "(" .. cmd .. ")", shell_quote(M.write("stdin.lua", opts.stdin)))
   end
-  local t0 = os.time()
   local p = io.popen(cmd)
   local out = p:read("*a")
   p:close()
@@ -51,7 +51,7 @@ function M.run(args, opts)
   out = out:gsub("::rc=%d+%s*$", "")
   local err = M.read(errf) or ""
   os.remove(errf)
-  return out, err, rc, os.time() - t0
+  return out, err, rc
 end
 
 -- Runs a shell command; returns its output (stderr included) and exit status.
@@ -70,6 +70,14 @@ function M.free_port()
     if out:match("^%s*$") then return p end
   end
   error("no free port")
+end
+
+-- Shell text that waits (up to 30 s) until the run whose output goes to `path` has started its
+-- threads: faults and signals are timed from there, so a slow start on a busy machine does not
+-- move them.
+function M.wait_started(path)
+  return string.format("for i in $(seq 600); do grep -q 'Threads started!' %s && break; sleep 0.05; done; ",
+    shell_quote(path))
 end
 
 -- Wall-clock seconds with sub-second resolution.

@@ -16,12 +16,13 @@ sb.cmdline.options = {
   ["file-num"] = { "number of files to create", 128, A.ARG_INT },
   ["file-block-size"] = { "block size to use in all IO operations, or a weighted mix SIZE:WEIGHT,... (e.g. 8K:60,64K:30,512K:10)", "16384", A.ARG_STRING },
   ["file-total-size"] = { "total size of files to create", "2G", A.ARG_SIZE },
-  ["file-test-mode"] = { "test mode {seqwr, seqrewr, seqrd, rndrd, rndwr, rndrw}", nil, A.ARG_STRING },
+  ["file-test-mode"] = { "test mode {seqwr, seqrewr, seqrd, rndrd, rndwr, rndrw, seqrw}", nil, A.ARG_STRING },
   ["file-io-mode"] = { "file operations mode {sync,async,io_uring,mmap} (or an engine: psync, libaio, null)", "sync", A.ARG_STRING },
   ["file-async-backlog"] = { "number of asynchronous operations to queue per thread (same as --iodepth)", 128, A.ARG_INT },
   ["file-extra-flags"] = { "list of additional flags to use to open files {sync,dsync,direct}", {}, A.ARG_LIST },
   ["file-fsync-freq"] = { "do fsync() after this number of requests (0 - don't use fsync())", 100, A.ARG_INT },
   ["file-fsync-all"] = { "do fsync() after each write operation", false, A.ARG_BOOL },
+  ["file-fsync-every-io"] = { "do fsync() after each read and write once the thread has written, as fio's fsync=1/fdatasync=1 in a mixed job (implies --file-fsync-all)", false, A.ARG_BOOL },
   ["file-fsync-end"] = { "do fsync() at the end of test", true, A.ARG_BOOL },
   ["file-fsync-mode"] = { "which method to use for synchronization {fsync, fdatasync}", "fsync", A.ARG_STRING },
   ["file-merged-requests"] = { "merge at most this number of IO requests if possible (0 - don't merge)", 0, A.ARG_INT },
@@ -41,6 +42,8 @@ local MODES = {
   rndrd = { read = true, name = "random read" },
   rndwr = { write = true, name = "random write" },
   rndrw = { read = true, write = true, rw = true, name = "random r/w" },
+  -- luabench: fio's rw=readwrite, reads and writes each at a sequential position of their own
+  seqrw = { seq = true, read = true, write = true, rw = true, split = true, luabench = true, name = "sequential r/w" },
 }
 local IO_MODES = {
   sync = { engine = "psync", label = "synchronous" },
@@ -151,9 +154,11 @@ local function settings()
       io.stdout:flush()
       error("", 0)
     end
-    error("Missing required argument: --file-test-mode (one of seqwr, seqrewr, seqrd, rndrd, rndwr, rndrw; see 'luabench fileio help')", 0)
+    error("Missing required argument: --file-test-mode (one of seqwr, seqrewr, seqrd, rndrd, rndwr, rndrw, seqrw; see 'luabench fileio help')", 0)
   end
   -- refused by prepare too (sysbench's prepare ignores it), before any file is written
+  -- luabench's own modes do not exist for sysbench
+  if c.mode and c.mode.luabench and not sb.additions then c.mode = nil end
   if c.mode_name and not c.mode and c.command ~= "cleanup" then
     error(string.format("Invalid IO operations mode: %s.", c.mode_name), 0)
   end
@@ -197,7 +202,8 @@ local function settings()
   c.open_flags = table.concat(c.flags_list, ",")
   c.fsync_freq = o.file_fsync_freq
   if c.fsync_freq < 0 then error(string.format("Invalid value for file-fsync-freq: %d.", c.fsync_freq), 0) end
-  c.fsync_all = o.file_fsync_all
+  c.fsync_every_io = o.file_fsync_every_io
+  c.fsync_all = o.file_fsync_all or c.fsync_every_io
   c.fsync_end = o.file_fsync_end
   if c.fsync_all then c.fsync_end, c.fsync_freq = false, 0 end
   c.fsync_mode = o.file_fsync_mode
@@ -333,11 +339,10 @@ local function prepare_block(c)
   return l * math.max(1, math.floor(MiB / l))
 end
 
+-- Every mode prepares the same files, seqwr included (sysbench 1.0.20's binary creates them for
+-- it as for any other mode; its test suite expects "Creating file test_file.N").
 function prepare()
   local c = settings()
-  if c.mode and c.mode.creation then
-    return cleanup()
-  end
   notice(string.format("%d files, %dKb each, %dMb total", c.nfiles, math.floor(c.file_size / 1024),
     math.floor(c.total / MiB)))
   notice("Creating files for the test...")
@@ -351,8 +356,8 @@ function prepare()
     extended = "Extending existing file", truncated = "Truncating existing file" }
   for i = 0, c.nfiles - 1 do
     local path = file_path(i)
-    -- a file of the right size that is "extended" has holes (never written): say so
-    local full_size = existing_size(path) == c.file_size
+    -- a file of the right size (or longer) that is "extended" has holes (never written): say so
+    local full_size = (existing_size(path) or -1) >= c.file_size
     local function progress(done, total, bytes, secs)
       if not sb.additions then return end
       notice(string.format("    test_file.%d: %.0f of %.0f MiB (%.0f%%), %.1f MB/s", i, done / MiB,
@@ -360,6 +365,8 @@ function prepare()
     end
     local _, bytes = lio.prepare(path, c.file_size, {
       direct = c.direct, check_block = c.validate and c.vblock or 0, block = prepare_block(c),
+      -- a longer file is reused as it is, as sysbench's binary does
+      keep_longer = true,
       progress = progress,
       start = function(state, to_write)
         if state == "extended" and full_size then
@@ -517,10 +524,17 @@ function sb.hooks.run_header()
   if not c.mode.seq then
     line("Number of IO requests: %d", c.events)
     line("Read/Write ratio for combined random IO test: %2.2f", c.ratio)
+  elseif c.mode.rw then
+    line("Number of IO requests: %d", c.events)
+    line("Read/Write ratio for combined sequential IO test: %2.2f", c.ratio)
   end
   if c.fsync_freq > 0 then line("Periodic FSYNC enabled, calling fsync() each %d requests.", c.fsync_freq) end
   if c.fsync_end then line("Calling fsync() at the end of test, Enabled.") end
-  if c.fsync_all then line("Calling fsync() after each write operation.") end
+  if c.fsync_every_io then
+    line("Calling %s() after each read and write operation, once the thread has written.", c.fsync_mode)
+  elseif c.fsync_all then
+    line("Calling fsync() after each write operation.")
+  end
   line("Using %s I/O mode", c.io.label)
   if c.validate then line("Using checksums validation.") end
   line("Doing %s test", c.mode.name)
@@ -534,7 +548,8 @@ function sb.hooks.run_notes()
   local function line(fmt, ...) out[#out + 1] = string.format(fmt, ...) end
   line("I/O engine %s, %d I/O%s in flight per thread%s%s", c.engine, c.depth, c.depth == 1 and "" or "s",
     c.direct and ", O_DIRECT" or ", buffered (page cache: results include cache effects)",
-    c.mode.seq and (c.seq_shared and ", one sequential position shared by all threads" or ", one sequential position per thread")
+    c.mode.seq and (c.mode.split and (c.seq_shared and ", a read and a write position shared by all threads" or ", a read and a write position per thread")
+      or c.seq_shared and ", one sequential position shared by all threads" or ", one sequential position per thread")
       or (c.random_map and ", random without repeats (a permutation per pass)" or ", random with repeats"))
   for _, n in ipairs(notes) do line("%s", n) end
   return table.concat(out, "\n") .. "\n"
@@ -548,6 +563,31 @@ local floor = math.floor
 -- one fsync per file in turn; rndrw reads while (reads + 1) / (writes + 1) < ratio. Returns
 -- gen() -> op, file index, offset, length, and redraw(op) -> the same for a random request
 -- whose bytes were busy (--validate): it is not counted, another is drawn.
+-- sysbench 1.0.20 checks each sequential request against the one before it under --validate,
+-- and a single file that starts over fails its check: "WARNING: Discovered too large position
+-- difference in seq request!" once, the later ones folded by its log into "(last message
+-- repeated N times)". A false alarm (nothing is wrong), printed by the sysbench personality
+-- only, as the binary prints it: the starts at offset 0 are counted across threads, the second
+-- warns, and the last thread to finish prints the fold.
+local function seq_restarts(c)
+  if sb.additions or not (c.validate and c.mode.seq and c.nfiles == 1 and c.seq_shared) then return nil end
+  return sb.shared("fileio.seq_starts", "uint64_t")
+end
+
+local WARN_SEQ = "Discovered too large position difference in seq request!"
+
+local function note_seq_start(starts)
+  if tonumber(C.lb_fio_ticket(starts, 1)) == 1 then sb._log(2, WARN_SEQ) end
+end
+
+local function fold_seq_warnings(starts)
+  local folded = starts and tonumber(sb.atomic_load(starts)) - 2 or 0
+  if folded > 0 and (tonumber(sb.opt.verbosity) or 3) >= 2 then
+    io.stdout:write(string.format("(last message repeated %d times)\n", folded))
+    io.stdout:flush()
+  end
+end
+
 local function request_generator(c, tid)
   local mode, nfiles, file_size, total = c.mode, c.nfiles, c.file_size, c.total
   local READ, WRITE, SYNC = lio.READ, lio.WRITE, c.sync_op
@@ -559,15 +599,18 @@ local function request_generator(c, tid)
   local rw, want_write = mode.rw, mode.write and not mode.read
   local seq = mode.seq
   local lenbuf = ffi.new("uint64_t[1]")
-  local cursor
+  -- seqrw: reads and writes each go on from their own position, as fio's rw=readwrite does
+  local cursor, wcursor
+  local function new_cursor(name)
+    if c.seq_shared then return sb.shared(name, "uint64_t") end
+    local cur = ffi.new("uint64_t[1]")
+    local step = c.max_req
+    cur[0] = floor(total * tid / c.threads / step) * step
+    return cur
+  end
   if seq then
-    if c.seq_shared then
-      cursor = sb.shared("fileio.cursor", "uint64_t")
-    else
-      cursor = ffi.new("uint64_t[1]")
-      local step = c.max_req
-      cursor[0] = floor(total * tid / c.threads / step) * step
-    end
+    cursor = new_cursor("fileio.cursor")
+    wcursor = mode.split and new_cursor("fileio.cursor.write") or cursor
   end
   if c.random_map then
     for i, k in ipairs(classes) do
@@ -576,6 +619,7 @@ local function request_generator(c, tid)
     end
   end
   local req_mult = c.req_mult
+  local starts = seq_restarts(c)
 
   local function pick_class()
     if nclasses == 1 then return single end
@@ -604,7 +648,8 @@ local function request_generator(c, tid)
     end
     local k = pick_class()
     if seq then
-      local pos = tonumber(C.lb_fio_seq_next(cursor, k.size * req_mult, file_size, total, lenbuf))
+      local pos = tonumber(C.lb_fio_seq_next(write and wcursor or cursor, k.size * req_mult, file_size, total, lenbuf))
+      if starts and pos == 0 then note_seq_start(starts) end
       local fi = floor(pos / file_size)
       return op, fi, pos - fi * file_size, tonumber(lenbuf[0])
     end
@@ -714,6 +759,9 @@ function thread_run(tid)
   local writes_inflight = 0
   local stopping = false
   local fsync_all = c.fsync_all
+  -- --file-fsync-every-io: reads too, once this thread has written (fio syncs before the next
+  -- I/O whenever writes were issued and the last I/O was not a sync)
+  local fsync_reads, wrote = c.fsync_every_io, false
   local reap_max = math.min(c.reap_batch, depth)
   -- --rate: an I/O's event latency counts from its intended start (queueing included), and
   -- nothing is left in flight while the thread waits for the next arrival (a sleeping thread
@@ -749,7 +797,7 @@ function thread_run(tid)
       error(string.format("%s %s at offset %d: %s", OPNAME[op], file_path(fi), off,
         ffi.string(C.lb_io_ctx_errmsg(ctx))), 0)
     end
-    if op == WRITE then writes_inflight = writes_inflight + 1 end
+    if op == WRITE then writes_inflight, wrote = writes_inflight + 1, true end
     intended[b] = t
     return true
   end
@@ -821,6 +869,9 @@ function thread_run(tid)
         nextra = nextra + 1
         extra[nextra] = fi
       end
+    elseif op == READ and fsync_reads and wrote then
+      nextra = nextra + 1
+      extra[nextra] = fi
     end
     if validate and op ~= 2 and op ~= 3 then
       if op == READ then verify_read(bufs + b * max_req, io, vb, file_path(fi), errbuf) end
@@ -871,6 +922,10 @@ function thread_run(tid)
   C.lb_fio_flush(st, 1)
   q:close()
   C.lb_event_abandon(w)
+  -- The last thread to finish speaks for all (a run that completed no I/O fails in the engine,
+  -- as any run that completed no event: results.md 6.5).
+  local finished = sb.shared("fileio.finished", "uint64_t", 1)
+  if tonumber(sb.atomic_add(finished, 1)) + 1 == c.threads then fold_seq_warnings(seq_restarts(c)) end
 end
 
 -- Reports ----------------------------------------------------------------------------------------

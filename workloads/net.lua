@@ -115,7 +115,7 @@ local RESTART_EVENT = sysbench.error.RESTART_EVENT
 -- error (its latency includes the failed attempt): a server restart or a lost datagram must
 -- not end the run.
 function event()
-  local u = sysbench.user_data
+  local u = luabench.user_data
   local ok, err = pcall(exchange[o.mode], u)
   if ok then return end
   luabench.counter_add(ERROR, 1)
@@ -131,7 +131,7 @@ end
 
 function thread_done()
   -- (users' connections are closed when their state goes; this thread's own here)
-  local u = sysbench.user_data
+  local u = luabench.user_data
   if u and u.conn then u.conn:close() u.conn = nil end
 end
 

@@ -231,9 +231,14 @@ function M.build(inputs)
   local function chart(id, title, ylabel, series, latency)
     if not has_points(series) then return end
     local ylog = latency and svg.wants_log(series, 20)
+    -- what ran follows the quantity in the title, or heads the subtitle when both would not fit
+    local full, subtitle = title .. " — " .. what, sub
+    if svg.text_width(full, 15, true) > svg.TITLE_PX then
+      full, subtitle = title, what .. (sub ~= "" and ("; " .. sub) or "")
+    end
     charts[#charts + 1] = {
       id = id, title = title,
-      svg = svg.line_chart { id = id, title = title .. " — " .. what, subtitle = sub, xlabel = xlabel,
+      svg = svg.line_chart { id = id, title = full, subtitle = subtitle, xlabel = xlabel,
                              ylabel = ylabel, series = series, xlog2 = xlog2, xticks = xticks, ylog = ylog,
                              xmin = not sweep and 0 or nil },
     }

@@ -161,6 +161,16 @@ sb.counters = {
   BYTES_WRITTEN = 7, FAILED = 8,
 }
 
+-- Named metrics: luabench.counter(name [, options]), .rate, .gauge (luabench.named_metrics,
+-- loaded by the first declaration).
+for _, kind in ipairs({ "counter", "rate", "gauge" }) do
+  sb[kind] = function(...)
+    local declare = require("luabench.named_metrics")[kind]
+    sb[kind] = declare
+    return declare(...)
+  end
+end
+
 -- Modules loaded on first use keep every Lua state small (one per thread).
 local lazy = {}
 -- luabench.instance / luabench.instances: this process's index (0-based) and the number of

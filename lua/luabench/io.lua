@@ -13,6 +13,7 @@
 -- "write", "fsync" or "fdatasync". Bytes go into the bytes_read/bytes_written counters, and
 -- reads, writes and syncs into the read/write/other counters. Calls block the worker thread.
 local ffi = require("ffi")
+local bit = require("bit")
 ffi.cdef(require("luabench.cdef_io"))
 local C = ffi.C
 local sb = sysbench
@@ -479,7 +480,8 @@ local PREP_STATE = { "created", "reused", "extended", "truncated" }
 
 -- Makes path a regular file of exactly size bytes, all really written (see iofile.h).
 -- opts: direct (write with O_DIRECT), block (bytes per write, default 1 MiB), check_block
--- (write self-checking blocks of this size for block_verify), start = function(state,
+-- (write self-checking blocks of this size for block_verify), keep_longer (a longer file is
+-- kept, not cut to size: "reused", or "extended" from its first hole), start = function(state,
 -- bytes_to_write) called before the first write, progress = function(done_bytes, total_bytes,
 -- written_bytes, seconds) called about every `every` seconds (default 2).
 -- Returns the state ("created", "reused", "extended" or "truncated"), bytes written, seconds.
@@ -502,7 +504,8 @@ function M.prepare(path, size, opts)
     if opts[k] ~= nil and type(opts[k]) ~= "function" then bad(PREPARE, k .. " must be a function", opts[k]) end
   end
   local out = ffi.new("struct lb_io_prepare *[1]")
-  if C.lb_io_prepare_new(tostring(path), size, opts.direct and C.LB_IO_O_DIRECT or 0, opts.block or 0,
+  local flags = bit.bor(opts.direct and C.LB_IO_O_DIRECT or 0, opts.keep_longer and C.LB_IO_PREP_KEEP_LONGER or 0)
+  if C.lb_io_prepare_new(tostring(path), size, flags, opts.block or 0,
       opts.check_block or 0, out, errbuf, ERRLEN) < 0 then
     error(ffi.string(errbuf), 0)
   end

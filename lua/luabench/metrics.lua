@@ -137,17 +137,31 @@ local function percentile_keys(docs, pick)
   end)
 end
 
+-- The name of the throughput figure, the same in every table, chart and format: transactions/s
+-- when any of the results ran SQL (sysbench's "transactions"), events/s otherwise.
+function M.throughput_name(docs)
+  for _, d in ipairs(docs) do
+    if d.sql then return "transactions/s" end
+  end
+  return "events/s"
+end
+
+-- The workloads' own figures that head a summary (and are better higher): tpcc's tpmC,
+-- bookstore's bogotransactions, memory's MiB/s (mbw's copy rate with --memory-method).
+M.WORKLOAD_HEADLINES = { tpmC = true, bt_per_s = true, mib_per_second = true, copy_mib_per_second = true }
+
 -- Row definitions: { group, name, unit, value(doc), series(interval, doc) or nil,
 -- better = "higher" | "lower" | "neutral", count = true for totals over the run (errors): their
--- series is the per-interval count }. Every row declares its direction: only "higher" and
+-- series is the per-interval count, headline = true for the figures of a comparison's summary
+-- (throughput, MiB/s, p95 and p99) }. A new kind of figure is one more add{}.
+-- Every row declares its direction: only "higher" and
 -- "lower" rows are coloured better or worse. Rows that no result has a value for are left out
 -- by the caller.
 function M.rows(docs)
-  local sql = false
-  for _, d in ipairs(docs) do sql = sql or d.sql end
   local rows = {}
   local function add(r) rows[#rows + 1] = r end
-  add { group = "throughput", name = sql and "transactions/s" or "events/s", unit = "/s", better = "higher",
+  local sql = M.throughput_name(docs) == "transactions/s"
+  add { group = "throughput", name = M.throughput_name(docs), unit = "/s", better = "higher", headline = true,
         value = function(d) return d.rates.events_per_s end,
         series = function(iv) return iv.events_per_s end }
   if sql then
@@ -155,10 +169,10 @@ function M.rows(docs)
           value = function(d) return d.rates.queries_per_s end,
           series = function(iv) return iv.queries_per_s end }
   end
-  add { group = "throughput", name = "read MiB/s", unit = "MiB/s", better = "higher", nonzero = true,
+  add { group = "throughput", name = "read MiB/s", unit = "MiB/s", better = "higher", nonzero = true, headline = true,
         value = function(d) return d.counters.bytes_read / 1048576 / (d.time_s > 0 and d.time_s or 1) end,
         series = function(iv) local v = per_s(iv, "bytes_read"); return v and v / 1048576 end }
-  add { group = "throughput", name = "written MiB/s", unit = "MiB/s", better = "higher", nonzero = true,
+  add { group = "throughput", name = "written MiB/s", unit = "MiB/s", better = "higher", nonzero = true, headline = true,
         value = function(d) return d.counters.bytes_written / 1048576 / (d.time_s > 0 and d.time_s or 1) end,
         series = function(iv) local v = per_s(iv, "bytes_written"); return v and v / 1048576 end }
 
@@ -166,8 +180,14 @@ function M.rows(docs)
         value = function(d) return d.latency_ms.min end }
   add { group = "latency (ms)", name = "avg", unit = "ms", better = "lower",
         value = function(d) return d.latency_ms.avg end }
-  for _, p in ipairs(union(docs, M.percentiles)) do
-    add { group = "latency (ms)", name = "p" .. p, unit = "ms", better = "lower", percentile = p,
+  local pcts = union(docs, M.percentiles)
+  local headline_pct = {}
+  for _, p in ipairs(pcts) do
+    if tonumber(p) == 95 or tonumber(p) == 99 then headline_pct[p] = true end
+  end
+  if next(headline_pct) == nil and #pcts > 0 then headline_pct[pcts[#pcts]] = true end
+  for _, p in ipairs(pcts) do
+    add { group = "latency (ms)", name = "p" .. p, unit = "ms", better = "lower", percentile = p, headline = headline_pct[p],
           value = function(d) return (d.latency_ms.percentiles or {})[p] end,
           series = function(iv) return iv.latency_ms and iv.latency_ms[p] end }
   end
@@ -313,6 +333,39 @@ function M.rows(docs)
           series = series_of(function(x) return x and x.errors or 0 end) }
   end
 
+  -- The script's named metrics (luabench.counter, .rate, .gauge), each with the direction it
+  -- was declared with: a counter's sum and rate, a rate's share of true outcomes, a gauge's last
+  -- value (its series: the value at each interval's end) and its extremes over the window.
+  for _, name in ipairs(union(docs, function(d) return sorted_keys(d.metrics) end)) do
+    local function m(d) return (d.metrics or {})[name] end
+    local function iv_value(iv) local x = iv.metrics and iv.metrics[name]; return x and x.value end
+    local kind, better
+    for _, d in ipairs(docs) do
+      if m(d) then kind, better = m(d).kind, m(d).better; break end
+    end
+    better = (better == "higher" or better == "lower") and better or "neutral"
+    local function field(key) return function(d) return m(d) and m(d)[key] end end
+    if kind == "counter" then
+      add { group = "metrics", name = name, unit = "", better = better, count = true,
+            value = field("value"), series = iv_value }
+      add { group = "metrics", name = name .. " /s", unit = "/s", better = better, value = field("per_s"),
+            series = function(iv)
+              local v = iv_value(iv)
+              return v and iv.interval_s and iv.interval_s > 0 and v / iv.interval_s or nil
+            end }
+    elseif kind == "rate" then
+      add { group = "metrics", name = name, unit = "", better = better, value = field("value"), series = iv_value }
+    elseif kind == "gauge" then
+      add { group = "metrics", name = name, unit = "", better = better, value = field("value"), series = iv_value }
+      add { group = "metrics", name = name .. " min", unit = "", better = better, value = field("min") }
+      add { group = "metrics", name = name .. " max", unit = "", better = better, value = field("max") }
+    end
+  end
+
+  local bytes_moved = false
+  for _, d in ipairs(docs) do
+    bytes_moved = bytes_moved or ((d.counters.bytes_read or 0) + (d.counters.bytes_written or 0)) > 0
+  end
   -- The workload's own headline figures (tpmC, BT/s, ...): its top-level numbers.
   for _, k in ipairs(union(docs, function(d)
     local keys = {}
@@ -321,7 +374,9 @@ function M.rows(docs)
     end
     return keys
   end)) do
-    add { group = "workload", name = k, unit = "", better = "neutral",
+    -- (MiB/s the client's byte counters already give is not a headline twice)
+    local top = M.WORKLOAD_HEADLINES[k] and not (k == "mib_per_second" and bytes_moved) or nil
+    add { group = "workload", name = k, unit = "", better = top and "higher" or "neutral", headline = top,
           value = function(d) local v = (d.workload_stats or {})[k]; return type(v) == "number" and v or nil end }
   end
   return rows

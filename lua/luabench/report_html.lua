@@ -5,26 +5,33 @@
 -- tables of tpcc/bookstore/fileio, the workload's own figures and the system metrics.
 local results = require("luabench.results")
 local compare = require("luabench.compare")
+local compare_model = require("luabench.compare_model")
 local charts = require("luabench.charts")
+local text = require("luabench.compare_text")
 local metrics = require("luabench.metrics")
 local svg = require("luabench.svg")
+local fingerprint = require("luabench.fingerprint")
 
 local M = {}
 
 M.USAGE = [[
-Usage: luabench report [options] INPUT [INPUT ...] -o report.html
+Usage: luabench report [options] INPUT... -o report.html
+       luabench report STUDY-DIR -o report.html
 
 Writes one self-contained HTML file (inline SVG charts, no network access, no JavaScript) that
 can be mailed or attached to a ticket: the command line and options, the machine the runs ran on,
 the summary table, the charts, the per-transaction-type tables and the system metrics.
 
 One INPUT reports on it alone: a run's result file (--output=run.json), a merged result
-(luabench merge --format=json) or a sweep directory (tools/sweep). Several INPUTs are compared,
-as by luabench compare: ratios to the first and whether each difference exceeds the runs' noise.
+(luabench merge --format=json) or a sweep directory (tools/sweep). Several INPUTs, or a study
+directory (luabench study), are compared as by luabench compare: a summary of each workload's
+headline figures first, a dot per run per label, what differs between the labels, then every
+figure with the ratios to the first label and their verdicts.
 
 Options:
   -o, --output=FILE  the HTML file to write (required)
-  --label=NAME       name of the next input (default: its file name); one per input, in order
+  --label=NAME       name of the inputs that follow, up to the next --label (default: each
+                     input's file name; a study's configuration labels)
   --title=TEXT       the report's title (default: what ran)
   -h, --help         this text
 ]]
@@ -42,7 +49,8 @@ th { background: #f3f3f3; } td.k, th.k { text-align: left; }
 tr.group td { background: #fafafa; font-weight: bold; text-align: left; }
 td.sig { font-weight: bold; } td.better { color: #0a6b0a; font-weight: bold; }
 td.worse { color: #b00000; font-weight: bold; }
-td.noise { color: #888; }
+td.noise { color: #888; } span.iv { color: #666; font-size: 11px; font-weight: normal; }
+.dots { display: block; margin: 8px 0; border: 1px solid #eee; }
 code, pre { font-size: 12px; background: #f6f6f6; } pre { padding: 8px; white-space: pre-wrap; word-break: break-all; }
 .chart { display: block; margin: 12px 0; border: 1px solid #eee; }
 .note { color: #666; font-size: 13px; }
@@ -59,16 +67,7 @@ local function kv_table(rows)
   return table.concat(out, "\n")
 end
 
-local function machine_text(m)
-  if not m then return nil end
-  local parts = {}
-  if m.cpu_model and m.cpu_model ~= "" then parts[#parts + 1] = m.cpu_model end
-  if m.cpus then parts[#parts + 1] = m.cpus .. " CPUs" end
-  if m.memory_mib then parts[#parts + 1] = string.format("%.1f GiB memory", m.memory_mib / 1024) end
-  if m.kernel and m.kernel ~= "" then parts[#parts + 1] = m.kernel .. (m.arch and " " .. m.arch or "") end
-  if m.os and m.os ~= "" then parts[#parts + 1] = m.os end
-  return table.concat(parts, ", ")
-end
+local machine_text = fingerprint.machine
 
 local function server_text(d)
   local o = d.options or {}
@@ -82,18 +81,6 @@ local function server_text(d)
   local names = first(o["db-server-name"])
   if names and names ~= "" then parts[#parts + 1] = "server processes " .. names end
   return table.concat(parts, ", ")
-end
-
--- --cpu-affinity/--numa-node: where each worker ran ("thread 0: CPUs 1, memory bind 0; ...").
-local function placement_text(d)
-  local p = d.placement
-  if type(p) ~= "table" or type(p.threads) ~= "table" then return nil end
-  local parts = {}
-  for _, t in ipairs(p.threads) do
-    parts[#parts + 1] = string.format("thread %s: CPUs %s, memory %s%s", fmt(t.thread), t.cpus or "?",
-      t.mem_policy or "?", (t.mem_nodes or "") ~= "" and " " .. t.mem_nodes or "")
-  end
-  return table.concat(parts, "; ")
 end
 
 local function options_html(d)
@@ -122,8 +109,12 @@ local function input_section(input)
     { "concurrency", conc },
     { "host", d.hostname },
     { "machine", machine_text(d.machine) },
+    { "cpu", fingerprint.cpu(d.machine) },
+    { "storage", fingerprint.storage(d.machine) },
     { "database server", server_text(d) },
-    { "placement", placement_text(d) },
+    { "engine settings", fingerprint.driver_settings(d) },
+    { "placement", fingerprint.placement(d) },
+    { "busy host", fingerprint.busy(d) },
     { "started", results.date(d) },
     { "measured", d.time_s and string.format("%.1f s per run%s", d.time_s,
         (d.warmup_s or 0) > 0 and string.format(" after %.0f s warm-up", d.warmup_s) or "") },
@@ -165,7 +156,123 @@ local function ratio_cell(row, i)
       cls = "sig"
     end
   end
-  return string.format('<td class="%s">%.3f %s</td>', cls, r, mark)
+  local extra = ""
+  if row.rules and row.rules[i] == "between" then
+    local iv = row.ratio_intervals[i]
+    extra = string.format(' <span class="iv">%s%s</span>',
+      iv and ("[" .. text.ratio_num(iv[1]) .. " " .. text.ratio_num(iv[2]) .. "] ") or "",
+      row.p[i] and string.format("p=%.3f", row.p[i]) or "")
+  end
+  return string.format('<td class="%s">%.3f %s%s</td>', cls, r, mark, extra)
+end
+
+local function value_cell(r, i)
+  return "<td>" .. esc(text.value_cell(r, i)) .. "</td>"
+end
+
+-- The headline figures of every workload, a row each: the labels' values and the verdicts.
+local function summary_table(model)
+  local out = { '<table class="summary headline"><tr><th class="k">workload</th><th class="k">figure</th>' }
+  for i, input in ipairs(model.inputs) do
+    out[#out] = out[#out] .. "<th>" .. esc(input.label) .. "</th>"
+    if i > 1 then out[#out] = out[#out] .. "<th>" .. esc(input.label .. " / " .. model.inputs[1].label) .. "</th>" end
+  end
+  out[#out] = out[#out] .. "</tr>"
+  for _, r in ipairs(model.summary) do
+    local cells = { '<tr><td class="k">' .. esc(r.workload) .. '</td><td class="k">' .. esc(r.name) .. "</td>" }
+    for i = 1, #model.inputs do
+      cells[#cells + 1] = value_cell(r, i)
+      if i > 1 then cells[#cells + 1] = ratio_cell(r, i) end
+    end
+    out[#out + 1] = table.concat(cells) .. "</tr>"
+  end
+  out[#out + 1] = "</table>"
+  return table.concat(out, "\n")
+end
+
+-- A dot per run per label for each headline figure: every repeat visible.
+local function dots_html(model)
+  local out = {}
+  for si, s in ipairs(model.sections) do
+    for _, r in ipairs(s.rows) do
+      if r.headline and r.samples then
+        local rows, many = {}, false
+        for i, input in ipairs(model.inputs) do
+          local iv = r.intervals[i]
+          rows[i] = { name = input.label, values = r.samples[i] or {}, median = r.values[i],
+                      lo = iv and iv[1], hi = iv and iv[2] }
+          many = many or #rows[i].values > 1
+        end
+        if many then
+          local heading = text.section_heading(model, s)
+          out[#out + 1] = svg.dot_plot {
+            id = string.format("dots-%d-%s", si, r.name:gsub("[^%w]", "_")),
+            title = string.format("%s%s", r.name, heading and (": " .. heading) or (s.workload and (": " .. s.workload) or "")),
+            subtitle = "a dot per run; bar: the median, line: its interval",
+            xlabel = r.name .. ((r.unit ~= "" and r.name:sub(-#r.unit) ~= r.unit) and (" (" .. r.unit .. ")") or ""),
+            rows = rows,
+          }
+        end
+      end
+    end
+  end
+  return table.concat(out, "\n")
+end
+
+-- Everything that differs between the labels but the server settings (which have their own
+-- table): options, machine, placement, busy host, drivers' settings.
+local function differs_html(model)
+  local rows = {}
+  for _, r in ipairs(model.differs or {}) do
+    if r.group ~= "server settings" then rows[#rows + 1] = r end
+  end
+  if #rows == 0 then
+    return '<p class="note">Nothing differs in the options, machine or placement recorded in the results.</p>'
+  end
+  local out = { '<table class="differs"><tr><th class="k">what</th><th class="k">key</th>' }
+  for _, input in ipairs(model.inputs) do out[#out] = out[#out] .. '<th class="k">' .. esc(input.label) .. "</th>" end
+  out[#out] = out[#out] .. "</tr>"
+  for _, r in ipairs(rows) do
+    local cells = { '<tr><td class="k">' .. esc(r.group .. (r.workload and (" (" .. r.workload .. ")") or ""))
+      .. '</td><td class="k">' .. esc(r.name) .. "</td>" }
+    for i = 1, #model.inputs do cells[#cells + 1] = '<td class="k">' .. esc(r.values[i] or "-") .. "</td>" end
+    out[#out + 1] = table.concat(cells) .. "</tr>"
+  end
+  out[#out + 1] = "</table>"
+  return table.concat(out, "\n")
+end
+
+-- Which part of the event time changed: per type and per statement.
+local function breakdown_html(model)
+  local out = {}
+  for _, b in ipairs(model.breakdowns) do
+    local where = text.section_heading(model, { workload = b.workload, conc = b.conc, point = b.point, unit = b.unit })
+    out[#out + 1] = string.format("<h3>By %s%s (ms per event, mean of the runs)</h3>", esc(b.by), where and (": " .. esc(where)) or "")
+    local head = { '<table class="breakdown"><tr><th class="k">part</th>' }
+    for i, input in ipairs(model.inputs) do
+      head[#head + 1] = "<th>" .. esc(input.label) .. "</th>"
+      if i > 1 then
+        head[#head + 1] = "<th>" .. esc(input.label .. " - " .. model.inputs[1].label) .. "</th><th>share of the change</th>"
+      end
+    end
+    out[#out + 1] = table.concat(head) .. "</tr>"
+    local all = {}
+    for _, r in ipairs(b.rows) do all[#all + 1] = r end
+    all[#all + 1] = b.total
+    for _, r in ipairs(all) do
+      local cells = { '<tr><td class="k">' .. esc(r.name) .. "</td>" }
+      for i = 1, #model.inputs do
+        cells[#cells + 1] = string.format("<td>%.4g</td>", r.values[i])
+        if i > 1 then
+          cells[#cells + 1] = string.format("<td>%+.4g</td>", r.deltas[i])
+          cells[#cells + 1] = "<td>" .. (r == b.total and "100%" or r.shares[i] and string.format("%.0f%%", r.shares[i]) or "-") .. "</td>"
+        end
+      end
+      out[#out + 1] = table.concat(cells) .. "</tr>"
+    end
+    out[#out + 1] = "</table>"
+  end
+  return table.concat(out, "\n")
 end
 
 -- A comparison: metric rows, a value column per input and a ratio column per later input.
@@ -174,6 +281,8 @@ local function comparison_tables(model)
   for _, s in ipairs(model.sections) do
     local heading = compare.section_heading(model, s)
     if heading then out[#out + 1] = "<h3>" .. esc(heading) .. "</h3>" end
+    local few = compare_model.few_runs_note(model, s)
+    if few then out[#out + 1] = '<p class="note">' .. esc(few) .. ".</p>" end
     if #(s.missing or {}) > 0 then
       out[#out + 1] = '<p class="note">Not in ' .. esc(table.concat(s.missing, ", ")) .. " (no such point).</p>"
     end
@@ -192,7 +301,7 @@ local function comparison_tables(model)
       end
       local cells = { '<tr><td class="k">' .. esc(r.name) .. "</td>" }
       for i = 1, #model.inputs do
-        cells[#cells + 1] = "<td>" .. esc(fmt(r.values[i])) .. "</td>"
+        cells[#cells + 1] = value_cell(r, i)
         if i > 1 then cells[#cells + 1] = ratio_cell(r, i) end
       end
       out[#out + 1] = table.concat(cells) .. "</tr>"
@@ -359,42 +468,107 @@ local function server_html(inputs, model)
   return table.concat(out, "\n")
 end
 
+-- A label's runs: the first one's facts, then a row per run.
+local function label_section(label, list)
+  if #list == 1 then return input_section(list[1]) end
+  local first = list[1]
+  local out = { input_section(setmetatable({ label = label .. string.format(" (%d runs)", #list) }, { __index = first })) }
+  out[#out + 1] = '<details><summary>The runs (' .. #list .. ')</summary><table class="runs"><tr><th class="k">file</th>'
+    .. '<th class="k">workload</th><th>point</th><th>repeat</th><th class="k">host</th><th class="k">started</th><th>throughput</th></tr>'
+  for _, input in ipairs(list) do
+    for _, p in ipairs(input.points) do
+      local d = p.doc
+      out[#out + 1] = string.format('<tr><td class="k">%s</td><td class="k">%s</td><td>%s</td><td>%s</td><td class="k">%s</td><td class="k">%s</td><td>%s</td></tr>',
+        esc(p.file or input.path), esc(input.workload or results.workload_name(d)), esc(p.point or fmt(p.conc)),
+        esc(input.rep and fmt(input.rep) or "-"), esc(d.hostname or ""), esc(results.date(d)), esc(fmt(d.rates.events_per_s)))
+    end
+  end
+  out[#out + 1] = "</table></details>"
+  return table.concat(out, "\n")
+end
+
 function M.render(inputs, title)
   local model = compare.model(inputs)
+  local labels = compare.labels(inputs)
+  local groups = compare.chart_groups(inputs)
+  -- per label and workload the run of median throughput stands for the others in the charts
+  -- and the per-run details (the tables above have every run)
+  local reps = {}
+  for _, g in ipairs(groups) do for _, x in ipairs(g.inputs) do reps[#reps + 1] = x end end
   local what = results.what(inputs[1].doc, results.swept(inputs[1]))
-  title = title or (#inputs > 1 and ("Comparison: " .. table.concat((function()
-    local l = {}
-    for i, x in ipairs(inputs) do l[i] = x.label end
-    return l
-  end)(), " vs ")) or ("luabench " .. inputs[1].kind .. ": " .. what))
+  local study = inputs[1].study
+  for _, x in ipairs(inputs) do if x.study ~= study then study = nil end end
+  local compared = #labels > 1 or model.multi
+  if not title then
+    if #labels > 1 then
+      title = (study and ("Study " .. results.basename(study) .. ": ") or "Comparison: ") .. table.concat(labels, " vs ")
+    elseif model.multi then
+      title = (study and ("Study " .. results.basename(study) .. ": ") or "luabench runs: ") .. labels[1]
+    else
+      title = "luabench " .. inputs[1].kind .. ": " .. what
+    end
+  end
   local out = {
     "<!DOCTYPE html>", '<html lang="en">', "<head>", '<meta charset="utf-8">',
     "<title>" .. esc(title) .. "</title>", "<style>" .. CSS .. "</style>", "</head>", "<body>",
     "<h1>" .. esc(title) .. "</h1>",
   }
-  local function add(s) out[#out + 1] = s end
-  add('<p class="note">Written by luabench report from ' .. #inputs .. " input(s). "
-    .. (#inputs > 1 and esc("Ratios are to " .. inputs[1].label .. "; " .. metrics.RULE .. ".") or "") .. "</p>")
+  local function add(x) out[#out + 1] = x end
+  add('<p class="note">Written by luabench report from ' .. (#inputs == 1 and "1 input" or (#inputs .. " inputs")) .. ". "
+    .. (compared and esc((#labels > 1 and ("Ratios are to " .. labels[1] .. "; ") or "") .. "verdicts " .. model.rule .. ".") or "") .. "</p>")
   if model.note then add('<p class="note"><b>Note:</b> ' .. esc(model.note) .. ".</p>") end
+  for _, n in ipairs(model.notes) do add('<p class="note"><b>Note:</b> ' .. esc(n) .. ".</p>") end
+  if compared then
+    add("<h2>Summary</h2>")
+    add(summary_table(model))
+    if model.multi then
+      add("<h2>Every run</h2>")
+      add(dots_html(model))
+    end
+    if #labels > 1 then
+      add("<h2>What differs</h2>")
+      add(differs_html(model))
+    end
+    if #model.breakdowns > 0 then
+      add("<h2>Where the event time went</h2>")
+      add(breakdown_html(model))
+    end
+  end
   add("<h2>What ran</h2>")
-  for _, input in ipairs(inputs) do add(input_section(input)) end
-  add("<h2>Summary</h2>")
-  add(#inputs > 1 and comparison_tables(model) or single_table(model, inputs[1]))
+  for _, l in ipairs(labels) do
+    local list = {}
+    for _, x in ipairs(inputs) do if x.label == l then list[#list + 1] = x end end
+    add(label_section(l, list))
+  end
+  if compared then
+    add("<h2>Every figure</h2>")
+    add(comparison_tables(model))
+  else
+    add("<h2>Summary</h2>")
+    add(single_table(model, inputs[1]))
+  end
   add("<h2>Charts</h2>")
-  local list = charts.build(inputs)
-  if #list == 0 then
+  local any = false
+  for _, g in ipairs(groups) do
+    local list = charts.build(g.inputs)
+    if #list > 0 and g.name then add("<h3>" .. esc(g.name) .. "</h3>") end
+    if #list > 0 and #g.inputs < #reps and #groups == 1 then
+      add('<p class="note">Each line is the run of median throughput of its label.</p>')
+    end
+    for _, c in ipairs(list) do add(c.svg); any = true end
+  end
+  if not any then
     add('<p class="note">No charts: the results have no time series (run with --report-interval=N).</p>')
   end
-  for _, c in ipairs(list) do add(c.svg) end
-  local types = details(inputs, "Per transaction type", types_table)
+  local types = details(reps, "Per transaction type", types_table)
   if types ~= "" then add("<h2>Per transaction type</h2>"); add(types) end
-  local ws = details(inputs, "Workload figures", function(d)
+  local ws = details(reps, "Workload figures", function(d)
     return d.workload_stats and kv_table(flatten(d.workload_stats, nil, {})) or nil
   end)
   if ws ~= "" then add("<h2>Workload figures</h2>"); add(ws) end
   add("<h2>System metrics</h2>")
-  add(details(inputs, "System", function(d) return system_html(d.system) end))
-  add(server_html(inputs, model))
+  add(details(reps, "System", function(d) return system_html(d.system) end))
+  add(server_html(reps, model))
   add("</body>")
   add("</html>")
   return table.concat(out, "\n") .. "\n"
@@ -414,8 +588,9 @@ function M.main(args)
   local inputs
   inputs, err = compare.load_inputs(a.inputs)
   if not inputs then return fail(err) end
-  local ok
-  ok, err = compare.write_output(a.output, M.render(inputs, a.title))
+  local ok, page = pcall(M.render, inputs, a.title)
+  if not ok then return fail(tostring(page)) end
+  ok, err = compare.write_output(a.output, page)
   if not ok then return fail(err) end
   io.stderr:write("report: wrote ", a.output, "\n")
   return 0

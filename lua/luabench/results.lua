@@ -183,6 +183,122 @@ local function is_dir(path)
   return ok == nil and code == 21
 end
 
+-- The names in a directory, sorted (dot files left out).
+function M.list_dir(dir)
+  local p = io.popen("ls -1 -- '" .. dir:gsub("'", "'\\''") .. "' 2>/dev/null")
+  local names = {}
+  if p then
+    for line in p:lines() do names[#names + 1] = line end
+    p:close()
+  end
+  table.sort(names)
+  return names
+end
+
+M.is_dir = is_dir
+
+local function exists(path)
+  local f = io.open(path, "r")
+  if f then f:close() end
+  return f ~= nil
+end
+
+-- A shell pattern's last component as a Lua pattern: * ? [...] as the shell reads them.
+local function glob_pattern(glob)
+  local out, i = { "^" }, 1
+  while i <= #glob do
+    local c = glob:sub(i, i)
+    if c == "*" then
+      out[#out + 1] = ".*"
+    elseif c == "?" then
+      out[#out + 1] = "."
+    elseif c == "[" and glob:find("]", i + 2, true) then
+      local j = glob:find("]", i + 2, true)
+      local class = glob:sub(i + 1, j - 1):gsub("^!", "^"):gsub("%%", "%%%%")
+      out[#out + 1] = "[" .. class .. "]"
+      i = j
+    else
+      out[#out + 1] = c:match("%w") and c or "%" .. c
+    end
+    i = i + 1
+  end
+  out[#out + 1] = "$"
+  return table.concat(out)
+end
+
+-- The files a path names: itself, or for a pattern the shell did not expand (quoted, or no
+-- shell at all) the files it matches in its directory, sorted. nil and a message when nothing
+-- matches.
+function M.expand(path)
+  if exists(path) or not path:find("[*?[]") then return { path } end
+  local dir, glob = path:match("^(.*)/([^/]*)$")
+  if not dir then dir, glob = ".", path end
+  if dir:find("[*?[]") then return nil, string.format("'%s': a pattern only in the file name is supported", path) end
+  local pat, out = glob_pattern(glob), {}
+  for _, name in ipairs(M.list_dir(dir == "" and "/" or dir)) do
+    if name:match(pat) then out[#out + 1] = (dir == "." and not path:find("^%./")) and name or dir .. "/" .. name end
+  end
+  if #out == 0 then return nil, string.format("no file matches '%s'", path) end
+  return out
+end
+
+function M.is_sweep(dir)
+  return exists(dir .. "/sweep.csv")
+end
+
+function M.is_study(dir)
+  return exists(dir .. "/manifest.json")
+end
+
+-- A study directory's manifest (luabench study), or nil and a message.
+function M.read_manifest(dir)
+  local path = dir .. "/manifest.json"
+  local text, err = read_file(path)
+  if not text then return nil, string.format("cannot read '%s': %s", path, err) end
+  local ok, doc = pcall(luabench.json.decode, text)
+  if not ok or type(doc) ~= "table" or not doc.luabench_study then
+    return nil, string.format("'%s' is not a luabench study manifest", path)
+  end
+  return strip_nulls(doc, luabench.json.null)
+end
+
+-- The measured runs of a study directory that ended well, as inputs: { label = configuration,
+-- configuration, workload (the plan's name), rep (its repeat), axis (the workload has a
+-- concurrency axis), bound = { key = "99", ms = 50 } or nil, study = dir, ... }. Warm-up runs
+-- and runs that failed or did not run are left out.
+function M.load_study(dir)
+  dir = dir:gsub("/+$", "")
+  local man, err = M.read_manifest(dir)
+  if not man then return nil, err end
+  local workloads = {}
+  for _, w in ipairs(man.workloads or {}) do workloads[w.name] = w end
+  local out = {}
+  for _, run in ipairs(man.runs or {}) do
+    if run.status == "ok" and not run.warmup then
+      local input, lerr = M.load(dir .. "/" .. run.file, run.configuration)
+      if not input then return nil, lerr end
+      local w = workloads[run.workload] or {}
+      input.configuration, input.workload, input.rep = run.configuration, run.workload, run["repeat"]
+      input.study, input.axis = dir, w.axis ~= nil
+      if w.bound_ms then
+        input.bound = { key = M.percentile_key(w.bound_percentile or 99), ms = w.bound_ms }
+      end
+      out[#out + 1] = input
+    end
+  end
+  if #out == 0 then
+    return nil, string.format("the study '%s' has no run that ended well yet (see its manifest.json)", dir)
+  end
+  return out
+end
+
+-- A percentile as the results' keys spell it: 99 -> "99", 99.9 -> "99.9".
+function M.percentile_key(p)
+  p = tonumber(p)
+  if p == math.floor(p) then return string.format("%d", p) end
+  return (string.format("%.6f", p):gsub("0+$", ""))
+end
+
 -- Loads one input. Returns the input, or nil and a message naming the file.
 function M.load(path, label)
   local input = { path = path, label = label }
@@ -253,9 +369,31 @@ function M.swept(input)
   return set
 end
 
+-- A workload's name as tables, charts and studies show it: a built-in workload's name, a
+-- script's base name without ".lua" ("orders" for scripts/orders.lua; the path as typed stays in
+-- the result's `workload`).
+function M.workload_name(doc)
+  local w = doc.workload or ""
+  if w == "" then return "script" end
+  return (basename(w):gsub("%.lua$", ""))
+end
+
+-- The database server product a result ran against ("PostgreSQL", "MariaDB", "MySQL", or the
+-- driver for embedded ones: "sqlite", "duckdb"); nil for runs without SQL.
+function M.product(doc)
+  local v = doc.server_version
+  if type(v) == "string" and v ~= "" then
+    for _, name in ipairs({ "PostgreSQL", "MariaDB", "MySQL", "SQLite", "DuckDB" }) do
+      if v:lower():find(name:lower(), 1, true) then return name end
+    end
+    return (v:match("^(%a+)")) or v
+  end
+  return M.driver(doc)
+end
+
 -- "oltp_read_write, pgsql, 10 tables x 1,000,000 rows" (swept: see data_size)
 function M.what(doc, swept)
-  local parts = { doc.workload ~= "" and doc.workload or "script" }
+  local parts = { M.workload_name(doc) }
   parts[#parts + 1] = M.driver(doc)
   parts[#parts + 1] = M.data_size(doc, swept)
   return table.concat(parts, ", ")

@@ -2,7 +2,7 @@
 -- x linear or log2 (thread counts that double), a title, a subtitle and a legend. The same
 -- spec gives the same bytes (numbers are printed with fixed formats, series in given order).
 --
---   svg.line_chart{ id, title, subtitle, xlabel, ylabel, xlog2 = bool, ylog = bool,
+--   svg.line_chart{ id, title, subtitle (both cut to fit the width), xlabel, ylabel, xlog2 = bool, ylog = bool,
 --                   xticks = { values } (optional: label exactly these x), xmin (x axis from here),
 --                   series = { { name, points = { {x, y}, ... }, dash = bool }, ... },
 --                   width = 760, height = 380 }
@@ -90,6 +90,108 @@ function M.wants_log(series, ratio)
   return lo ~= nil and zlo > 0 and hi / lo > (ratio or 20)
 end
 
+-- About how wide text is at `size` px in a sans-serif font (DejaVu/Liberation widths by kind of
+-- character; bold a little wider).
+local NARROW, WIDE = "[ilIjft.,;:'|!%(%)%[%] ]", "[mwMW@%%]"
+local function char_em(ch)
+  if #ch > 1 then return 0.6 end
+  if ch:match(NARROW) then return 0.3 end
+  if ch:match(WIDE) then return 0.85 end
+  if ch:match("%u") then return 0.68 end
+  return 0.56
+end
+
+function M.text_width(text, size, bold)
+  local w = 0
+  for ch in tostring(text):gmatch("[%z\1-\127\194-\244][\128-\191]*") do w = w + char_em(ch) end
+  return w * size * (bold and 1.08 or 1)
+end
+
+-- The room for a line chart's title (its width less the left margin).
+M.TITLE_PX = 760 - 72 - 10
+
+-- Text cut to fit `px` pixels at `size` px: a title never runs off its chart.
+function M.fit(text, px, size, bold)
+  text = tostring(text or "")
+  if M.text_width(text, size, bold) <= px then return text end
+  local out, w = {}, M.text_width("…", size, bold)
+  for ch in text:gmatch("[%z\1-\127\194-\244][\128-\191]*") do
+    local cw = char_em(ch) * size * (bold and 1.08 or 1)
+    if w + cw > px then break end
+    out[#out + 1] = ch
+    w = w + cw
+  end
+  return table.concat(out) .. "…"
+end
+
+-- Every run as a dot, one row per label: where each run fell, its label's median (a bar) and
+-- interval (a line), on one axis.
+--   svg.dot_plot{ id, title, subtitle, xlabel, rows = { { name, values = { ... }, median, lo, hi } },
+--                 width = 760 }
+function M.dot_plot(spec)
+  local W = spec.width or 760
+  local rows = spec.rows
+  local ml, mr, mt, rowh = 150, 30, spec.subtitle and 58 or 40, 28
+  local H = mt + #rows * rowh + 44
+  local pw = W - ml - mr
+  local out = {}
+  local function add(x) out[#out + 1] = x end
+  add(string.format('<svg xmlns="http://www.w3.org/2000/svg" class="dots" id="%s" width="%d" height="%d" viewBox="0 0 %d %d" font-family="sans-serif" font-size="12">',
+    esc(spec.id or "dots"), W, H, W, H))
+  add(string.format('<rect width="%d" height="%d" fill="#ffffff"/>', W, H))
+  add(string.format('<text class="title" x="10" y="20" font-size="15" font-weight="bold">%s</text>', esc(M.fit(spec.title, W - 20, 15, true))))
+  if spec.subtitle then
+    add(string.format('<text class="subtitle" x="10" y="38" fill="#555555">%s</text>', esc(M.fit(spec.subtitle, W - 20, 12))))
+  end
+  local lo, hi
+  for _, r in ipairs(rows) do
+    for _, v in ipairs(r.values) do
+      lo = lo and math.min(lo, v) or v
+      hi = hi and math.max(hi, v) or v
+    end
+  end
+  if not lo then
+    add('<text class="nodata" x="160" y="60" fill="#aa0000">no data</text></svg>')
+    return table.concat(out, "\n") .. "\n"
+  end
+  local pad = (hi - lo) * 0.08
+  if pad == 0 then pad = math.abs(hi) * 0.05 + (hi == 0 and 1 or 0) end
+  local ticks, tlo, thi = linear_ticks(lo - pad, hi + pad, 6)
+  local function xp(v) return ml + (v - tlo) / (thi - tlo) * pw end
+  local bottom = mt + #rows * rowh
+  add('<g class="grid" stroke="#e0e0e0" stroke-width="1">')
+  for _, t in ipairs(ticks) do add(string.format('<line x1="%s" y1="%d" x2="%s" y2="%d"/>', num(xp(t)), mt, num(xp(t)), bottom)) end
+  add("</g>")
+  add('<g class="ticks" fill="#333333">')
+  for _, t in ipairs(ticks) do
+    add(string.format('<text x="%s" y="%d" text-anchor="middle">%s</text>', num(xp(t)), bottom + 16, esc(M.tick_label(t))))
+  end
+  add("</g>")
+  add(string.format('<text class="xlabel" x="%s" y="%d" text-anchor="middle">%s</text>', num(ml + pw / 2), H - 8, esc(spec.xlabel or "")))
+  for i, r in ipairs(rows) do
+    local color = M.COLORS[(i - 1) % #M.COLORS + 1]
+    local y = mt + (i - 0.5) * rowh
+    add(string.format('<text class="label" x="%d" y="%s" text-anchor="end">%s</text>', ml - 8, num(y + 4), esc(M.fit(r.name, ml - 14, 12))))
+    if r.lo and r.hi then
+      add(string.format('<line class="interval" x1="%s" y1="%s" x2="%s" y2="%s" stroke="%s" stroke-width="2" opacity="0.5"/>',
+        num(xp(r.lo)), num(y), num(xp(r.hi)), num(y), color))
+    end
+    if r.median then
+      add(string.format('<line class="median" x1="%s" y1="%s" x2="%s" y2="%s" stroke="%s" stroke-width="3"/>',
+        num(xp(r.median)), num(y - 9), num(xp(r.median)), num(y + 9), color))
+    end
+    add(string.format('<g class="runs" data-series="%s" fill="%s" fill-opacity="0.75">', esc(r.name), color))
+    for k, v in ipairs(r.values) do
+      -- runs side by side when equal: a small fixed offset by order, no randomness
+      local dy = ((k - 1) % 3 - 1) * 4
+      add(string.format('<circle class="run" cx="%s" cy="%s" r="4"/>', num(xp(v)), num(y + dy)))
+    end
+    add("</g>")
+  end
+  add("</svg>")
+  return table.concat(out, "\n") .. "\n"
+end
+
 function M.line_chart(spec)
   local W, H = spec.width or 760, spec.height or 380
   local ml, mr, mt, mb = 72, 190, spec.subtitle and 58 or 40, 52
@@ -100,9 +202,10 @@ function M.line_chart(spec)
   add(string.format('<svg xmlns="http://www.w3.org/2000/svg" class="chart" id="%s" width="%d" height="%d" viewBox="0 0 %d %d" font-family="sans-serif" font-size="12">',
     esc(spec.id or "chart"), W, H, W, H))
   add(string.format('<rect width="%d" height="%d" fill="#ffffff"/>', W, H))
-  add(string.format('<text class="title" x="%d" y="20" font-size="15" font-weight="bold">%s</text>', ml, esc(spec.title or "")))
+  add(string.format('<text class="title" x="%d" y="20" font-size="15" font-weight="bold">%s</text>', ml,
+    esc(M.fit(spec.title, W - ml - 10, 15, true))))
   if spec.subtitle then
-    add(string.format('<text class="subtitle" x="%d" y="38" fill="#555555">%s</text>', ml, esc(spec.subtitle)))
+    add(string.format('<text class="subtitle" x="%d" y="38" fill="#555555">%s</text>', ml, esc(M.fit(spec.subtitle, W - ml - 10, 12))))
   end
 
   -- Axes' ranges.

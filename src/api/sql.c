@@ -130,18 +130,41 @@ LB_FFI struct lb_db_config *lb_sql_config(struct lb_worker *w, const char *name,
 	return cfg;
 }
 
+/* An embedded engine starts its threads in the thread that opens it, which they inherit the
+ * CPUs of: more threads than those CPUs share them (a worker pinned by --cpu-affinity, taskset).
+ * Checked at each connection (the engine may be opened again by another thread), said once. */
+static void check_engine_threads(struct lb_engine *e, struct lb_db_conn *c)
+{
+	if (__atomic_load_n(&e->engine_threads_warned, __ATOMIC_RELAXED))
+		return;
+	char settings[sizeof(e->driver_settings)];
+	lb_db_conn_settings(c, settings, sizeof(settings));
+	const char *t = strstr(settings, "threads=");
+	if (!t || (t != settings && t[-1] != '\n'))
+		return;
+	int threads = atoi(t + 8), cpus = lb_thread_cpus();
+	if (threads > cpus && !__atomic_exchange_n(&e->engine_threads_warned, 1, __ATOMIC_RELAXED))
+		lb_warn("the database engine runs %d threads on the %d CPU%s the thread that opened it may use "
+			"(its threads inherit them: --cpu-affinity pins each worker to one CPU, taskset limits the "
+			"process); give --cpu-affinity-mode=process or fewer threads (--duckdb-threads=%d)",
+			threads, cpus, cpus == 1 ? "" : "s", cpus);
+}
+
 LB_FFI void lb_sql_connected(struct lb_worker *w, struct lb_db_conn *c)
 {
 	struct lb_engine *e = w->eng;
 	int none = 0;
+	check_engine_threads(e, c);
 	if (__atomic_load_n(&e->server_set, __ATOMIC_ACQUIRE))
 		return;
-	char v[sizeof(e->server)];
+	char v[sizeof(e->server)], s[sizeof(e->driver_settings)];
 	lb_db_conn_server_version(c, v, sizeof(v));
+	lb_db_conn_settings(c, s, sizeof(s));
 	if (!v[0] || !__atomic_compare_exchange_n(&e->server_set, &none, 1, false, __ATOMIC_ACQ_REL,
 						  __ATOMIC_RELAXED))
 		return;
 	memcpy(e->server, v, sizeof(v));
+	memcpy(e->driver_settings, s, sizeof(s));
 	__atomic_store_n(&e->server_set, 2, __ATOMIC_RELEASE);
 }
 
@@ -171,14 +194,27 @@ static int64_t hard_stop_ns(const struct lb_engine *e)
 	return e->epoch_ns + e->deadline_ns + e->session.cfg.end_grace_ns;
 }
 
+/* When a wait must end: the run's hard stop. The control state's statements after the run
+ * (done(), the final report's hooks) get --end-grace from the wait's start when that is later:
+ * a run whose end cut statements off can still record its results, and a stalled server
+ * still cannot hold the process. An interruption stops them all at once. */
+static int64_t wait_stop_ns(const struct lb_worker *w, int64_t own_ns)
+{
+	int64_t stop = hard_stop_ns(w->eng);
+	if (w->role != LB_ROLE_CONTROL || stop == 0 || stop == INT64_MAX)
+		return stop;
+	return own_ns > stop ? own_ns : stop;
+}
+
 static int32_t wait_done(struct lb_worker *w, struct lb_db_conn *c, struct lb_db_result *out)
 {
+	int64_t own = lb_now_ns() + w->eng->session.cfg.end_grace_ns;
 	for (;;) {
 		struct lb_db_wait wi;
 		lb_db_conn_wait_info(c, &wi);
 		if (wi.fd < 0)
 			return lb_db_wait(c, out);
-		int64_t now = lb_now_ns(), stop = hard_stop_ns(w->eng);
+		int64_t now = lb_now_ns(), stop = wait_stop_ns(w, own);
 		int64_t until = wi.deadline_ns && wi.deadline_ns < stop ? wi.deadline_ns : stop;
 		uint32_t ready = 0;
 		if (now >= until) {
@@ -422,6 +458,14 @@ LB_FFI int32_t lb_sql_pipeline_step(struct lb_worker *w, struct lb_sql_result *r
 }
 
 /* asked: the script called con:reconnect(); otherwise the connection was lost under a statement. */
+LB_FFI int32_t lb_sql_publish_stats(struct lb_worker *w, struct lb_db_conn *c)
+{
+	int done = lb_db_conn_publish_stats(c);
+	if (done)
+		__atomic_add_fetch(&w->eng->publish_statements, 1, __ATOMIC_RELAXED);
+	return done;
+}
+
 LB_FFI int32_t lb_sql_reconnect(struct lb_worker *w, struct lb_db_conn *c, int asked)
 {
 	if (!c)
@@ -433,7 +477,7 @@ LB_FFI int32_t lb_sql_reconnect(struct lb_worker *w, struct lb_db_conn *c, int a
 		return LB_DB_ECONNECT;
 	}
 	int64_t deadline = lb_now_ns() + w->eng->session.cfg.db_reconnect_ns;
-	int64_t stop = hard_stop_ns(w->eng);
+	int64_t stop = wait_stop_ns(w, lb_now_ns() + w->eng->session.cfg.end_grace_ns);
 	if (stop < deadline)
 		deadline = stop;
 	int32_t rc = lb_db_reconnect(c, deadline);

@@ -40,8 +40,9 @@ static int c_log(lua_State *L)
 	return 0;
 }
 
-/* option_text(name): the value as given (nil when empty or unset, as sysbench's NULL) and
- * whether it was coerced (not one of the option's type: it reads as sysbench reads it). */
+/* option_text(name): the value as given (nil when empty or unset, as sysbench's NULL),
+ * whether it was coerced (not one of the option's type: it reads as sysbench reads it), and
+ * whether it was given at all (command line or config file) rather than left at its default. */
 static int c_option_text(lua_State *L)
 {
 	const char *name = luaL_checkstring(L, 1);
@@ -52,7 +53,8 @@ static int c_option_text(lua_State *L)
 	else
 		lua_pushnil(L);
 	lua_pushboolean(L, o && o->coerced);
-	return 2;
+	lua_pushboolean(L, o && o->given);
+	return 3;
 }
 
 /* ---- JSON ---------------------------------------------------------------------------------- */

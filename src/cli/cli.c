@@ -19,6 +19,7 @@
 #include "output/result_json.h"
 #include "output/run_output.h"
 #include "output/thresholds.h"
+#include "sys/placement.h"
 #include "sys/sysmetrics.h"
 #include "util/clock.h"
 #include "util/log.h"
@@ -225,8 +226,9 @@ static void print_usage(struct cli *c)
 	printf("Other commands:\n"
 	       "  luabench merge a.json b.json ...   combine results of processes that ran together (luabench merge --help)\n"
 	       "  luabench plot sweep.csv|run.json   charts of a sweep (tools/sweep) or of one run's time series (SVG, PNG)\n"
-	       "  luabench compare A B ...           results, merged results or sweeps side by side, with ratios (luabench compare --help)\n"
-	       "  luabench report INPUT... -o F.html one self-contained HTML report of runs, sweeps or a comparison\n"
+	       "  luabench study PLAN                run a plan's configurations x workloads x repeats, interleaved (luabench study --help)\n"
+	       "  luabench compare A B ...           results, sweeps or studies side by side: medians, ratios, verdicts (luabench compare --help)\n"
+	       "  luabench report INPUT... -o F.html one self-contained HTML report of runs, sweeps, studies or a comparison\n"
 	       "  luabench net-server [--port=N]     the peer of the net workload (doc/workloads/net.md)\n\n");
 	const char *groups[64];
 	int ng = 0;
@@ -464,6 +466,9 @@ static int setup(struct cli *c, int argc, char **argv)
 		return -1;
 	if (cfg.output_path && lb_result_json_check_path(cfg.output_path, c->err, ERRLEN) < 0)
 		return -1;
+	/* Before any command runs, so that every thread made later (an embedded engine's) inherits it. */
+	if (lb_place_apply_process(&cfg.place, c->err, ERRLEN) < 0)
+		return -1;
 	if (lb_thresholds_read(&c->thresholds, &c->opts, c->err, ERRLEN) < 0)
 		return -1;
 	if (c->p->additions && lb_dbopts_check_driver(&c->opts, c->err, ERRLEN) < 0)
@@ -534,10 +539,18 @@ static bool other_command(int argc, char **argv, int *rc)
 		*rc = lb_merge_main(argc - 1, argv + 1);
 		return true;
 	}
-	if (!strcmp(argv[1], "compare") || !strcmp(argv[1], "report")) {
-		*rc = lb_tool_main(!strcmp(argv[1], "compare") ? "luabench.compare" : "luabench.report_html",
-				       argc - 1, argv + 1);
-		return true;
+	static const struct {
+		const char *command, *module;
+	} tools[] = {
+		{ "compare", "luabench.compare" },
+		{ "report", "luabench.report_html" },
+		{ "study", "luabench.study" },
+	};
+	for (size_t i = 0; i < sizeof(tools) / sizeof(tools[0]); i++) {
+		if (!strcmp(argv[1], tools[i].command)) {
+			*rc = lb_tool_main(tools[i].module, argc - 1, argv + 1);
+			return true;
+		}
 	}
 	if (!strcmp(argv[1], "plot")) {
 		*rc = run_plot(argc - 1, argv + 1);

@@ -110,6 +110,7 @@ struct lb_db_conn {
 	uint32_t next_stmt_id;
 	struct lb_db_pipe pipe;
 	bool offload;                        /* lb_db_conn_set_offload() */
+	bool publish_off;                    /* lb_db_conn_publish_stats(): nothing to run here */
 	/* Why the last connect failed, as sysbench 1.0.20's driver logs it (lines without the
 	 * FATAL prefix); "" when it did not fail or the failure is not the client's */
 	char connect_report[2 * LB_DB_ERRMSG_BYTES];
@@ -172,6 +173,14 @@ uint32_t lb_db_sql_placeholders(const char *sql, size_t len, uint32_t dialect,
 
 /* Applies an API misuse error to the descriptor and returns LB_DB_EINVAL (config.c). */
 int lb_db_misuse(struct lb_db_conn *c, const char *what);
+
+/* "SQLite" or "DuckDB" when path is a database file of that engine (dbfile.c), else NULL (no
+ * such file, another kind, :memory: or a file: URI). */
+const char *lb_db_file_kind(const char *path);
+/* 0, or LB_DB_EINVAL with one line in err when path (the value of --option) is a database file
+ * of another engine than `want` ("SQLite", "DuckDB"), naming the driver that opens it. */
+int lb_db_check_file_kind(const char *path, const char *want, const char *option, char *err,
+			  size_t errlen);
 
 /* ---- statement text (stmt_text.c) ---- */
 /* Builds the text of an emulated execution into c->text (NUL-terminated). */

@@ -254,6 +254,14 @@ void lb_db_conn_server_version(const struct lb_db_conn *c, char *buf, size_t len
 		c->ops->server_version((struct lb_db_conn *)c, buf, len);
 }
 
+void lb_db_conn_settings(const struct lb_db_conn *c, char *buf, size_t len)
+{
+	if (len)
+		buf[0] = '\0';
+	if (c && c->state == LB_DB_STATE_IDLE && c->ops->settings && len)
+		c->ops->settings((struct lb_db_conn *)c, buf, len);
+}
+
 const char *lb_db_conn_endpoint(const struct lb_db_conn *c)
 {
 	return c && c->ep ? c->ep->label : "";

@@ -35,6 +35,7 @@
 #define LB_DB_DRIVER_H
 
 #include <stddef.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 struct lb_opts;
@@ -314,6 +315,9 @@ const char *lb_db_conn_endpoint(const struct lb_db_conn *c);
 int32_t lb_db_conn_in_transaction(const struct lb_db_conn *c);
 /* The server's product and version ("" when not connected or the driver cannot tell). */
 void lb_db_conn_server_version(const struct lb_db_conn *c, char *buf, size_t len);
+/* An embedded engine's settings in force, one "name=value" per line ("" when the driver has
+ * none to tell: a server's are read by the server monitor). */
+void lb_db_conn_settings(const struct lb_db_conn *c, char *buf, size_t len);
 
 /* ---- statements (blocking) ------------------------------------------------------------------ */
 
@@ -461,8 +465,9 @@ void lb_db_pipeline_abort(struct lb_db_conn *c);
  * LB_DB_PENDING (after setting the wait descriptor) or a negative code (after setting the
  * error descriptor). */
 
-#define LB_DB_OPS_VERSION 8 /* 2: options, read_options; 3: in_transaction; 4: server_version;
-			     * 5: pipeline_*; 6: thread_stack_bytes; 7: copy_put, copy_end; 8: monitor */
+#define LB_DB_OPS_VERSION 10 /* 2: options, read_options; 3: in_transaction; 4: server_version;
+			     * 5: pipeline_*; 6: thread_stack_bytes; 7: copy_put, copy_end; 8: monitor;
+			     * 9: settings; 10: check_options_at_start */
 
 enum lb_db_quoting {
 	LB_DB_QUOTING_PGSQL = 1,  /* '' strings, E'' escapes, "ids", $tag$ quotes, nested comments */
@@ -483,6 +488,11 @@ struct lb_db_ops {
 	/* optional: validate driver-specific options (e.g. ssl_mode) when a config is made;
 	 * 0 or a negative code with one line in err */
 	int (*check_options)(const struct lb_db_options *o, char *err, size_t errlen);
+	/* check_options runs on the command line's values too, before anything runs, when this is
+	 * the --db-driver (an embedded engine, whose options are luabench's own): a bad value is
+	 * one line and exit 1, not a failure in a script's thread_init. The server drivers keep
+	 * sysbench's order of messages (checked when a script makes the driver). */
+	bool check_options_at_start;
 	void (*conn_fini)(struct lb_db_conn *c);        /* optional; before the private state goes */
 	int (*connect_start)(struct lb_db_conn *c, int64_t deadline_ns);
 	void (*close)(struct lb_db_conn *c);            /* drop the session, never blocks long */
@@ -542,6 +552,9 @@ struct lb_db_ops {
 	uint64_t thread_stack_bytes;
 	/* optional: how the server monitor reads this server's settings and counters (monitor.h) */
 	const struct lb_db_monitor *monitor;
+	/* optional: an embedded engine's settings in force that decide how fast it runs (no server
+	 * monitor reads them), as read when connecting (no I/O): one "name=value" per line */
+	void (*settings)(struct lb_db_conn *c, char *buf, size_t len);
 };
 
 #endif

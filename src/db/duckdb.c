@@ -23,32 +23,11 @@ static int duckdb_library_init(void)
 
 /* ---- errors -------------------------------------------------------------------------------- */
 
-/* DuckDB's error types as SQLSTATEs where one means the same, so that ignore lists and the
- * dialect read them as on the servers: a write-write conflict is a serialization failure
- * (40001, retried by default), a constraint violation 23505/23000. */
-static const char *sqlstate_of(duckdb_error_type t, const char *msg)
-{
-	switch (t) {
-	case DUCKDB_ERROR_TRANSACTION:
-		return "40001";
-	case DUCKDB_ERROR_CONSTRAINT:
-		return msg && (strstr(msg, "Duplicate key") || strstr(msg, "unique")) ? "23505" : "23000";
-	case DUCKDB_ERROR_INTERRUPT:
-		return "57014";
-	case DUCKDB_ERROR_CATALOG:
-		return "42P01";
-	case DUCKDB_ERROR_PARSER:
-		return "42601";
-	default:
-		return "HY000";
-	}
-}
-
 int lb_duckdb_error(struct lb_db_conn *c, duckdb_error_type type, const char *msg)
 {
 	/* "Constraint Error: Duplicate key ..." and "TransactionContext Error: Conflict on ...":
 	 * DuckDB's messages can run over several lines; the first says what happened. */
-	lb_db_set_error(c, (int32_t)type, sqlstate_of(type, msg), false, "%s",
+	lb_db_set_error(c, (int32_t)type, lb_duckdb_sqlstate(type, msg), false, "%s",
 			msg && *msg ? msg : "DuckDB call failed");
 	return LB_DB_ESQL;
 }
@@ -245,14 +224,18 @@ static void describe(struct lb_db_conn *c)
 	size_t n;
 
 	n = (size_t)snprintf(p->version, sizeof(p->version), "DuckDB %s", v + (v[0] == 'v'));
+	p->settings[0] = '\0';
 	if (duckdb_query(p->con, SETTINGS_SQL, &r) == DuckDBError) {
 		duckdb_destroy_result(&r);
 		return;
 	}
+	size_t s = 0;
 	for (idx_t i = 0; i < sizeof(SETTINGS) / sizeof(SETTINGS[0]) && n < sizeof(p->version); i++) {
 		char *val = duckdb_value_varchar(&r, i, 0);
 		n += (size_t)snprintf(p->version + n, sizeof(p->version) - n, "%s%s=%s", i ? ", " : " (",
 				      SETTINGS[i], val ? val : "");
+		if (s < sizeof(p->settings))
+			s += (size_t)snprintf(p->settings + s, sizeof(p->settings) - s, "%s=%s\n", SETTINGS[i], val ? val : "");
 		duckdb_free(val);
 	}
 	if (n < sizeof(p->version))
@@ -274,10 +257,12 @@ static int duckdb_connect_start(struct lb_db_conn *c, int64_t deadline_ns)
 		return connect_error(c, path, "cannot create a configuration");
 	/* The extensions DuckDB needs are linked in: never reach for the network to fetch one. */
 	rc = set_config(c, cfg, "autoinstall_known_extensions", "false");
-	if (rc == LB_DB_OK && o->duckdb_threads > 0) {
-		snprintf(threads, sizeof(threads), "%d", (int)o->duckdb_threads);
+	/* DuckDB's own default is every online CPU; under taskset or a container's cpuset that is
+	 * more threads than CPUs: the default follows the CPUs the process may use. (The process's
+	 * set, not this thread's: every connection to the instance must ask for the same.) */
+	snprintf(threads, sizeof(threads), "%d", o->duckdb_threads > 0 ? (int)o->duckdb_threads : lb_process_cpus());
+	if (rc == LB_DB_OK)
 		rc = set_config(c, cfg, "threads", threads);
-	}
 	if (rc == LB_DB_OK && o->duckdb_memory_limit && *o->duckdb_memory_limit)
 		rc = set_config(c, cfg, "memory_limit", o->duckdb_memory_limit);
 	if (rc == LB_DB_OK &&
@@ -329,14 +314,35 @@ static void duckdb_server_version(struct lb_db_conn *c, char *buf, size_t len)
 	snprintf(buf, len, "%s", D(c)->version);
 }
 
+static void duckdb_settings(struct lb_db_conn *c, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s", D(c)->settings);
+}
+
+/* The values DuckDB would refuse when the first connection opens, refused before the run: a
+ * memory_limit DuckDB cannot read is tried on a configuration of its own (DuckDB parses a
+ * setting when it is set). */
 static int duckdb_check_options(const struct lb_db_options *o, char *err, size_t errlen)
 {
+	duckdb_config cfg = NULL;
+
 	if (o->duckdb_threads < 0) {
-		snprintf(err, errlen, "invalid --duckdb-threads value %d (expected 0 for DuckDB's default, or more)",
+		snprintf(err, errlen, "invalid --duckdb-threads value %d (expected 0 for one per CPU luabench may use, or more)",
 			 (int)o->duckdb_threads);
 		return LB_DB_EINVAL;
 	}
-	return 0;
+	if (o->duckdb_memory_limit && *o->duckdb_memory_limit) {
+		bool ok = duckdb_create_config(&cfg) == DuckDBSuccess &&
+			  duckdb_set_config(cfg, "memory_limit", o->duckdb_memory_limit) == DuckDBSuccess;
+		duckdb_destroy_config(&cfg);
+		if (!ok) {
+			snprintf(err, errlen, "invalid --duckdb-memory-limit value '%.40s' (expected a size "
+				 "DuckDB reads, e.g. 4GB or 512MiB)", o->duckdb_memory_limit);
+			return LB_DB_EINVAL;
+		}
+	}
+	return lb_db_check_file_kind(o->db && *o->db ? o->db : LB_DUCKDB_DEFAULT_PATH, "DuckDB",
+				     "duckdb-db", err, errlen);
 }
 
 const struct lb_db_ops lb_db_duckdb_ops = {
@@ -350,6 +356,7 @@ const struct lb_db_ops lb_db_duckdb_ops = {
 	.default_ignore_errors = "40001,23505",
 	.library_init = duckdb_library_init,
 	.check_options = duckdb_check_options,
+	.check_options_at_start = true,
 	.conn_fini = duckdb_conn_fini,
 	.connect_start = duckdb_connect_start,
 	.close = duckdb_close_session,
@@ -365,6 +372,7 @@ const struct lb_db_ops lb_db_duckdb_ops = {
 	.read_options = lb_duckdb_read_options,
 	.in_transaction = duckdb_in_transaction,
 	.server_version = duckdb_server_version,
+	.settings = duckdb_settings,
 	/* queries run on the calling thread too, deep in DuckDB's C++ (sysbench's 64K is far too
 	 * little: a sort overflows it) */
 	.thread_stack_bytes = 8 * 1024 * 1024,

@@ -1,5 +1,5 @@
 /* Internals of the duckdb driver (duckdb.c, duckdb_stmt.c, duckdb_copy.c, duckdb_options.c,
- * duckdb_timeout.c). */
+ * duckdb_timeout.c, duckdb_errors.c). */
 #ifndef LB_DB_DUCKDB_INT_H
 #define LB_DB_DUCKDB_INT_H
 
@@ -24,6 +24,7 @@ struct duckdb_conn {
 	int32_t timeout_ms;          /* the session's statement timeout; 0 = none */
 	bool timed_out;              /* the last statement was interrupted at its timeout */
 	char version[256];           /* "DuckDB 1.5.6 (threads=2, memory_limit=...)": describe() */
+	char settings[512];          /* the same settings, "name=value" lines: describe() */
 };
 
 struct duckdb_stmt {
@@ -36,6 +37,9 @@ static inline struct duckdb_conn *D(struct lb_db_conn *c)
 }
 
 int lb_duckdb_error(struct lb_db_conn *c, duckdb_error_type type, const char *msg);
+/* The SQLSTATE of a DuckDB error (duckdb_errors.c): PostgreSQL's code of the same meaning, or
+ * HY000. */
+const char *lb_duckdb_sqlstate(duckdb_error_type type, const char *msg);
 int lb_duckdb_finish(struct lb_db_conn *c, duckdb_state st, const char *sql, size_t len);
 
 int lb_duckdb_prepare_start(struct lb_db_conn *c, struct lb_db_stmt *s);

@@ -5,7 +5,7 @@ const struct lb_opt_def lb_duckdb_options[] = {
 	{ "duckdb-db", LB_OPT_STRING, LB_DUCKDB_DEFAULT_PATH,
 	  "DuckDB database file, created if missing, or :memory: (one in-memory database shared by the process's connections)" },
 	{ "duckdb-threads", LB_OPT_INT, "0",
-	  "threads DuckDB may use for one query (its 'threads' setting; 0 = DuckDB's default, every CPU)" },
+	  "threads DuckDB may use for one query (its 'threads' setting; 0 = one per CPU the process may use: taskset, a cpuset, --cpu-affinity-mode=process)" },
 	{ "duckdb-memory-limit", LB_OPT_STRING, "",
 	  "DuckDB's memory_limit setting, e.g. 4GB (default: DuckDB's, 80% of the RAM)" },
 	{ NULL, 0, NULL, NULL },

@@ -199,20 +199,35 @@ void lb_db_monitor_plan_free(struct lb_db_monitor_plan *p)
 	memset(p, 0, sizeof(*p));
 }
 
-int lb_db_monitor_settings(const struct lb_db_monitor *desc, struct lb_db_conn *c, int32_t timeout_ms,
-			   struct lb_db_kv_list *out, char *err, size_t errlen)
+/* Rows of sql into out (cleared first), or of fallback when sql fails on a live connection. */
+static int rows_or_fallback(struct lb_db_conn *c, const char *sql, const char *fallback, int32_t timeout_ms,
+			    struct lb_db_kv_list *out, char *err, size_t errlen)
 {
 	lb_db_kv_list_clear(out);
-	int rc = query_rows(c, desc->settings_sql, out, timeout_ms);
-	if (rc != LB_DB_OK && desc->settings_fallback_sql && lb_db_conn_state(c) == LB_DB_STATE_IDLE) {
+	if (!sql)
+		return 0;
+	int rc = query_rows(c, sql, out, timeout_ms);
+	if (rc != LB_DB_OK && fallback && lb_db_conn_state(c) == LB_DB_STATE_IDLE) {
 		lb_db_kv_list_clear(out);
-		rc = query_rows(c, desc->settings_fallback_sql, out, timeout_ms);
+		rc = query_rows(c, fallback, out, timeout_ms);
 	}
 	if (rc != LB_DB_OK) {
 		say_error(c, rc, err, errlen);
 		return -1;
 	}
 	return 0;
+}
+
+int lb_db_monitor_settings(const struct lb_db_monitor *desc, struct lb_db_conn *c, int32_t timeout_ms,
+			   struct lb_db_kv_list *out, char *err, size_t errlen)
+{
+	return rows_or_fallback(c, desc->settings_sql, desc->settings_fallback_sql, timeout_ms, out, err, errlen);
+}
+
+int lb_db_monitor_pending(const struct lb_db_monitor *desc, struct lb_db_conn *c, int32_t timeout_ms,
+			  struct lb_db_kv_list *out, char *err, size_t errlen)
+{
+	return rows_or_fallback(c, desc->pending_sql, desc->pending_fallback_sql, timeout_ms, out, err, errlen);
 }
 
 int lb_db_monitor_read(const struct lb_db_monitor_plan *p, struct lb_db_conn *c,
@@ -271,4 +286,28 @@ bool lb_db_monitor_is_gauge(const struct lb_db_monitor *desc, const char *name)
 bool lb_db_monitor_is_own(const struct lb_db_monitor *desc, const char *name)
 {
 	return listed(desc->own, name, false);
+}
+
+#define LB_DB_PUBLISH_TIMEOUT_MS 1000
+
+int lb_db_conn_publish_stats(struct lb_db_conn *c)
+{
+	/* A result set left from the last event goes (as with the next statement): a script reads
+	 * its results within the event that ran the query. */
+	if (!c || c->publish_off || c->state != LB_DB_STATE_IDLE || c->op != LB_DB_OP_NONE ||
+	    c->bulk_active || c->copy_open || c->pipe.open || lb_db_conn_in_transaction(c))
+		return 0;
+	const struct lb_db_monitor *d = lb_db_monitor_for(c);
+	if (!d || !d->publish_sql) {
+		c->publish_off = true;
+		return 0;
+	}
+	/* Bounded: a stalled server must not hold a worker (at the end of the run, the run's end);
+	 * giving up loses the session, which the worker then reconnects as after any loss. */
+	if (bounded_query(c, d->publish_sql, LB_DB_PUBLISH_TIMEOUT_MS) != LB_DB_OK) {
+		c->publish_off = true;
+		return 0;
+	}
+	lb_db_free_result(c);
+	return 1;
 }

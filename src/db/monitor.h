@@ -31,6 +31,11 @@ struct lb_db_monitor {
 	 * the family that lacks what it reads). */
 	const char *settings_sql;
 	const char *settings_fallback_sql;
+	/* optional: rows of (name, value) of settings changed but not in force (a configuration
+	 * file or ALTER SYSTEM not yet reloaded, a change that waits for a restart), the value
+	 * saying what it waits for; the fallback when that is refused (privileges). */
+	const char *pending_sql;
+	const char *pending_fallback_sql;
 	const struct lb_db_monitor_source *sources; /* ends with a NULL name */
 	/* Sources that may run as one statement (their texts joined with UNION ALL), so that each
 	 * sample costs the server one statement. */
@@ -44,6 +49,11 @@ struct lb_db_monitor {
 	 * session's work only when it ends. NULL = no need. */
 	const char *sessions_sql;
 	const char *sessions_fallback_sql; /* when sessions_sql fails (an older server) */
+	/* A statement that has the session running it publish its counters at once, for a server
+	 * that publishes a session's counts late (PostgreSQL 15 on: at most once a second); the
+	 * workers run it on their sessions before each of the monitor's readings. NULL = the
+	 * server's counters are current (MariaDB/MySQL). */
+	const char *publish_sql;
 };
 
 /* A growing list of name/value pairs; values are text (settings) or numbers (counters). */
@@ -90,11 +100,19 @@ void lb_db_monitor_plan_free(struct lb_db_monitor_plan *p);
 /* Reads the settings into out (cleared first). 0, or -1 with the reason in err. */
 int lb_db_monitor_settings(const struct lb_db_monitor *desc, struct lb_db_conn *c, int32_t timeout_ms,
 			   struct lb_db_kv_list *out, char *err, size_t errlen);
+/* Reads the settings changed but not in force into out (cleared first; nothing when the
+ * description has no query for them). 0, or -1 with the reason in err. */
+int lb_db_monitor_pending(const struct lb_db_monitor *desc, struct lb_db_conn *c, int32_t timeout_ms,
+			  struct lb_db_kv_list *out, char *err, size_t errlen);
 /* Reads every usable source into out (cleared first). 0, or -1 with the reason in err. */
 int lb_db_monitor_read(const struct lb_db_monitor_plan *p, struct lb_db_conn *c,
 		       struct lb_db_kv_list *out, char *err, size_t errlen);
 /* The sessions query of the plan's monitor: the count, or -1. */
 int lb_db_monitor_sessions(const struct lb_db_monitor_plan *p, struct lb_db_conn *c);
+/* Has idle session c publish its counters now (desc->publish_sql): 1 when it did, 0 when there
+ * is nothing to do (no such statement for its server, a statement or transaction in progress,
+ * or the server refused it once: an older version). Nothing is counted, errors are not kept. */
+int lb_db_conn_publish_stats(struct lb_db_conn *c);
 /* Whether counter `name` is a level (desc->gauges), not a cumulative count. */
 bool lb_db_monitor_is_gauge(const struct lb_db_monitor *desc, const char *name);
 /* Whether each monitor statement adds one to counter `name` (desc->own). */

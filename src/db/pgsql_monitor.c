@@ -22,6 +22,40 @@ static const char settings_sql[] =
 	" WHERE (source NOT IN ('default', 'client', 'session') AND name NOT LIKE 'transaction\\_%')"
 	" OR name IN (" PERF_SETTINGS ") ORDER BY name";
 
+/* Settings changed but not in force: for each name, the last entry of the configuration files
+ * (ALTER SYSTEM's postgresql.auto.conf included) whose value differs from the one in force
+ * (numbers compared in their base unit, "80000kB" = "78125kB" ... within the unit, booleans by
+ * meaning): it waits for a reload, or for a restart when the server could not apply it or says
+ * so (pending_restart). pg_file_settings reads the files now, so its "applied" says whether the
+ * entry could be applied, not whether it was. It is for superusers (or a grant of SELECT on it
+ * and EXECUTE on pg_show_all_file_settings()): without it, only pending_restart. */
+#define PG_UNIT_FACTOR(u)                                                                          \
+	"coalesce(nullif(substring(" u " FROM '^[0-9]+'), '')::float8, 1) * CASE regexp_replace(" u \
+	", '^[0-9]+', '') WHEN 'b' THEN 1 WHEN 'kb' THEN 1024 WHEN 'mb' THEN 1048576"               \
+	" WHEN 'gb' THEN 1073741824 WHEN 'tb' THEN 1099511627776 WHEN 'us' THEN 0.001 WHEN 'ms' THEN 1" \
+	" WHEN 's' THEN 1000 WHEN 'min' THEN 60000 WHEN 'h' THEN 3600000 WHEN 'd' THEN 86400000 END"
+static const char pending_sql[] =
+	"WITH f AS (SELECT DISTINCT ON (lower(name)) lower(name) AS name, setting, error"
+	" FROM pg_file_settings ORDER BY lower(name), seqno DESC),"
+	" c AS (SELECT s.name, f.setting AS fv, f.error, s.setting AS sv, s.vartype, s.pending_restart,"
+	" current_setting(s.name) AS cur, substring(f.setting FROM '^\\s*(-?[0-9.]+)') AS num,"
+	" (SELECT " PG_UNIT_FACTOR("u") " FROM (SELECT lower(coalesce(nullif(btrim(substring(f.setting"
+	" FROM '^\\s*-?[0-9.]+(.*)$')), ''), s.unit, '')) AS u) x) AS ffac,"
+	" (SELECT " PG_UNIT_FACTOR("u") " FROM (SELECT lower(coalesce(s.unit, '')) AS u) y) AS sfac"
+	" FROM f JOIN pg_settings s ON lower(s.name) = f.name)"
+	" SELECT name, fv || CASE WHEN error IS NOT NULL OR pending_restart THEN ' (not in force: needs a restart)'"
+	" ELSE ' (not in force: needs a reload)' END FROM c WHERE error IS NOT NULL OR pending_restart OR NOT coalesce("
+	" CASE WHEN vartype = 'bool' THEN (lower(btrim(fv)) IN ('on', 'true', 'yes', '1', 't', 'y')) = (sv = 'on')"
+	" WHEN vartype IN ('integer', 'real') AND num IS NOT NULL AND ffac IS NOT NULL AND sfac IS NOT NULL"
+	" THEN abs(num::float8 * ffac - sv::float8 * sfac) <= sfac"
+	" WHEN vartype IN ('integer', 'real') AND btrim(fv) ~ '^-?[0-9.]+$'"
+	" THEN abs(num::float8 - sv::float8) <= 1e-9 * greatest(1, abs(sv::float8))"
+	" ELSE lower(btrim(fv)) = lower(btrim(cur)) END, false)"
+	" UNION ALL SELECT name, '(not in force: needs a restart)' FROM pg_settings WHERE pending_restart"
+	" AND lower(name) NOT IN (SELECT lower(name) FROM pg_file_settings) ORDER BY 1";
+static const char pending_fallback_sql[] =
+	"SELECT name, '(not in force: needs a restart)' FROM pg_settings WHERE pending_restart ORDER BY 1";
+
 static const struct lb_db_monitor_source sources[] = {
 	{ "pg_stat_database",
 	  "SELECT unnest(ARRAY['xact_commit','xact_rollback','blks_read','blks_hit','tup_returned',"
@@ -83,6 +117,8 @@ static const char *const own[] = { "xact_commit", NULL };
 
 const struct lb_db_monitor lb_pgsql_monitor = {
 	.settings_sql = settings_sql,
+	.pending_sql = pending_sql,
+	.pending_fallback_sql = pending_fallback_sql,
 	.sources = sources,
 	.union_sources = true,
 	.gauges = gauges,
@@ -94,4 +130,7 @@ const struct lb_db_monitor lb_pgsql_monitor = {
 			" FROM pg_stat_force_next_flush(), pg_database WHERE datname = current_database()",
 	.sessions_fallback_sql = "SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'client backend'"
 				 " AND pid <> pg_backend_pid() AND datname = current_database()",
+	/* PostgreSQL 15 on (older servers refuse it: then the sessions publish as they always did).
+	 * Reads pg_database: a statement that reads no table may leave its counts for later. */
+	.publish_sql = "SELECT count(*) FROM pg_stat_force_next_flush(), pg_database WHERE datname = current_database()",
 };

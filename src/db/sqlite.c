@@ -96,6 +96,28 @@ static int exec_one(struct lb_db_conn *c, const char *sql, char *value, size_t l
 
 static const char *const SYNCHRONOUS[] = { "off", "normal", "full", "extra" };
 
+/* The pragmas in force that decide how fast SQLite runs, for the results: the journal and its
+ * durability, the page cache, the page size, memory-mapped I/O, where temporary tables go, the
+ * locking mode, how often the WAL is checkpointed, and the client-side settings. */
+static void note_settings(struct lb_db_conn *c, const char *journal, const char *sync, const char *cache)
+{
+	struct sqlite_conn *p = SQ(c);
+	const struct lb_db_options *o = &c->cfg->opts;
+	static const char *const more[] = { "page_size", "mmap_size", "temp_store", "locking_mode",
+					    "wal_autocheckpoint" };
+	int n = snprintf(p->settings, sizeof(p->settings), "journal_mode=%s\nsynchronous=%s\ncache_size=%s\n",
+			 journal, sync, cache);
+	for (size_t i = 0; i < sizeof(more) / sizeof(more[0]) && n > 0 && (size_t)n < sizeof(p->settings); i++) {
+		char sql[64], v[32] = "";
+		snprintf(sql, sizeof(sql), "PRAGMA %s", more[i]);
+		if (exec_one(c, sql, v, sizeof(v)) == SQLITE_OK)
+			n += snprintf(p->settings + n, sizeof(p->settings) - (size_t)n, "%s=%s\n", more[i], v);
+	}
+	if (n > 0 && (size_t)n < sizeof(p->settings))
+		snprintf(p->settings + n, sizeof(p->settings) - (size_t)n, "busy_timeout_ms=%d\nbegin=%s\n",
+			 (int)o->sqlite_busy_timeout_ms, o->sqlite_begin && *o->sqlite_begin ? o->sqlite_begin : "deferred");
+}
+
 /* The pragmas of the options, then what is in force (a journal mode the database cannot have,
  * such as wal for :memory:, leaves another), for the results. */
 static int set_pragmas(struct lb_db_conn *c)
@@ -131,6 +153,7 @@ static int set_pragmas(struct lb_db_conn *c)
 	    exec_one(c, "PRAGMA cache_size", cache, sizeof(cache)) != SQLITE_OK)
 		return connect_error(c, "reading the pragmas");
 	syncn = strtol(sync, NULL, 10);
+	note_settings(c, journal, syncn >= 0 && syncn <= 3 ? SYNCHRONOUS[syncn] : sync, cache);
 	snprintf(p->version, sizeof(p->version),
 		 "SQLite %s (journal_mode=%s, synchronous=%s, cache_size=%s, busy_timeout=%d ms, "
 		 "begin=%s)", sqlite3_libversion(), journal,
@@ -178,6 +201,7 @@ static void sqlite_close(struct lb_db_conn *c)
 		sqlite3_close_v2(p->db); /* statements left are released by the core first */
 	p->db = NULL;
 	p->version[0] = '\0';
+	p->settings[0] = '\0';
 }
 
 static void sqlite_conn_fini(struct lb_db_conn *c)
@@ -201,6 +225,11 @@ static void sqlite_server_version(struct lb_db_conn *c, char *buf, size_t len)
 	snprintf(buf, len, "%s", SQ(c)->version);
 }
 
+static void sqlite_settings(struct lb_db_conn *c, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s", SQ(c)->settings);
+}
+
 const struct lb_db_ops lb_db_sqlite_ops = {
 	.version = LB_DB_OPS_VERSION,
 	.name = "sqlite",
@@ -212,6 +241,7 @@ const struct lb_db_ops lb_db_sqlite_ops = {
 	 * or two transactions would deadlock; the event is retried, as after a deadlock */
 	.default_ignore_errors = "5,6",
 	.check_options = lb_sqlite_check_options,
+	.check_options_at_start = true,
 	.conn_fini = sqlite_conn_fini,
 	.connect_start = sqlite_connect_start,
 	.close = sqlite_close,
@@ -226,4 +256,5 @@ const struct lb_db_ops lb_db_sqlite_ops = {
 	.read_options = lb_sqlite_read_options,
 	.in_transaction = sqlite_in_transaction,
 	.server_version = sqlite_server_version,
+	.settings = sqlite_settings,
 };

@@ -30,6 +30,7 @@ struct sqlite_conn {
 	struct sqlite_op op;
 	struct lb_db_rows rows;         /* read whole (db/rows.c) */
 	char version[256];          /* "SQLite 3.40.1 (journal_mode=wal, ...)" */
+	char settings[512];         /* the pragmas in force, "name=value" lines */
 };
 
 struct sqlite_stmt {

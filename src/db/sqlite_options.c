@@ -75,5 +75,5 @@ int lb_sqlite_check_options(const struct lb_db_options *o, char *err, size_t err
 			 (int)o->sqlite_busy_timeout_ms);
 		return LB_DB_EINVAL;
 	}
-	return 0;
+	return lb_db_check_file_kind(o->db, "SQLite", "sqlite-db", err, errlen);
 }

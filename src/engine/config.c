@@ -47,7 +47,7 @@ static const struct lb_opt_def general_opts[] = {
 	{ "format", LB_OPT_STRING, "text", "report format on stdout: text, json or csv (csv = one line per report interval)" },
 	{ "output", LB_OPT_STRING, NULL, "also write the complete result as JSON to this file (written atomically, also on interruption)" },
 	{ "threshold", LB_OPT_STRING, NULL,
-	  "pass/fail condition on the final statistics window, [TYPE.]METRIC<VALUE or >VALUE (<=, >= too): p95<50ms, tps>1000, errors<0.1%, NewOrder.p95<200ms (metrics: pNN, avg, min, max, tps, qps, errors, events, reconnects); repeat the option or separate with commas; a failed threshold makes the exit code 4" },
+	  "pass/fail condition on the final statistics window, [TYPE.]METRIC<VALUE or >VALUE (<=, >= too): p95<50ms, tps>1000, errors<0.1%, NewOrder.p95<200ms, cache_miss<100 (metrics: pNN, avg, min, max, tps, qps, errors, events, reconnects, or the name of a luabench.counter, .rate or .gauge: NAME, NAME.min, NAME.max); repeat the option or separate with commas; a failed threshold makes the exit code 4" },
 	{ "start-at", LB_OPT_STRING, NULL,
 	  "start the run at this wall-clock time (seconds since the epoch, fractions allowed) once the threads are ready, so several processes start together" },
 	{ "instance", LB_OPT_STRING, NULL,
@@ -79,6 +79,8 @@ static const struct lb_opt_def log_opts[] = {
 	{ "histogram", LB_OPT_BOOL, "off", "print latency histogram in report" },
 	{ "report-statements", LB_OPT_BOOL, "off",
 	  "report each SQL statement (its text with literals as ?, or a prepared statement's text) with count, errors and latency, like pgbench -r; costs nothing when off" },
+	{ "report-metrics", LB_OPT_BOOL, "off",
+	  "with --report-interval, print the script's named metrics (luabench.counter, .rate, .gauge) on a line of their own after each interval line" },
 };
 
 int lb_config_register_options(struct lb_opts *opts, char *err, int errlen)
@@ -391,6 +393,7 @@ int lb_config_read(struct lb_config *c, const struct lb_opts *o, char *err, int 
 	c->rate_constant = !strcmp(arrival, "constant");
 	c->histogram = lb_opts_bool(o, "histogram");
 	c->report_statements = lb_opts_bool(o, "report-statements");
+	c->report_metrics = lb_opts_bool(o, "report-metrics");
 	c->debug = lb_opts_bool(o, "debug");
 	c->validate = lb_opts_bool(o, "validate");
 	const char *out = lb_opts_str(o, "output");

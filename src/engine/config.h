@@ -42,6 +42,7 @@ struct lb_config {
 	int npercentiles;           /* 0 = percentiles disabled (--percentile=0) */
 	bool histogram;
 	bool report_statements;     /* --report-statements: per-statement latency (pgbench -r) */
+	bool report_metrics;        /* --report-metrics: the named metrics' interval lines */
 	bool debug;
 	bool validate;
 	enum lb_format format;

@@ -25,6 +25,7 @@ void lb_engine_init(struct lb_engine *e, const struct lb_session *s, const struc
 	sem_init(&e->wake, 0, 0);
 	lb_types_init(&e->types);
 	lb_stmt_names_init(&e->stmt_names);
+	lb_metric_defs_init(&e->metrics);
 	/* unique() follows --rand-seed for every command, so prepare data does too. */
 	lb_unique_seed(&e->unique, cfg->rand.seed);
 	lb_snap_init(&e->window_base);
@@ -82,6 +83,7 @@ void lb_engine_fini(struct lb_engine *e)
 	lb_intervals_free_types(e->intervals, e->nintervals);
 	free(e->intervals);
 	lb_sysmon_free(e->sysmon);
+	free(e->machine);
 	lb_srvmon_free(e->srvmon);
 	free(e->window_base_events);
 	free(e->window_base_sum_ns);
@@ -95,6 +97,7 @@ void lb_engine_fini(struct lb_engine *e)
 			e->ext[i].kind->destroy(e->ext[i].state);
 	lb_types_fini(&e->types);
 	lb_stmt_names_fini(&e->stmt_names);
+	lb_metric_defs_fini(&e->metrics);
 	sem_destroy(&e->wake);
 	pthread_cond_destroy(&e->cond);
 	pthread_mutex_destroy(&e->lock);

@@ -24,9 +24,11 @@
 #include "engine/sink.h"
 #include "engine/srvmon.h"
 #include "engine/stats.h"
+#include "sys/placement.h"
 #include "sys/sysmetrics.h"
 
 struct lb_engine;
+struct lb_machine;
 struct lb_worker;
 struct lb_vm;
 struct lb_script;
@@ -88,6 +90,7 @@ struct lb_engine {
 	bool sql_used;               /* a DB driver was created: use the SQL report layout */
 	struct lb_types types;       /* transaction type names (luabench.stats) */
 	struct lb_stmt_names stmt_names; /* --report-statements: statement texts */
+	struct lb_metric_defs metrics; /* named metrics (luabench.counter, .rate, .gauge) */
 	struct lb_unique unique;     /* sysbench.rand.unique() */
 
 	/* Owned by the monitor/main thread. */
@@ -115,7 +118,13 @@ struct lb_engine {
 	int64_t start_wall_ns, end_wall_ns;
 	int64_t epoch_wall_ns;       /* CLOCK_REALTIME at the start barrier */
 	struct lb_sysmon *sysmon;    /* system metrics; NULL with --system-stats=off */
+	struct lb_proc_place proc_place; /* the process's CPU set and control group, read at the start of a run */
+	struct lb_machine *machine;  /* the machine's fingerprint, read at the start of a run whose
+	                              * result is written (NULL otherwise; owned) */
 	struct lb_srvmon *srvmon;    /* server statistics; NULL when off or not a database run */
+	uint32_t publish_request;    /* the monitor's last request to publish (ffi_engine.h) */
+	bool publish_sessions;       /* the server publishes late: workers publish (run.c) */
+	uint64_t publish_statements; /* the statements they ran for it: left out like the monitor's */
 	/* The first database configuration the workload made (api/sql.c): the server the monitor
 	 * watches. Written once under the configurations' lock, read after the threads started. */
 	struct lb_db_config *srv_db;
@@ -129,7 +138,10 @@ struct lb_engine {
 	 * (server_set: 0 none, 1 being written, 2 written). DuckDB and SQLite add their settings
 	 * in force, a path among them: more than 128 characters. */
 	char server[256];
+	char driver_settings[512];   /* an embedded engine's settings in force, "name=value" lines
+	                              * (written with server) */
 	int server_set;
+	int engine_threads_warned;   /* an embedded engine's threads exceed its CPUs: said (api/sql.c) */
 
 	struct {
 		const struct lb_ext_kind *kind;
@@ -175,6 +187,7 @@ int64_t lb_engine_now(const struct lb_engine *eng);
 struct lb_window_buffers {
 	struct lb_snap cur, delta;
 	struct lb_thread_figures *threads;
+	uint64_t *events_raw, *lat_sum_raw_ns; /* each worker's counters as `cur` read them */
 	struct lb_sys_sample sys;
 	bool have_sys;
 	struct lb_srv_sample srv;
@@ -194,6 +207,12 @@ bool lb_engine_window_now(struct lb_engine *e, struct lb_window_buffers *b, stru
  * (ending at end_ns) completed no event while errors were counted (naming the first and how
  * many), or when the run ended during its warm-up; NULL otherwise. Allocated. */
 char *lb_engine_nothing_completed(const struct lb_engine *e, int64_t end_ns);
+
+/* The process's placement and, for a run whose result is written, the machine's fingerprint
+ * with the storage under the run's data (fingerprint.c): at the start of the run. The storage
+ * of a local server's data directory once its monitor read the settings. */
+void lb_engine_read_fingerprint(struct lb_engine *e);
+void lb_engine_read_server_storage(struct lb_engine *e);
 
 /* Builds a snapshot of the run workers' statistics at this moment. */
 void lb_engine_collect(struct lb_engine *eng, struct lb_snap *out);

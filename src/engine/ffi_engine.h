@@ -41,6 +41,15 @@ LB_FFI struct lb_rng *lb_worker_rng(struct lb_worker *w);
 LB_FFI int lb_worker_stopping(struct lb_worker *w);
 /* 1 once a fatal error (in any thread) has failed the run. */
 LB_FFI int lb_run_failed(struct lb_worker *w);
+/* The server monitor's requests to publish (run.c): a server may publish a session's counters
+ * late (PostgreSQL: at most once a second), so before reading the server's counters the monitor
+ * asks the workers that hold database sessions to have them publish theirs, and waits (briefly)
+ * for the answers: each reading then counts the work done before it. The SQL layer notes that
+ * its worker holds sessions, checks after each event whether a request is due (the number to
+ * answer, or 0) and answers it once its idle sessions published. */
+LB_FFI void lb_worker_note_sessions(struct lb_worker *w);
+LB_FFI uint32_t lb_worker_publish_due(struct lb_worker *w);
+LB_FFI void lb_worker_published(struct lb_worker *w, uint32_t request);
 LB_FFI void lb_sleep_ns(double ns);
 
 /* ---- emulated users (user_sched.c, worker.c) ---------------------------------------------------
@@ -99,6 +108,32 @@ LB_FFI void lb_stmt_record(struct lb_worker *w, int id, double start_ns, int ok)
 /* The current event's start mark in thread mode (unchanged by retries of that event); -1 when
  * no event runs. */
 LB_FFI double lb_event_start_ns(struct lb_worker *w);
+
+/* ---- named metrics: luabench.counter, .rate, .gauge (worker.c, named_metrics.c) --------------
+ * A metric's slot in one worker's statistics, written by that worker's thread only and read by
+ * the reporter (no lock, no atomic read-modify-write). Lua adds to a counter (sum) and records a
+ * rate's outcome (count, then sum) by storing to the slot itself; a gauge's value goes through
+ * lb_metric_set, which also reads the clock and keeps the window's extremes. Sums are doubles so
+ * that Lua stores them without boxing: whole numbers are exact up to 2^53. */
+struct lb_metric_slot {
+	double sum;            /* counter: the sum of what was added; rate: the true outcomes */
+	double count;          /* rate: all outcomes; gauge: how many values were set */
+	double last;           /* gauge: the value set last */
+	int64_t last_wall_ns;  /* gauge: when it was set (CLOCK_REALTIME); 0: never */
+	double min, max;       /* gauge: the extremes of the statistics window `window` */
+	uint32_t window;       /* UINT32_MAX until the gauge is first set */
+};
+/* Declares metric `name` of kind (0 counter, 1 rate, 2 gauge) and direction (0 neutral, 1
+ * higher is better, 2 lower is better), or finds it: its id, the same in every thread (whatever
+ * kind it has: lb_metric_kind/lb_metric_better tell the caller). -1: LB_MAX_METRICS exist;
+ * -2: the run has started, and new names are refused (report columns are fixed by then). */
+LB_FFI int lb_metric_define(struct lb_worker *w, const char *name, int kind, int better);
+LB_FFI int lb_metric_kind(struct lb_worker *w, int id);
+LB_FFI int lb_metric_better(struct lb_worker *w, int id);
+/* This worker's slot of metric `id` (NULL for an id out of range). */
+LB_FFI struct lb_metric_slot *lb_metric_slot(struct lb_worker *w, int id);
+/* Sets gauge `id` to value in this worker's slot. */
+LB_FFI void lb_metric_set(struct lb_worker *w, int id, double value);
 
 /* ---- random numbers (rand.c); arguments wrap to uint32 as in sysbench ---------------------- */
 LB_FFI uint32_t lb_rand_uniform(struct lb_rng *r, uint32_t a, uint32_t b);

@@ -100,9 +100,18 @@ void lb_interval_fill_types(struct lb_interval *iv, const struct lb_config *cfg,
 			       &iv->stmt_errors);
 }
 
+void lb_interval_fill_metrics(struct lb_interval *iv, const struct lb_metric_defs *defs, const struct lb_snap *s)
+{
+	iv->nmetrics = lb_metric_defs_count(defs);
+	iv->metrics = iv->nmetrics ? lb_xcalloc((size_t)iv->nmetrics, sizeof(*iv->metrics)) : NULL;
+	if (iv->nmetrics)
+		memcpy(iv->metrics, s->metrics, (size_t)iv->nmetrics * sizeof(*iv->metrics));
+}
+
 void lb_intervals_free_types(struct lb_interval *iv, int n)
 {
 	for (int i = 0; i < n; i++) {
+		free(iv[i].metrics);
 		free(iv[i].types);
 		free(iv[i].stmts);
 		free(iv[i].stmt_errors);

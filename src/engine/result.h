@@ -14,7 +14,9 @@
 #include "engine/config.h"
 #include "engine/stats.h"
 
+struct lb_machine;
 struct lb_opts;
+struct lb_proc_place;
 struct lb_sys_sample;
 struct lb_sysmon;
 struct lb_srvmon;
@@ -78,6 +80,8 @@ struct lb_interval {
 	struct lb_interval_type *stmts;
 	uint64_t *stmt_errors;
 	int nstmts;
+	struct lb_metric_value *metrics; /* the named metrics by id (owned as types) */
+	int nmetrics;
 	int sys;                    /* its system metrics: lb_sysmon_at(sysmon, sys); -1 = none */
 	int srv;                    /* its server statistics: lb_srvmon_at(srvmon, srv); -1 = none */
 };
@@ -87,7 +91,7 @@ struct lb_thread_figures {
 	uint64_t events;
 	double time_s;              /* sum of its events' latencies */
 	uint64_t lat_min_ns, lat_max_ns; /* exact over the window (0 when not known, as in a merge) */
-	const struct lb_placement *place; /* --cpu-affinity/--numa-node: where it ran; NULL = not asked */
+	const struct lb_placement *place; /* where it ran, as the kernel said; NULL = it did not start */
 };
 
 /* A --threshold evaluated on the final window (output/thresholds.c). */
@@ -108,10 +112,15 @@ struct lb_result {
 	const char *workload;       /* the script's name as given ("" when unknown) */
 	const struct lb_opts *opts; /* the options, for the result file (secrets are left out) */
 	const struct lb_types *types; /* names of the transaction types */
+	const struct lb_metric_defs *metrics; /* the named metrics (snap->metrics by id); NULL: none */
 	const struct lb_stmt_names *stmt_names; /* --report-statements: snap->stmts' texts */
 	bool sql;                   /* a DB driver was used: the SQL report layout */
 	bool rate_mode;
 	int64_t start_wall_ns, end_wall_ns; /* the command, CLOCK_REALTIME */
+	/* Where it ran: the machine's fingerprint (NULL: read it when writing, as a merge does) and
+	 * the process's CPU set and control group (NULL: not known, as in a merge). */
+	const struct lb_machine *machine;
+	const struct lb_proc_place *proc_place;
 	/* How it ended: "ok", "cut_off" (events cut off at the end: a stalled server), "interrupted",
 	 * "forced_shutdown", "error" ("checkpoint" for one). */
 	const char *status;
@@ -133,6 +142,7 @@ struct lb_result {
 	uint64_t unfinished;        /* events in flight at a forced shutdown */
 	uint64_t cut_off;           /* events whose statement the end of the run cut off */
 	const char *server;         /* the database server's product and version, NULL unknown */
+	const char *driver_settings; /* an embedded engine's settings, "name=value" lines; NULL none */
 	int64_t cut_off_age_max_ns; /* the longest such an event had been running */
 	int64_t grace_excluded_ns;  /* time waited past --time for them, left out of the window */
 	uint64_t overflow;          /* latencies beyond the histogram's range */
@@ -160,7 +170,9 @@ void lb_result_fill_stat(struct lb_result *r, double time_s, uint64_t min_ns, ui
 /* Fills iv's per-type and per-statement figures from the interval's snapshot s (allocates iv->types,
  * iv->stmts and iv->stmt_errors). */
 void lb_interval_fill_types(struct lb_interval *iv, const struct lb_config *cfg, const struct lb_snap *s);
-/* Frees the per-type figures of n intervals (not the array). */
+/* Copies the interval's named metrics from its snapshot s (allocates iv->metrics). */
+void lb_interval_fill_metrics(struct lb_interval *iv, const struct lb_metric_defs *defs, const struct lb_snap *s);
+/* Frees the per-type figures and metrics of n intervals (not the array). */
 void lb_intervals_free_types(struct lb_interval *iv, int n);
 
 #endif

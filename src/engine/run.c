@@ -57,13 +57,13 @@ static int worker_init(struct lb_worker *w, char *err)
 	char msg[ERRLEN - 64];
 	/* Before the Lua state exists, so that its memory comes from the node asked for. */
 	const struct lb_place_conf *place = &w->eng->session.cfg.place;
-	if (lb_place_wanted(place)) {
-		if (lb_place_apply(place, w->tid, err, ERRLEN) < 0)
-			return -1;
-		lb_place_read(&w->place);
+	if (lb_place_wanted(place) && lb_place_apply(place, w->tid, err, ERRLEN) < 0)
+		return -1;
+	/* Where it runs, asked or inherited (taskset, a container's cpuset): every result says. */
+	lb_place_read(&w->place);
+	if (lb_place_wanted(place))
 		lb_info("Worker thread (#%d) placed on CPUs %s, memory policy %s%s%s", w->tid, w->place.cpus,
 			w->place.mem_policy, *w->place.mem_nodes ? " " : "", w->place.mem_nodes);
-	}
 	w->vm = host->state_new(w->eng, w, msg, sizeof(msg));
 	if (!w->vm) {
 		snprintf(err, ERRLEN, "%s", msg);
@@ -73,6 +73,12 @@ static int worker_init(struct lb_worker *w, char *err)
 		snprintf(err, ERRLEN, "`thread_init' function failed: %s", msg);
 		return -1;
 	}
+	/* What thread_init did (preparing statements: a commit each on PostgreSQL) is published
+	 * before the monitor's first reading, not counted in the run (ffi_engine.h). */
+	const struct lb_config *c = &w->eng->session.cfg;
+	if (c->srv.enabled && w->eng->session.additions &&
+	    host->call(w->vm, "sysbench._sql_loop.publish", false, msg, sizeof(msg)) < 0)
+		lb_warn("publishing the sessions' statistics failed: %s", msg);
 	return 0;
 }
 
@@ -115,6 +121,35 @@ static void read_before_close(struct lb_engine *e)
 	pthread_mutex_unlock(&e->lock);
 }
 
+/* At the end of its loop the worker's sessions publish their counters, and it waits for the
+ * monitor's last reading of the server's (taken once every loop has ended: end_read) before
+ * thread_done: that reading then counts all of the run's work and none of thread_done's (closing
+ * prepared statements: a commit each on PostgreSQL). Not when a session is left in a transaction
+ * or a statement: it may hold locks another thread waits for, and closes at once (as before).
+ * Returns whether to wait. */
+static bool publish_at_end(struct lb_engine *e, struct lb_worker *w)
+{
+	char err[ERRLEN];
+	if (!e->publish_sessions || !__atomic_load_n(&w->sql_sessions, __ATOMIC_ACQUIRE))
+		return false;
+	int rc = e->host->call(w->vm, "sysbench._sql_loop.publish", false, err, sizeof(err));
+	if (rc < 0)
+		lb_warn("publishing the sessions' statistics failed: %s", err);
+	return rc == 0;
+}
+
+/* Bounded, as read_before_close: a stuck monitor can't hold the worker. */
+static void wait_end_read(struct lb_engine *e)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_sec += 10;
+	pthread_mutex_lock(&e->lock);
+	while (!e->end_read && pthread_cond_timedwait(&e->cond, &e->lock, &ts) == 0)
+		;
+	pthread_mutex_unlock(&e->lock);
+}
+
 /* The monitor's side of read_before_close. */
 static void serve_proc_reads(struct lb_engine *e)
 {
@@ -132,7 +167,18 @@ static void serve_proc_reads(struct lb_engine *e)
 
 static void end_read(struct lb_engine *e)
 {
-	lb_sysmon_stop(e->sysmon, lb_now_ns());
+	struct lb_task_sched *ended = lb_xcalloc((size_t)e->nworkers + 1, sizeof(*ended));
+	for (int i = 0; i < e->nworkers; i++)
+		if (__atomic_load_n(&e->workers[i]->finished, __ATOMIC_ACQUIRE))
+			ended[i] = e->workers[i]->sched_end;
+	lb_sysmon_stop(e->sysmon, lb_now_ns(), ended, e->nworkers);
+	free(ended);
+	/* The workers' sessions published at the end of their loops and wait for this reading
+	 * (publish_at_end); without that, the reading waits for the sessions to end (finish_run). */
+	if (e->publish_sessions) {
+		lb_srvmon_other_statements(e->srvmon, __atomic_load_n(&e->publish_statements, __ATOMIC_RELAXED));
+		lb_srvmon_stop(e->srvmon, lb_now_ns(), false);
+	}
 	pthread_mutex_lock(&e->lock);
 	e->end_read = true;
 	pthread_cond_broadcast(&e->cond);
@@ -169,11 +215,18 @@ static void *worker_thread(void *arg)
 	 * thread_done; the others stop without a word. */
 	if (go && rc == 0 && used_last_events && w->end_ns < e->deadline_ns && !e->interrupts)
 		lb_info("Event limit exceeded, exiting...");
+	/* The thread may be gone when the system metrics read the end of the run: its time
+	 * waiting for a CPU is read now (before `finished` publishes it). */
+	if (e->sysmon && !lb_schedstat_self("/proc", &w->sched_end))
+		w->sched_end.tid = 0;
+	bool published = go && publish_at_end(e, w);
 	__atomic_store_n(&w->finished, 1, __ATOMIC_RELEASE);
 	__atomic_sub_fetch(&e->looping, 1, __ATOMIC_RELEASE);
 	sem_post(&e->wake);
 	if (go)
 		read_before_close(e);
+	if (published)
+		wait_end_read(e);
 	if (go && rc == 0 && e->host->call(w->vm, "thread_done", true, err, ERRLEN) < 0) {
 		char *msg = lb_xasprintf("`thread_done' function failed: %s", err);
 		lb_engine_fail(e, msg);
@@ -262,7 +315,8 @@ static void release_barrier(struct lb_engine *e)
 }
 
 /* --start-at: the threads are ready (connected, thread_init done); wait for the common start.
- * Processes launched together by an orchestrator then measure the same window. */
+ * Processes launched together by an orchestrator then measure the same window. 1 if it waited,
+ * 0 if it did not have to, -1 when it was too late. */
 static int wait_start_at(struct lb_engine *e)
 {
 	if (!e->session.cfg.start_at)
@@ -291,7 +345,7 @@ static int wait_start_at(struct lb_engine *e)
 	struct timespec ts = lb_ns_to_timespec(at);
 	while (!__atomic_load_n(&e->stop, __ATOMIC_RELAXED) && sem_timedwait(&e->wake, &ts) < 0 && errno == EINTR)
 		;
-	return 0;
+	return 1;
 }
 
 static void join_threads(struct lb_engine *e)
@@ -302,20 +356,72 @@ static void join_threads(struct lb_engine *e)
 
 /* ---- statistics windows and reports -------------------------------------------------------- */
 
-static void new_window(struct lb_engine *e, int64_t now)
+/* How long the monitor waits for the workers' sessions to publish their counters before a
+ * reading of the server's: the events under way end first (a worker answers between events). A
+ * quarter of the report interval, within 0.1 .. 0.5 s. */
+static int64_t publish_wait_ns(const struct lb_engine *e)
+{
+	int64_t step = e->session.cfg.report_interval_ns ? e->session.cfg.report_interval_ns : LB_NS_PER_S;
+	int64_t q = step / 4;
+	return q < LB_NS_PER_S / 10 ? LB_NS_PER_S / 10 : q > LB_NS_PER_S / 2 ? LB_NS_PER_S / 2 : q;
+}
+
+/* Asks the workers that hold database sessions to have them publish their counters, and waits
+ * until they did (bounded: a worker in a long statement answers later): a server that publishes
+ * late (PostgreSQL, a session's counts at most once a second) would otherwise count up to a
+ * second of work after the reading that follows it, e.g. warm-up commits in the measured window,
+ * or an interval's in the next. false when some did not answer in time. */
+static bool ask_publish(struct lb_engine *e, int64_t wait_ns)
+{
+	if (!e->publish_sessions || !lb_srvmon_wants_publish(e->srvmon))
+		return true;
+	uint32_t request = __atomic_add_fetch(&e->publish_request, 1, __ATOMIC_RELEASE);
+	int64_t deadline = lb_now_ns() + wait_ns;
+	for (;;) {
+		bool answered = true;
+		for (int i = 0; i < e->nworkers && answered; i++) {
+			struct lb_worker *w = e->workers[i];
+			answered = !__atomic_load_n(&w->sql_sessions, __ATOMIC_ACQUIRE) ||
+				   __atomic_load_n(&w->finished, __ATOMIC_ACQUIRE) ||
+				   __atomic_load_n(&w->published, __ATOMIC_ACQUIRE) == request;
+		}
+		if (answered || lb_now_ns() >= deadline) {
+			lb_srvmon_other_statements(e->srvmon, __atomic_load_n(&e->publish_statements, __ATOMIC_RELAXED));
+			return answered;
+		}
+		struct timespec ts = { 0, 1000000 };
+		nanosleep(&ts, NULL);
+	}
+}
+
+
+/* Starts a statistics window at `now`. `reported` is the snapshot the previous window was just
+ * reported from (a checkpoint), or NULL (the warm-up's end): starting from the very snapshot
+ * that ended the last window leaves no event between the two, where a second reading would
+ * lose those that completed in between. */
+static void new_window(struct lb_engine *e, int64_t now, const struct lb_window_buffers *reported)
 {
 	/* The start first: a worker that sees the new window number reads its start (fileio counts
 	 * its per-second series from it). */
 	__atomic_store_n(&e->window_start_ns, now, __ATOMIC_RELAXED);
 	__atomic_add_fetch(&e->window, 1, __ATOMIC_RELEASE);
-	lb_engine_collect(e, &e->window_base);
-	for (int i = 0; i < e->nworkers; i++) {
-		struct lb_stats *s = &e->workers[i]->stats;
-		e->window_base_events[i] = __atomic_load_n(&s->cnt[LB_CNT_EVENT], __ATOMIC_RELAXED);
-		e->window_base_sum_ns[i] = __atomic_load_n(&s->lat_sum_ns, __ATOMIC_RELAXED);
+	if (reported) {
+		lb_snap_copy(&e->window_base, &reported->cur);
+		memcpy(e->window_base_events, reported->events_raw, (size_t)e->nworkers * sizeof(uint64_t));
+		memcpy(e->window_base_sum_ns, reported->lat_sum_raw_ns, (size_t)e->nworkers * sizeof(uint64_t));
+	} else {
+		lb_engine_collect(e, &e->window_base);
+		for (int i = 0; i < e->nworkers; i++) {
+			struct lb_stats *s = &e->workers[i]->stats;
+			e->window_base_events[i] = __atomic_load_n(&s->cnt[LB_CNT_EVENT], __ATOMIC_RELAXED);
+			e->window_base_sum_ns[i] = __atomic_load_n(&s->lat_sum_ns, __ATOMIC_RELAXED);
+		}
 	}
 	lb_sysmon_new_window(e->sysmon, e->epoch_ns + now);
-	lb_srvmon_new_window(e->srvmon, e->epoch_ns + now);
+	/* The window's base waits longer than an interval's reading: up to a second, by when a busy
+	 * PostgreSQL session has published on its own. */
+	ask_publish(e, LB_NS_PER_S);
+	lb_srvmon_new_window(e->srvmon, lb_now_ns());
 	/* Lets a workload snapshot its own counters (e.g. NOPM) where the measurement starts. */
 	char err[ERRLEN];
 	if (e->host->call(e->control, "luabench.hooks.window_start", false, err, sizeof(err)) < 0)
@@ -361,6 +467,7 @@ static void push_interval(struct lb_engine *e, const struct lb_report_stat *st, 
 		if (st->snap->types[i])
 			memcpy(iv->type_cnt[i], st->snap->types[i]->cnt, sizeof(iv->type_cnt[i]));
 	lb_interval_fill_types(iv, &e->session.cfg, st->snap);
+	lb_interval_fill_metrics(iv, &e->metrics, st->snap);
 }
 
 /* What ran and how it ended: the part of a result that exists even when the run failed. */
@@ -371,6 +478,7 @@ static void result_head(struct lb_engine *e, struct lb_result *r, const char *st
 	r->workload = e->session.workload ? e->session.workload : "";
 	r->opts = e->session.opts;
 	r->types = &e->types;
+	r->metrics = &e->metrics;
 	r->stmt_names = &e->stmt_names;
 	r->sql = e->sql_used;
 	r->rate_mode = e->rate_mode;
@@ -382,6 +490,8 @@ static void result_head(struct lb_engine *e, struct lb_result *r, const char *st
 	r->nintervals = e->nintervals;
 	r->sysmon = e->sysmon;
 	r->srvmon = e->srvmon;
+	r->machine = e->machine;
+	r->proc_place = e->proc_place.set ? &e->proc_place : NULL;
 }
 
 /* How long the oldest event in flight has been running (in users mode: the newest event of
@@ -421,7 +531,12 @@ static void interval_report(struct lb_engine *e, struct monitor *m, int64_t now)
 	push_interval(e, &st, max_ns);
 	int sys = lb_sysmon_sample(e->sysmon, lb_now_ns());
 	e->intervals[e->nintervals - 1].sys = sys;
-	int srv = lb_srvmon_sample(e->srvmon, lb_now_ns());
+	/* A server interval shorter than a quarter of the report interval has no value (srvmon.h). */
+	int64_t step = e->session.cfg.report_interval_ns ? e->session.cfg.report_interval_ns : LB_NS_PER_S;
+	/* Not every session published in time: the reading would say less than was done, so the
+	 * interval has no server value and its counts go into the next. */
+	bool published = ask_publish(e, publish_wait_ns(e));
+	int srv = lb_srvmon_sample(e->srvmon, lb_now_ns(), published ? step / 4 : INT64_MAX);
 	e->intervals[e->nintervals - 1].srv = srv;
 	struct lb_result r;
 	result_head(e, &r, "running");
@@ -439,6 +554,8 @@ static void window_buffers_init(struct lb_engine *e, struct lb_window_buffers *b
 {
 	memset(b, 0, sizeof(*b));
 	b->threads = lb_xcalloc((size_t)e->nworkers + 1, sizeof(*b->threads));
+	b->events_raw = lb_xcalloc((size_t)e->nworkers + 1, sizeof(uint64_t));
+	b->lat_sum_raw_ns = lb_xcalloc((size_t)e->nworkers + 1, sizeof(uint64_t));
 	lb_snap_init(&b->cur);
 	lb_snap_init(&b->delta);
 }
@@ -450,6 +567,8 @@ void lb_window_buffers_fini(struct lb_window_buffers *b)
 	if (b->have_srv)
 		lb_srv_sample_fini(&b->srv);
 	free(b->threads);
+	free(b->events_raw);
+	free(b->lat_sum_raw_ns);
 	lb_snap_fini(&b->cur);
 	lb_snap_fini(&b->delta);
 	memset(b, 0, sizeof(*b));
@@ -496,9 +615,10 @@ static void window_result(struct lb_engine *e, int64_t end_ns, const char *statu
 	for (int i = 0; i < e->nworkers; i++) {
 		struct lb_stats *s = &e->workers[i]->stats;
 		struct lb_thread_figures *t = &b->threads[i];
-		t->events = __atomic_load_n(&s->cnt[LB_CNT_EVENT], __ATOMIC_RELAXED) - e->window_base_events[i];
-		t->time_s = (double)(__atomic_load_n(&s->lat_sum_ns, __ATOMIC_RELAXED) -
-				     e->window_base_sum_ns[i]) / 1e9;
+		b->events_raw[i] = __atomic_load_n(&s->cnt[LB_CNT_EVENT], __ATOMIC_RELAXED);
+		b->lat_sum_raw_ns[i] = __atomic_load_n(&s->lat_sum_ns, __ATOMIC_RELAXED);
+		t->events = b->events_raw[i] - e->window_base_events[i];
+		t->time_s = (double)(b->lat_sum_raw_ns[i] - e->window_base_sum_ns[i]) / 1e9;
 		t->lat_min_ns = t->events ? __atomic_load_n(&s->lat_min_ns, __ATOMIC_RELAXED) : 0;
 		t->lat_max_ns = __atomic_load_n(&s->lat_max_ns, __ATOMIC_RELAXED);
 		t->place = e->workers[i]->place.set ? &e->workers[i]->place : NULL;
@@ -508,6 +628,7 @@ static void window_result(struct lb_engine *e, int64_t end_ns, const char *statu
 		r->unfinished = b->cur.concurrency;
 	r->cut_off = __atomic_load_n(&e->cut_off, __ATOMIC_RELAXED);
 	r->server = __atomic_load_n(&e->server_set, __ATOMIC_ACQUIRE) == 2 ? e->server : NULL;
+	r->driver_settings = r->server && e->driver_settings[0] ? e->driver_settings : NULL;
 	r->cut_off_age_max_ns = __atomic_load_n(&e->cut_off_age_max_ns, __ATOMIC_RELAXED);
 	r->grace_excluded_ns = e->grace_excluded_ns;
 	r->max_lag_ns = e->sched.max_lag_ns;
@@ -518,14 +639,15 @@ static void window_result(struct lb_engine *e, int64_t end_ns, const char *statu
 	r->srv = b->have_srv ? &b->srv : NULL;
 }
 
-/* Hands the window ending at `end_ns` to the sink. -1 if a report hook or the result file
- * failed (the rest was done), so the run's exit code shows that the report is incomplete. */
-static int report_window(struct lb_engine *e, int64_t end_ns, bool final, const char *status)
+/* Hands the window ending at `end_ns` to the sink, read into `b` (the caller's, to free). -1
+ * if a report hook or the result file failed (the rest was done), so the run's exit code shows
+ * that the report is incomplete. */
+static int report_window(struct lb_engine *e, int64_t end_ns, bool final, const char *status,
+			 struct lb_window_buffers *b)
 {
-	struct lb_window_buffers b;
-	window_buffers_init(e, &b);
+	window_buffers_init(e, b);
 	struct lb_result r;
-	window_result(e, end_ns, status, true, &b, &r);
+	window_result(e, end_ns, status, true, b, &r);
 	r.st.final = final;
 	if (final && e->reporter) {
 		/* Closing the reporter's state first lets what it prints as it closes (a JSON
@@ -533,9 +655,7 @@ static int report_window(struct lb_engine *e, int64_t end_ns, bool final, const 
 		lb_engine_close_reporter(e);
 		e->sink->attach(e->sink_ctx, e->control, NULL);
 	}
-	int rc = e->sink->window(e->sink_ctx, &r);
-	lb_window_buffers_fini(&b);
-	return rc;
+	return e->sink->window(e->sink_ctx, &r);
 }
 
 bool lb_engine_window_now(struct lb_engine *e, struct lb_window_buffers *b, struct lb_result *r)
@@ -590,9 +710,11 @@ static void wait_until(struct lb_engine *e, int64_t rel_ns)
 
 static void checkpoint(struct lb_engine *e, struct monitor *m, int64_t now)
 {
-	if (report_window(e, now, false, "checkpoint") < 0)
+	struct lb_window_buffers b;
+	if (report_window(e, now, false, "checkpoint", &b) < 0)
 		m->hook_failed = true;
-	new_window(e, now);
+	new_window(e, now, &b);
+	lb_window_buffers_fini(&b);
 	m->next_checkpoint++;
 }
 
@@ -613,7 +735,7 @@ static bool monitor_loop(struct lb_engine *e, struct monitor *m)
 			m->interrupted_ns = now;
 		}
 		if (!m->warm && now >= e->session.cfg.warmup_ns) {
-			new_window(e, now);
+			new_window(e, now, NULL);
 			m->warm = true;
 		}
 		if (now >= m->next_report_ns) {
@@ -760,8 +882,12 @@ static int finish_run(struct lb_engine *e, bool completed, bool hook_failed)
 	if (completed && !e->fatal && !e->interrupts && e->session.additions &&
 	    (e->nothing_done = lb_engine_nothing_completed(e, end)))
 		status = "failed";
-	if (!e->fatal && report_window(e, end, true, status) < 0)
-		hook_failed = true;
+	if (!e->fatal) {
+		struct lb_window_buffers b;
+		if (report_window(e, end, true, status, &b) < 0)
+			hook_failed = true;
+		lb_window_buffers_fini(&b);
+	}
 	if (e->fatal)
 		report_failure(e, e->fatal);
 	if (e->nothing_done)
@@ -809,6 +935,10 @@ static void start_server_monitor(struct lb_engine *e)
 	int32_t timeout_ms = (int32_t)(quarter_ms < 250 ? 250 : quarter_ms > 2000 ? 2000 : quarter_ms);
 	if (db)
 		e->srvmon = lb_srvmon_new(db, timeout_ms, lb_now_ns());
+	/* decided once, before the workers start, which read it; what they published after
+	 * thread_init is in the first reading */
+	e->publish_sessions = lb_srvmon_wants_publish(e->srvmon);
+	lb_srvmon_other_statements_before(e->srvmon, __atomic_load_n(&e->publish_statements, __ATOMIC_RELAXED));
 }
 
 /* Starts the threads and waits until they are initialized and --start-at is due. Returns 0 or
@@ -833,12 +963,22 @@ static int start_run(struct lb_engine *e)
 		lb_fatal("Thread initialization failed!"); /* after the worker's own line, as sysbench */
 	char err[ERRLEN];
 	bool refused = false;
-	if (init == 0 && wait_start_at(e) == 0) {
+	/* The server monitor connects and reads the settings before the common start, which must
+	 * not wait for that (it takes a few round trips); its first reading is taken again when
+	 * the start was waited for, so the server's window is the run's. */
+	if (init == 0) {
 		start_server_monitor(e);
+		lb_engine_read_server_storage(e);
+	}
+	int waited = init == 0 ? wait_start_at(e) : -1;
+	if (waited > 0)
+		lb_srvmon_new_window(e->srvmon, lb_now_ns());
+	if (waited >= 0) {
 		/* "Threads started!" comes before any line a worker prints, as in sysbench. The sink
 		 * may refuse the run (a --threshold on a type the script does not define). */
-		refused = e->sink->started(e->sink_ctx, &e->session.cfg, &e->types, e->srvmon != NULL, err,
-					   sizeof(err)) < 0;
+		lb_metric_defs_close(&e->metrics);
+		refused = e->sink->started(e->sink_ctx, &e->session.cfg, &e->types, &e->metrics,
+					   e->srvmon != NULL, err, sizeof(err)) < 0;
 		if (!refused) {
 			release_barrier(e);
 			return 0;
@@ -857,6 +997,7 @@ int lb_engine_run(struct lb_engine *e)
 	char err[ERRLEN];
 	e->deadline_ns = INT64_MAX;
 	e->start_wall_ns = lb_wall_ns();
+	lb_engine_read_fingerprint(e);
 	install_signals(e);
 	if (init_hook(e) < 0)
 		return 1;

@@ -20,12 +20,12 @@ struct lb_run_sink {
 	/* Before the threads start: the options header and the workload's own lines. -1 ends the
 	 * run (exit code 1) after the sink said why. */
 	int (*header)(void *ctx, const struct lb_config *cfg);
-	/* The threads are ready (the script's types are known; server_stats: the server monitor
-	 * reads the database server, so results have server statistics): the start barrier is
-	 * released right after this returns 0. -1: the run ends before it starts (exit code 1),
-	 * err says why. */
+	/* The threads are ready (the script's types and metrics are known; server_stats: the
+	 * server monitor reads the database server, so results have server statistics): the start
+	 * barrier is released right after this returns 0. -1: the run ends before it starts (exit
+	 * code 1), err says why. */
 	int (*started)(void *ctx, const struct lb_config *cfg, const struct lb_types *types,
-		       bool server_stats, char *err, size_t errlen);
+		       const struct lb_metric_defs *metrics, bool server_stats, char *err, size_t errlen);
 	/* An intermediate sample, as a result whose st holds the interval's figures (r->sys its
 	 * system metrics); it is in the time series too. -1: a report hook failed. */
 	int (*interval)(void *ctx, const struct lb_result *r);

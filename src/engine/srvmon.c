@@ -54,11 +54,12 @@ struct lb_srvmon {
 	struct lb_db_conn *conn;
 	const struct lb_db_monitor *desc;
 	struct lb_db_monitor_plan plan;
-	struct lb_db_kv_list settings, rows;
+	struct lb_db_kv_list settings, pending, rows;
 	char missing[512];
 	bool failed;               /* a reading failed: no more samples */
 	char error[LB_DB_ERRMSG_BYTES + 64]; /* why, for the result */
-	int statements;            /* the monitor's statements so far */
+	int statements;            /* the monitor's statements so far (and the sessions' for it) */
+	uint64_t others;           /* of those, the sessions' (lb_srvmon_other_statements) */
 	/* counters, in the order first seen */
 	char **names;
 	bool *gauge;
@@ -202,6 +203,11 @@ struct lb_srvmon *lb_srvmon_new(struct lb_db_config *cfg, int32_t reading_timeou
 	if (lb_db_monitor_settings(desc, m->conn, LB_SRVMON_START_TIMEOUT_MS, &m->settings, err, sizeof(err)) < 0)
 		lb_warn("server statistics: cannot read the server's settings: %s", lb_escape_to(b, sizeof(b), err));
 	sort_settings(&m->settings);
+	if (lb_db_monitor_pending(desc, m->conn, LB_SRVMON_START_TIMEOUT_MS, &m->pending, err, sizeof(err)) < 0)
+		lb_warn("server statistics: cannot read the settings not yet in force: %s", err);
+	sort_settings(&m->pending);
+	for (int i = 0; i < m->pending.n; i++)
+		lb_warn("server setting %s = %s", m->pending.items[i].name, m->pending.items[i].text);
 	int n = lb_db_monitor_probe(&m->plan, desc, m->conn, LB_SRVMON_START_TIMEOUT_MS, m->missing, sizeof(m->missing));
 	m->plan.timeout_ms = reading_timeout_ms;
 	if (m->missing[0])
@@ -231,6 +237,7 @@ void lb_srvmon_free(struct lb_srvmon *m)
 	lb_db_conn_free(m->conn);
 	lb_db_monitor_plan_free(&m->plan);
 	lb_db_kv_list_free(&m->settings);
+	lb_db_kv_list_free(&m->pending);
 	lb_db_kv_list_free(&m->rows);
 	for (int i = 0; i < m->nnames; i++)
 		free(m->names[i]);
@@ -246,16 +253,31 @@ void lb_srvmon_free(struct lb_srvmon *m)
 	free(m);
 }
 
-int lb_srvmon_sample(struct lb_srvmon *m, int64_t now_ns)
+static struct lb_srv_sample *new_sample(struct lb_srvmon *m)
 {
-	struct reading r = { 0 };
-	if (!m || m->stopped || !take_reading(m, &r, now_ns))
-		return -1;
 	if (m->nsamples == m->capsamples) {
 		m->capsamples = m->capsamples ? m->capsamples * 2 : 64;
 		m->samples = lb_xrealloc(m->samples, (size_t)m->capsamples * sizeof(*m->samples));
 	}
-	diff(m, &m->prev, &r, &m->samples[m->nsamples]);
+	return &m->samples[m->nsamples];
+}
+
+int lb_srvmon_sample(struct lb_srvmon *m, int64_t now_ns, int64_t min_ns)
+{
+	struct reading r = { 0 };
+	if (!m || m->stopped || m->failed)
+		return -1;
+	if (now_ns - m->prev.t_ns < min_ns) {
+		/* Too short to tell: no value now, its counts in the next interval (prev is kept). */
+		struct lb_srv_sample *s = new_sample(m);
+		memset(s, 0, sizeof(*s));
+		s->interval_s = (double)(now_ns - m->prev.t_ns) / 1e9;
+		s->values = lb_xcalloc(1, sizeof(double));
+		return m->nsamples++;
+	}
+	if (!take_reading(m, &r, now_ns))
+		return -1;
+	diff(m, &m->prev, &r, new_sample(m));
 	for (int i = 0; i < r.n; i++)
 		if (m->gauge[i])
 			m->gauge_sum[i] += r.v[i];
@@ -263,6 +285,25 @@ int lb_srvmon_sample(struct lb_srvmon *m, int64_t now_ns)
 	reading_copy(&m->prev, &r);
 	reading_fini(&r);
 	return m->nsamples++;
+}
+
+void lb_srvmon_other_statements(struct lb_srvmon *m, uint64_t total)
+{
+	if (m && total > m->others) {
+		m->statements += (int)(total - m->others);
+		m->others = total;
+	}
+}
+
+void lb_srvmon_other_statements_before(struct lb_srvmon *m, uint64_t total)
+{
+	if (m)
+		m->others = total;
+}
+
+bool lb_srvmon_wants_publish(const struct lb_srvmon *m)
+{
+	return m && !m->failed && !m->stopped && m->desc->publish_sql;
 }
 
 const struct lb_srv_sample *lb_srvmon_at(const struct lb_srvmon *m, int index)
@@ -274,8 +315,13 @@ void lb_srvmon_new_window(struct lb_srvmon *m, int64_t now_ns)
 {
 	if (!m || m->stopped)
 		return;
-	if (take_reading(m, &m->prev, now_ns))
-		reading_copy(&m->base, &m->prev);
+	/* The base only: the interval under way keeps its start (prev). Taking the window's reading
+	 * as the intervals' too cut the interval ending at the warm-up into one of a few ms, whose
+	 * figures were 0. */
+	struct reading r = { 0 };
+	if (take_reading(m, &r, now_ns))
+		reading_copy(&m->base, &r);
+	reading_fini(&r);
 	for (int i = 0; i < m->nnames; i++)
 		m->gauge_sum[i] = 0;
 	m->gauge_readings = 0;
@@ -381,6 +427,17 @@ void lb_srvmon_setting(const struct lb_srvmon *m, int i, const char **name, cons
 {
 	*name = m->settings.items[i].name;
 	*value = m->settings.items[i].text;
+}
+
+int lb_srvmon_npending(const struct lb_srvmon *m)
+{
+	return m ? m->pending.n : 0;
+}
+
+void lb_srvmon_pending(const struct lb_srvmon *m, int i, const char **name, const char **value)
+{
+	*name = m->pending.items[i].name;
+	*value = m->pending.items[i].text;
 }
 
 const char *lb_srvmon_driver(const struct lb_srvmon *m)

@@ -30,9 +30,22 @@ int lb_srvmon_configure(const struct lb_opts *opts, struct lb_srv_conf *conf, ch
 struct lb_srvmon *lb_srvmon_new(struct lb_db_config *cfg, int32_t reading_timeout_ms, int64_t now_ns);
 /* Every function below accepts NULL and does nothing. */
 void lb_srvmon_free(struct lb_srvmon *m);
-/* Reads the counters and keeps the interval since the previous sample; its index, or -1. */
-int lb_srvmon_sample(struct lb_srvmon *m, int64_t now_ns);
-/* A new statistics window starts now (end of warm-up, checkpoint). */
+/* Reads the counters and keeps the interval since the previous sample; its index, or -1. An
+ * interval shorter than min_ns (a fraction of the report interval) is kept as one with no value
+ * (n = 0: figures not available, never 0) and its counts go into the next interval: a server
+ * publishes its counters in steps (PostgreSQL a session's at most once a second), and a few
+ * milliseconds of them say nothing. */
+int lb_srvmon_sample(struct lb_srvmon *m, int64_t now_ns, int64_t min_ns);
+/* Whether the server publishes a session's counters late, so that the workers' sessions should
+ * publish theirs before each reading (db/monitor.h, publish_sql). */
+bool lb_srvmon_wants_publish(const struct lb_srvmon *m);
+/* The statements other sessions ran for the monitor so far (publishing their counters): left
+ * out of the counters its own statements land in, as its own are. */
+void lb_srvmon_other_statements(struct lb_srvmon *m, uint64_t total);
+/* Those already in the first reading (run before it): not to be left out again. */
+void lb_srvmon_other_statements_before(struct lb_srvmon *m, uint64_t total);
+/* A new statistics window starts now (end of warm-up, checkpoint): the window's base reading.
+ * The intervals go on from the previous sample (an interval is not cut at a window start). */
 void lb_srvmon_new_window(struct lb_srvmon *m, int64_t now_ns);
 /* The run is over: the last reading, after the workers' sessions ended when `settle` (a
  * server may count a session's work when it ends). Later windows end there. */

@@ -18,10 +18,11 @@ struct lb_srv_conf {
  * (lb_srvmon_name()); a counter first seen later than the sample has no value in it (i >= n). */
 struct lb_srv_sample {
 	double interval_s;
-	int n;
+	int n;               /* 0: no value (an interval too short to say anything: below) */
 	double *values;      /* counters: the increase; gauges: the level at the end of an
 	                      * interval, the mean of the interval readings over a window */
-	int statements;      /* the monitor's own statements in it */
+	int statements;      /* the statements run for the readings in it: the monitor's own, and
+	                      * the sessions' publishing their counters (srvmon.h) */
 };
 
 /* The sample an interval names (lb_interval.srv), or NULL (no monitor, index -1). */
@@ -35,6 +36,10 @@ double lb_srv_value(const struct lb_srvmon *m, const struct lb_srv_sample *s, co
 /* The settings read at the start, sorted by name. */
 int lb_srvmon_nsettings(const struct lb_srvmon *m);
 void lb_srvmon_setting(const struct lb_srvmon *m, int i, const char **name, const char **value);
+/* The settings changed but not in force at the start (a reload or a restart pending), sorted by
+ * name; the value says what it waits for: "32MB (not in force: needs a reload)". */
+int lb_srvmon_npending(const struct lb_srvmon *m);
+void lb_srvmon_pending(const struct lb_srvmon *m, int i, const char **name, const char **value);
 /* The driver's name ("pgsql", "mysql"): which counters to expect. */
 const char *lb_srvmon_driver(const struct lb_srvmon *m);
 /* What could not be read for want of privileges ("" when nothing). */

@@ -50,6 +50,17 @@ static void free_parts(struct lb_hist *lat, struct lb_hist *svc, struct lb_hist 
 void lb_stats_fini(struct lb_stats *s)
 {
 	free_parts(&s->lat, &s->svc, &s->wake, s->types, s->stmts);
+	free(s->metrics);
+}
+
+struct lb_metric_slot *lb_stats_metric_slots_new(struct lb_stats *s)
+{
+	struct lb_metric_slot *m = aligned_alloc(LB_CACHELINE, sizeof(*m) * LB_MAX_METRICS);
+	if (!m)
+		abort();
+	lb_metric_slots_init(m, LB_MAX_METRICS);
+	__atomic_store_n(&s->metrics, m, __ATOMIC_RELEASE);
+	return m;
 }
 
 void lb_types_init(struct lb_types *t)
@@ -219,6 +230,7 @@ void lb_snap_init(struct lb_snap *s)
 	lb_hist_init(&s->svc);
 	lb_hist_init(&s->wake);
 	s->lat_min_ns = UINT64_MAX;
+	lb_metric_values_clear(s->metrics, LB_MAX_METRICS);
 }
 
 void lb_snap_fini(struct lb_snap *s)
@@ -238,6 +250,7 @@ void lb_snap_clear(struct lb_snap *s)
 	lb_hist_clear(&s->wake);
 	types_clear(s->types, LB_MAX_TYPES);
 	types_clear(s->stmts, LB_MAX_STMTS);
+	lb_metric_values_clear(s->metrics, LB_MAX_METRICS);
 }
 
 /* One worker's counters, read together. */
@@ -305,6 +318,9 @@ void lb_snap_add_stats(struct lb_snap *s, const struct lb_stats *w, uint32_t win
 			s->lat_max_ns = mx;
 	}
 	s->concurrency += __atomic_load_n(&w->in_event, __ATOMIC_RELAXED);
+	const struct lb_metric_slot *slots = __atomic_load_n(&w->metrics, __ATOMIC_ACQUIRE);
+	if (slots)
+		lb_metric_values_add_slots(s->metrics, slots, LB_MAX_METRICS, window);
 	lb_hist_add(&s->lat, &w->lat);
 	if (w->svc.counts)
 		lb_hist_add(&s->svc, &w->svc);
@@ -353,6 +369,7 @@ void lb_snap_diff(struct lb_snap *dst, const struct lb_snap *a, const struct lb_
 	lb_hist_diff(&dst->wake, &a->wake, &b->wake);
 	types_diff(dst->types, a->types, b->types, LB_MAX_TYPES);
 	types_diff(dst->stmts, a->stmts, b->stmts, LB_MAX_STMTS);
+	lb_metric_values_diff(dst->metrics, a->metrics, b->metrics, LB_MAX_METRICS);
 }
 
 void lb_snap_copy(struct lb_snap *dst, const struct lb_snap *src)
@@ -381,4 +398,5 @@ void lb_snap_merge(struct lb_snap *dst, const struct lb_snap *src)
 		type_add(&dst->types[i], src->types[i]);
 	for (int i = 0; i < LB_MAX_STMTS; i++)
 		type_add(&dst->stmts[i], src->stmts[i]);
+	lb_metric_values_merge(dst->metrics, src->metrics, LB_MAX_METRICS);
 }

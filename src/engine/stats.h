@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "engine/latency_hist.h"
+#include "engine/named_metrics.h"
 
 /* The first six match sysbench's sb_counter_type (scripts pass them to sb_counter_inc). */
 enum lb_cnt {
@@ -96,7 +97,17 @@ struct lb_stats {
 	struct lb_hist wake; /* --users only: lateness of timer wake-ups (think time, ramp-up) */
 	struct lb_type_stats *types[LB_MAX_TYPES]; /* allocated by the worker on first use */
 	struct lb_type_stats *stmts[LB_MAX_STMTS]; /* --report-statements only */
+	/* named metrics (named_metrics.h): LB_MAX_METRICS slots, allocated when the worker's script
+	 * declares its first (NULL: none; a thousand threads without metrics pay nothing) */
+	struct lb_metric_slot *metrics;
 };
+
+/* The worker's named-metric slots, allocated on first use. Single writer: the worker's thread. */
+struct lb_metric_slot *lb_stats_metric_slots_new(struct lb_stats *s);
+static inline struct lb_metric_slot *lb_stats_metric_slots(struct lb_stats *s)
+{
+	return __builtin_expect(s->metrics != NULL, 1) ? s->metrics : lb_stats_metric_slots_new(s);
+}
 
 /* Records one outcome of type `id` (latency only for OK and ROLLBACK). Single writer. */
 void lb_stats_type(struct lb_stats *s, int id, uint64_t lat_ns, enum lb_outcome outcome);
@@ -140,6 +151,7 @@ struct lb_snap {
 	struct lb_hist wake;
 	struct lb_type_stats *types[LB_MAX_TYPES]; /* NULL for types never seen */
 	struct lb_type_stats *stmts[LB_MAX_STMTS]; /* NULL for statements never run */
+	struct lb_metric_value metrics[LB_MAX_METRICS]; /* named metrics, by id */
 };
 
 void lb_snap_init(struct lb_snap *s);

@@ -254,6 +254,22 @@ LB_FFI int lb_worker_stopping(struct lb_worker *w)
 	       (e->started && lb_now_ns() - e->epoch_ns >= e->deadline_ns);
 }
 
+LB_FFI void lb_worker_note_sessions(struct lb_worker *w)
+{
+	__atomic_store_n(&w->sql_sessions, 1, __ATOMIC_RELEASE);
+}
+
+LB_FFI uint32_t lb_worker_publish_due(struct lb_worker *w)
+{
+	uint32_t asked = __atomic_load_n(&w->eng->publish_request, __ATOMIC_ACQUIRE);
+	return asked != w->published ? asked : 0;
+}
+
+LB_FFI void lb_worker_published(struct lb_worker *w, uint32_t request)
+{
+	__atomic_store_n(&w->published, request, __ATOMIC_RELEASE);
+}
+
 LB_FFI int lb_run_failed(struct lb_worker *w)
 {
 	struct lb_engine *e = w->eng;
@@ -273,6 +289,37 @@ LB_FFI void lb_sleep_ns(double ns)
 LB_FFI int lb_type_define(struct lb_worker *w, const char *name)
 {
 	return lb_types_define(&w->eng->types, name);
+}
+
+LB_FFI int lb_metric_define(struct lb_worker *w, const char *name, int kind, int better)
+{
+	if (kind < LB_METRIC_COUNTER || kind > LB_METRIC_GAUGE || better < LB_BETTER_NEUTRAL || better > LB_BETTER_LOWER)
+		return LB_METRIC_FULL;
+	return lb_metric_defs_define(&w->eng->metrics, name, (enum lb_metric_kind)kind, (enum lb_metric_better)better);
+}
+
+LB_FFI int lb_metric_kind(struct lb_worker *w, int id)
+{
+	const struct lb_metric_def *d = lb_metric_defs_get(&w->eng->metrics, id);
+	return d ? (int)d->kind : -1;
+}
+
+LB_FFI int lb_metric_better(struct lb_worker *w, int id)
+{
+	const struct lb_metric_def *d = lb_metric_defs_get(&w->eng->metrics, id);
+	return d ? (int)d->better : -1;
+}
+
+LB_FFI struct lb_metric_slot *lb_metric_slot(struct lb_worker *w, int id)
+{
+	return id >= 0 && id < LB_MAX_METRICS ? &lb_stats_metric_slots(&w->stats)[id] : NULL;
+}
+
+LB_FFI void lb_metric_set(struct lb_worker *w, int id, double value)
+{
+	if (id >= 0 && id < LB_MAX_METRICS)
+		lb_metric_slot_set(&lb_stats_metric_slots(&w->stats)[id], value, lb_wall_ns(),
+				   __atomic_load_n(&w->eng->window, __ATOMIC_RELAXED));
 }
 
 /* --report-statements: the SQL layer asks once, when it loads, whether to time statements. */

@@ -10,6 +10,7 @@
 #include "engine/rand.h"
 #include "engine/stats.h"
 #include "sys/placement.h"
+#include "sys/schedstat.h"
 
 struct lb_engine;
 struct lb_vm;
@@ -40,10 +41,13 @@ struct lb_worker {
 	int ready;             /* thread_init done, waiting at the start barrier */
 	int64_t end_ns;        /* when the event loop ended (ns since the run started) */
 	int64_t last_done_ns;  /* when its last counted event completed (ns since the run started) */
+	int sql_sessions;      /* holds database sessions: the monitor's publish requests concern it */
+	uint32_t published;    /* the last publish request it answered (ffi_engine.h) */
 	char *errmsg;          /* owned; set when failed */
 	char *first_error;     /* owned: the first error it counted (ignored, retried, failed), NULL none */
 	int64_t first_error_ns; /* when (ns since the run started) */
-	struct lb_placement place; /* --cpu-affinity/--numa-node: what the thread got */
+	struct lb_placement place; /* where the thread runs, asked or inherited */
+	struct lb_task_sched sched_end; /* its schedstat as it left its loop (tid 0: not read) */
 };
 
 struct lb_worker *lb_worker_new(struct lb_engine *eng, int tid, enum lb_worker_role role);

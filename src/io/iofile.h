@@ -99,12 +99,19 @@ enum lb_io_prepare_state {
 	LB_IO_PREP_CREATED = 1,   /* did not exist; being written */
 	LB_IO_PREP_REUSED = 2,    /* existed with the right size, no holes; nothing written */
 	LB_IO_PREP_EXTENDED = 3,  /* existed shorter or with holes; written from the first hole */
-	LB_IO_PREP_TRUNCATED = 4, /* existed longer; cut to size (then as EXTENDED if holes) */
+	LB_IO_PREP_TRUNCATED = 4, /* existed longer; cut to size (then as EXTENDED if holes); with
+				   * LB_IO_PREP_KEEP_LONGER: REUSED or EXTENDED, never cut */
 };
 
 struct lb_io_prepare; /* opaque */
 
-/* open_flags: 0 or LB_IO_O_DIRECT (write with O_DIRECT; an unaligned tail is written without).
+/* A prepare flag beside the open flags: a longer file is kept as it is (its first size_bytes
+ * trusted as far as its first hole), not cut to size. sysbench 1.0.20's binary reuses a longer
+ * test file ("Reusing existing file"), and fileio does the same. */
+enum { LB_IO_PREP_KEEP_LONGER = 1u << 16 };
+
+/* open_flags: 0, LB_IO_O_DIRECT (write with O_DIRECT; an unaligned tail is written without),
+ * LB_IO_PREP_KEEP_LONGER.
  * write_block_bytes: size of each write (0: 1 MiB; a multiple of 4096).
  * check_block_bytes: see above; 0, or a multiple of 512 that divides both write_block_bytes and
  * size_bytes. Content is not verified on reuse (only the size and the absence of holes).

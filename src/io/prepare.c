@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +31,7 @@ struct lb_io_prepare {
 	int fd;              /* -1 when nothing has to be written */
 	int direct;          /* fd currently has O_DIRECT */
 	int created;         /* this prepare created the file: remove it on error */
+	int keep_longer;     /* LB_IO_PREP_KEEP_LONGER: a longer file is not cut to size */
 	int finished;
 	int error;           /* sticky: 0 or the first failure */
 	uint32_t state;      /* enum lb_io_prepare_state */
@@ -77,16 +79,17 @@ static uint64_t written_prefix(int fd, const struct stat *st, uint64_t size)
 	return (uint64_t)hole < size ? (uint64_t)hole : size;
 }
 
-/* A read-only place may still hold a usable file: reuse it if its size is right and it has
- * no holes. */
-static int reusable_readonly(const char *path, uint64_t size)
+/* A read-only place may still hold a usable file: reuse it if its size is right (or larger,
+ * when a longer file is kept) and it has no holes. */
+static int reusable_readonly(const char *path, uint64_t size, bool keep_longer)
 {
 	struct stat st;
 	int fd = open(path, O_RDONLY | O_CLOEXEC), ok;
 
 	if (fd < 0)
 		return 0;
-	ok = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (uint64_t)st.st_size == size &&
+	ok = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+	     ((uint64_t)st.st_size == size || (keep_longer && (uint64_t)st.st_size > size)) &&
 	     written_prefix(fd, &st, size) == size;
 	close(fd);
 	return ok;
@@ -130,7 +133,8 @@ static int plan(struct lb_io_prepare *p)
 				 "prepare %s: not a regular file (block devices are used as they are)",
 				 p->path);
 	size = (uint64_t)st.st_size;
-	if (size > p->total_bytes && ftruncate(p->fd, (off_t)p->total_bytes) < 0)
+	bool cut = size > p->total_bytes && !p->keep_longer;
+	if (cut && ftruncate(p->fd, (off_t)p->total_bytes) < 0)
 		return -errno;
 	/* Clean cached pages over never-written extents (mmap's read-around creates them) count
 	 * as data for SEEK_HOLE; dropping them also makes a reused file start cold. */
@@ -138,7 +142,7 @@ static int plan(struct lb_io_prepare *p)
 	written = written_prefix(p->fd, &st, size < p->total_bytes ? size : p->total_bytes);
 	if (p->created)
 		p->state = LB_IO_PREP_CREATED;
-	else if (size > p->total_bytes)
+	else if (cut)
 		p->state = LB_IO_PREP_TRUNCATED;
 	else
 		p->state = written == p->total_bytes ? LB_IO_PREP_REUSED : LB_IO_PREP_EXTENDED;
@@ -216,8 +220,10 @@ int lb_io_prepare_new(const char *path, uint64_t size_bytes, uint32_t open_flags
 	p->write_block_bytes = write_block_bytes;
 	p->check_block_bytes = check_block_bytes;
 	p->direct = !!(open_flags & LB_IO_O_DIRECT);
+	p->keep_longer = !!(open_flags & LB_IO_PREP_KEEP_LONGER);
 	p->fd = open_target(path, open_flags, &p->created);
-	if (p->fd < 0 && (p->fd == -EROFS || p->fd == -EACCES) && reusable_readonly(path, size_bytes)) {
+	if (p->fd < 0 && (p->fd == -EROFS || p->fd == -EACCES) &&
+	    reusable_readonly(path, size_bytes, p->keep_longer)) {
 		p->state = LB_IO_PREP_REUSED;
 		p->start_bytes = p->pos_bytes = size_bytes;
 		p->finished = 1;

@@ -29,6 +29,7 @@ struct args {
 	bool json;
 	const char *output;
 	const char *percentiles; /* NULL: the first input's */
+	bool allow_gaps;          /* merge runs whose windows do not overlap, with a warning */
 };
 
 /* ---- the merged run -------------------------------------------------------------------------- */
@@ -67,6 +68,7 @@ static void build_result(struct merge *m, struct lb_result *r)
 	r->cfg = &m->cfg;
 	r->workload = str(m->first, "workload");
 	r->types = &m->types;
+	r->metrics = &m->metrics;
 	r->stmt_names = &m->stmt_names;
 	r->sql = m->sql;
 	r->rate_mode = m->rate_mode;
@@ -165,6 +167,9 @@ static cJSON *merged_doc(struct merge *m, const struct lb_result *r, const char 
 		cJSON_DeleteItemFromObjectCaseSensitive(doc, "machine");
 	if (get(m->first, "server_version"))
 		doc = insert_after(doc, "machine", "server_version", cJSON_CreateString(str(m->first, "server_version")));
+	if (get(m->first, "driver_settings"))
+		doc = insert_after(doc, get(doc, "server_version") ? "server_version" : "machine", "driver_settings",
+				   cJSON_Duplicate(get(m->first, "driver_settings"), true));
 	if (get(m->first, "command_line"))
 		doc = insert_after(doc, "threads", "command_line", cJSON_CreateString(str(m->first, "command_line")));
 	if (get(m->first, "options"))
@@ -280,11 +285,14 @@ static void usage(FILE *out)
 	fprintf(out, "Usage:\n  luabench merge RESULT.json... [--format=text|json] [--output=FILE] [--percentile=LIST]\n\n"
 		     "Combines the JSON results of processes that ran together (see --start-at, --instance):\n"
 		     "counters and histograms add, percentiles come from the merged histogram, rates are over\n"
-		     "the union of the measured windows. A merged result can be merged again. Workloads with\n"
+		     "the union of the measured windows; named metrics add (a gauge keeps the value set last and\n"
+		     "the extremes of all). A merged result can be merged again. Workloads with\n"
 		     "figures of their own (tpcc's tpmC, bookstore's BT/s) compute them for the merged run.\n\n"
 		     "  --format=text|json   report on stdout: sysbench's text layout (default) or the JSON document\n"
 		     "  --output=FILE        also write the merged JSON document to FILE (atomically)\n"
-		     "  --percentile=LIST    percentiles to report (default: those of the first result)\n");
+		     "  --percentile=LIST    percentiles to report (default: those of the first result)\n"
+		     "  --allow-gaps         merge results whose measured windows do not overlap (refused otherwise:\n"
+		     "                       runs one after another are repeats, for luabench compare)\n");
 }
 
 static int parse_args(int argc, char **argv, struct args *a, char *err)
@@ -301,6 +309,8 @@ static int parse_args(int argc, char **argv, struct args *a, char *err)
 			a->output = s + 9;
 		} else if (!strncmp(s, "--percentile=", 13)) {
 			a->percentiles = s + 13;
+		} else if (!strcmp(s, "--allow-gaps")) {
+			a->allow_gaps = true;
 		} else if (!strncmp(s, "--format=", 9)) {
 			snprintf(err, ERRLEN, "Invalid value for the 'format' option: '%s' (expected text or json)", s + 9);
 			return -1;
@@ -330,6 +340,7 @@ int lb_merge_main(int argc, char **argv)
 	lb_snap_init(&m->snap);
 	lb_types_init(&m->types);
 	lb_stmt_names_init(&m->stmt_names);
+	lb_metric_defs_init(&m->metrics);
 	m->hosts = cJSON_CreateArray();
 	m->from = cJSON_CreateArray();
 	m->systems = cJSON_CreateArray();
@@ -339,6 +350,17 @@ int lb_merge_main(int argc, char **argv)
 	for (int i = 0; i < a.nfiles; i++)
 		if (!(docs[i] = lb_merge_read_doc(a.files[i], m->err)) || lb_merge_add_doc(m, a.files[i], docs[i]) < 0)
 			goto out;
+	if (lb_merge_check_windows(m) < 0) {
+		if (!a.allow_gaps) {
+			size_t n = strlen(m->err);
+			snprintf(m->err + n, ERRLEN - n, ": merge adds processes that ran together; runs one after another are "
+				 "repeats to compare (luabench compare --label=A RUN... --label=B RUN...), or give --allow-gaps "
+				 "to merge them anyway");
+			goto out;
+		}
+		lb_warn("merge: %s: the merged rates count the gap as measured time", m->err);
+		m->err[0] = 0;
+	}
 	if (set_percentiles(m, a.percentiles) < 0)
 		goto out;
 	check_instances(m);
@@ -358,10 +380,12 @@ out:
 	lb_snap_fini(&m->snap);
 	lb_types_fini(&m->types);
 	lb_stmt_names_fini(&m->stmt_names);
+	lb_metric_defs_fini(&m->metrics);
 	lb_intervals_free_types(m->intervals, m->nintervals);
 	free(m->intervals);
 	free(m->threads);
 	free(m->failed);
+	free(m->windows);
 	free(m);
 	return rc;
 }

@@ -18,6 +18,8 @@ struct merge {
 	struct lb_config cfg;    /* the merged run's */
 	struct lb_types types;
 	struct lb_stmt_names stmt_names;
+	struct lb_metric_defs metrics;
+	const char *metrics_file[LB_MAX_METRICS]; /* the input that declared each first */
 	struct lb_snap snap;
 	bool sql, rate_mode;
 	int64_t max_lag_ns;
@@ -25,6 +27,11 @@ struct merge {
 	struct lb_interval *intervals;
 	int nintervals;
 	int64_t start_us, end_us; /* union of the measured windows */
+	struct merge_window {
+		int64_t start_us, end_us;
+		const char *path;
+	} *windows; /* each input's, in input order */
+	int nwindows;
 	double start_unix_s;
 	int64_t end_wall_ns;
 	struct lb_thread_figures *threads; /* all inputs' threads in input order */
@@ -47,6 +54,10 @@ extern const char *const lb_merge_statuses[5];
 cJSON *lb_merge_read_doc(const char *path, char *err);
 /* Checks input `path` against the first and adds it to the merged run (-1: m->err says why). */
 int lb_merge_add_doc(struct merge *m, const char *path, const cJSON *d);
+
+/* Whether the inputs' measured windows overlap into one span: 0, or -1 with m->err naming the
+ * first gap (runs one after another are repeats to compare, not processes to merge). */
+int lb_merge_check_windows(struct merge *m);
 
 /* ---- JSON access ----------------------------------------------------------------------------- */
 

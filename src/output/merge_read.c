@@ -205,6 +205,8 @@ static void add_window(struct merge *m, const char *path, const cJSON *d)
 		m->start_us = s;
 	if (e > m->end_us)
 		m->end_us = e;
+	m->windows = lb_xrealloc(m->windows, (size_t)(m->nwindows + 1) * sizeof(*m->windows));
+	m->windows[m->nwindows++] = (struct merge_window){ .start_us = s, .end_us = e, .path = path };
 	double su = num(d, "start_unix_s");
 	su = su > 0 && su < UNIX_US_MAX / 1e6 ? su : 0;
 	if (!m->start_unix_s || su < m->start_unix_s)
@@ -300,6 +302,105 @@ static void add_rate(struct merge *m, const cJSON *d)
 	add_hist(&m->snap.svc, get(r, "service_histogram"));
 }
 
+/* ---- named metrics ---------------------------------------------------------------------------- */
+
+static int metric_kind(const char *name)
+{
+	for (int k = LB_METRIC_COUNTER; k <= LB_METRIC_GAUGE; k++)
+		if (!strcmp(name, lb_metric_kind_name((enum lb_metric_kind)k)))
+			return k;
+	return -1;
+}
+
+static enum lb_metric_better metric_better(const char *name)
+{
+	return !strcmp(name, "higher") ? LB_BETTER_HIGHER : !strcmp(name, "lower") ? LB_BETTER_LOWER : LB_BETTER_NEUTRAL;
+}
+
+/* A number the file may hold as null (a figure it did not have): NAN. */
+static double num_or_nan(const cJSON *o, const char *key)
+{
+	const cJSON *v = get(o, key);
+	return cJSON_IsNumber(v) ? v->valuedouble : NAN;
+}
+
+/* A metric's figures as a result or an interval writes them (output/metrics_report.c). */
+static struct lb_metric_value metric_value(enum lb_metric_kind kind, const cJSON *j)
+{
+	struct lb_metric_value v;
+	lb_metric_values_clear(&v, 1);
+	if (kind == LB_METRIC_COUNTER) {
+		v.sum = num(j, "value");
+	} else if (kind == LB_METRIC_RATE) {
+		v.sum = num(j, "true_outcomes");
+		v.count = num(j, "outcomes");
+	} else {
+		v.count = num(j, "sets");
+		double last = num_or_nan(j, "value"), at_us = num_or_nan(j, "last_set_unix_us");
+		/* in whole µs: the ns of a date do not fit a double's 53 bits, its µs do */
+		if (last == last && at_us > 0 && at_us < UNIX_US_MAX) {
+			v.last = last;
+			v.last_wall_ns = (int64_t)at_us * LB_NS_PER_US;
+		}
+		double mn = num_or_nan(j, "min"), mx = num_or_nan(j, "max");
+		if (mn <= mx) {
+			v.min = mn;
+			v.max = mx;
+		}
+	}
+	return v;
+}
+
+/* Named metrics add up by name: sums and outcomes add, a gauge's last value is the one set
+ * last (a tie keeps the earlier input's) and its extremes those of all. */
+static int add_metrics(struct merge *m, const char *path, const cJSON *d)
+{
+	for (const cJSON *j = cJSON_IsObject(get(d, "metrics")) ? get(d, "metrics")->child : NULL; j; j = j->next) {
+		int kind = metric_kind(str(j, "kind"));
+		if (kind < 0) {
+			snprintf(m->err, ERRLEN, "'%s': metric '%s' has no known kind ('%s')", path, j->string, str(j, "kind"));
+			return -1;
+		}
+		enum lb_metric_better better = metric_better(str(j, "better"));
+		int id = lb_metric_defs_define(&m->metrics, j->string, (enum lb_metric_kind)kind, better);
+		if (id < 0) {
+			snprintf(m->err, ERRLEN, "'%s': more than %d named metrics in all", path, LB_MAX_METRICS);
+			return -1;
+		}
+		const struct lb_metric_def *def = lb_metric_defs_get(&m->metrics, id);
+		if (!m->metrics_file[id])
+			m->metrics_file[id] = path;
+		if ((int)def->kind != kind) {
+			snprintf(m->err, ERRLEN, "'%s': metric '%s' is a %s, in '%s' a %s", path, j->string,
+				 lb_metric_kind_name((enum lb_metric_kind)kind), m->metrics_file[id], lb_metric_kind_name(def->kind));
+			return -1;
+		}
+		if (def->better != better)
+			lb_warn("'%s': metric '%s' says %s is better, '%s' %s: keeping the first", path, j->string,
+				lb_metric_better_name(better), m->metrics_file[id], lb_metric_better_name(def->better));
+		struct lb_metric_value v = metric_value((enum lb_metric_kind)kind, j);
+		lb_metric_values_merge(&m->snap.metrics[id], &v, 1);
+	}
+	return 0;
+}
+
+/* An interval's named metrics, by the names the results declared (add_metrics). */
+static void add_interval_metrics(struct merge *m, struct lb_interval *iv, const cJSON *o)
+{
+	for (const cJSON *j = cJSON_IsObject(o) ? o->child : NULL; j; j = j->next) {
+		int id = lb_metric_defs_find(&m->metrics, j->string);
+		if (id < 0)
+			continue;
+		if (iv->nmetrics <= id) {
+			iv->metrics = lb_xrealloc(iv->metrics, (size_t)(id + 1) * sizeof(*iv->metrics));
+			lb_metric_values_clear(&iv->metrics[iv->nmetrics], id + 1 - iv->nmetrics);
+			iv->nmetrics = id + 1;
+		}
+		struct lb_metric_value v = metric_value(lb_metric_defs_get(&m->metrics, id)->kind, j);
+		lb_metric_values_merge(&iv->metrics[id], &v, 1);
+	}
+}
+
 static double max2(double a, double b)
 {
 	return a > b ? a : b;
@@ -391,6 +492,7 @@ static void add_intervals(struct merge *m, const cJSON *d)
 		}
 		add_interval_outcomes(m, iv, get(j, "type_outcomes"));
 		add_interval_types(m, iv, j);
+		add_interval_metrics(m, iv, get(j, "metrics"));
 	}
 }
 
@@ -479,8 +581,53 @@ int lb_merge_add_doc(struct merge *m, const char *path, const cJSON *d)
 	if (add_types(m, path, d) < 0)
 		return -1;
 	add_statements(m, d);
+	if (add_metrics(m, path, d) < 0)
+		return -1;
 	add_intervals(m, d);
 	add_hosts(m, str(d, "hostname"));
 	add_provenance(m, path, d);
 	return 0;
+}
+
+static int by_start(const void *a, const void *b)
+{
+	const struct merge_window *x = a, *y = b;
+	return (x->start_us > y->start_us) - (x->start_us < y->start_us);
+}
+
+static void clock_text(int64_t unix_us, char *buf, size_t len)
+{
+	time_t t = (time_t)(unix_us / 1000000);
+	struct tm tm;
+	gmtime_r(&t, &tm);
+	snprintf(buf, len, "%02d:%02d:%02d.%03d", tm.tm_hour, tm.tm_min, tm.tm_sec, (int)(unix_us / 1000 % 1000));
+}
+
+int lb_merge_check_windows(struct merge *m)
+{
+	if (m->nwindows < 2)
+		return 0;
+	struct merge_window *w = lb_xcalloc((size_t)m->nwindows, sizeof(*w));
+	memcpy(w, m->windows, (size_t)m->nwindows * sizeof(*w));
+	qsort(w, (size_t)m->nwindows, sizeof(*w), by_start);
+	int64_t end = w[0].end_us;
+	const char *last = w[0].path;
+	int rc = 0;
+	for (int i = 1; i < m->nwindows; i++) {
+		if (w[i].start_us > end) {
+			char a[32], b[32];
+			clock_text(end, a, sizeof(a));
+			clock_text(w[i].start_us, b, sizeof(b));
+			snprintf(m->err, ERRLEN, "the measured windows do not overlap: '%s' started %.1f s after '%s' ended (%s and %s UTC)",
+				 w[i].path, (double)(w[i].start_us - end) / 1e6, last, a, b);
+			rc = -1;
+			break;
+		}
+		if (w[i].end_us > end) {
+			end = w[i].end_us;
+			last = w[i].path;
+		}
+	}
+	free(w);
+	return rc;
 }

@@ -128,6 +128,46 @@ static void types(struct lb_buf *b, const struct lb_result *r)
 	}
 }
 
+/* The script's named metrics (luabench.counter, .rate, .gauge), labelled by name: each family
+ * shows one figure of the metrics of one kind. */
+enum metric_figure { TOTAL_SUM, TOTAL_COUNT, VALUE };
+
+static void named_metrics(struct lb_buf *b, const struct lb_result *r, struct lb_prom_totals *t)
+{
+	static const struct {
+		enum lb_metric_kind kind;
+		enum metric_figure figure;
+		const char *name, *type, *help;
+	} families[] = {
+		{ LB_METRIC_COUNTER, TOTAL_SUM, "luabench_counter_total", "counter", "Each luabench.counter's sum since the run started." },
+		{ LB_METRIC_RATE, VALUE, "luabench_rate_ratio", "gauge", "Each luabench.rate's share of true outcomes over the last interval (NaN: none)." },
+		{ LB_METRIC_RATE, TOTAL_SUM, "luabench_rate_true_total", "counter", "Each luabench.rate's true outcomes since the run started." },
+		{ LB_METRIC_RATE, TOTAL_COUNT, "luabench_rate_outcomes_total", "counter", "Each luabench.rate's outcomes since the run started." },
+		{ LB_METRIC_GAUGE, VALUE, "luabench_gauge", "gauge", "Each luabench.gauge's last value (NaN: never set)." },
+	};
+	int n = lb_metric_defs_count(r->metrics);
+	bool kinds[3] = { false, false, false };
+	for (int i = 0; i < n; i++) {
+		t->metric_sum[i] += r->snap->metrics[i].sum;
+		t->metric_count[i] += r->snap->metrics[i].count;
+		kinds[lb_metric_defs_get(r->metrics, i)->kind] = true;
+	}
+	for (size_t f = 0; f < LB_ARRAY_LENGTH(families); f++) {
+		if (!kinds[families[f].kind])
+			continue;
+		family(b, families[f].name, families[f].type, families[f].help);
+		for (int i = 0; i < n; i++) {
+			const struct lb_metric_def *d = lb_metric_defs_get(r->metrics, i);
+			if (d->kind != families[f].kind)
+				continue;
+			double x = families[f].figure == TOTAL_SUM ? t->metric_sum[i] : t->metric_count[i];
+			if (families[f].figure == VALUE && !lb_metric_value_of(d, &r->snap->metrics[i], &x))
+				x = NAN;
+			labelled(b, families[f].name, "name", d->name, NULL, NULL, x);
+		}
+	}
+}
+
 static void machine(struct lb_buf *b, const struct lb_sys_sample *s)
 {
 	static const char *const states[LB_SYS_CPU_N] = { "user", "nice", "system", "idle", "iowait", "irq", "softirq", "steal" };
@@ -190,6 +230,7 @@ void lb_prom_render(struct lb_buf *out, const struct lb_result *r, struct lb_pro
 		return;
 	client(out, r, totals);
 	types(out, r);
+	named_metrics(out, r, totals);
 	machine(out, r->sys);
 	server(out, r);
 }

@@ -14,6 +14,7 @@
 /* Counters since the run started (the *_total metrics), added up from the intervals. */
 struct lb_prom_totals {
 	uint64_t cnt[LB_CNT_MAX];
+	double metric_sum[LB_MAX_METRICS], metric_count[LB_MAX_METRICS]; /* named metrics */
 };
 
 /* Appends the exposition of interval r (NULL before the first one) to out, and adds r's

@@ -12,6 +12,7 @@
 
 #include "engine/latency_hist.h"
 #include "lb_config.h"
+#include "output/metrics_report.h"
 #include "output/srv_report.h"
 #include "output/sys_report.h"
 #include "output/thresholds.h"
@@ -97,6 +98,9 @@ static void add_rates(cJSON *o, const uint64_t *c, double s)
 	cJSON_AddNumberToObject(o, "other_per_s", (double)c[LB_CNT_OTHER] / d);
 	cJSON_AddNumberToObject(o, "errors_per_s", (double)c[LB_CNT_ERROR] / d);
 	cJSON_AddNumberToObject(o, "reconnects_per_s", (double)c[LB_CNT_RECONNECT] / d);
+	/* the byte counters as a bandwidth: fileio's and net's data, memory's arrays copied */
+	cJSON_AddNumberToObject(o, "read_mib_per_s", (double)c[LB_CNT_BYTES_READ] / 1048576.0 / d);
+	cJSON_AddNumberToObject(o, "write_mib_per_s", (double)c[LB_CNT_BYTES_WRITTEN] / 1048576.0 / d);
 }
 
 /* exact = false: min/max/sum are not tracked exactly for this histogram and are left out. */
@@ -245,27 +249,52 @@ static cJSON *fairness_json(const struct lb_result *r)
 	return o;
 }
 
-/* --cpu-affinity/--numa-node: what was asked and where each worker really ran; NULL when no
- * placement was asked. */
+static void add_number_or_null(cJSON *o, const char *key, double v, bool known)
+{
+	if (known)
+		cJSON_AddNumberToObject(o, key, v);
+	else
+		cJSON_AddNullToObject(o, key);
+}
+
+static void add_string_or_null(cJSON *o, const char *key, const char *v)
+{
+	if (v && *v)
+		cJSON_AddStringToObject(o, key, v);
+	else
+		cJSON_AddNullToObject(o, key);
+}
+
+/* Where the run ran: the process's CPU set and control group (what it was given from outside:
+ * taskset, a container), what --cpu-affinity/--numa-node asked, and where each worker really
+ * ran. NULL when not known (a merge: each input says where its own threads ran). */
 static cJSON *placement_json(const struct lb_result *r)
 {
 	const struct lb_place_conf *c = &r->cfg->place;
-	if (!lb_place_wanted(c) || !r->nthreads)
+	const struct lb_proc_place *pp = r->proc_place;
+	if (!pp)
 		return NULL;
 	cJSON *o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "process_cpus", pp->cpus);
+	cJSON_AddNumberToObject(o, "process_cpu_count", pp->ncpus);
+	cJSON_AddNumberToObject(o, "usable_cpus", lb_place_usable_cpus(pp));
+	const struct lb_cgroup *g = &pp->cgroup;
+	add_number_or_null(o, "cgroup_version", g->version, g->version > 0);
+	add_string_or_null(o, "cgroup", g->path);
+	add_string_or_null(o, "cgroup_cpu_max", g->cpu_max);
+	add_number_or_null(o, "cgroup_cpu_limit", g->cpu_limit, g->cpu_limit > 0);
+	add_number_or_null(o, "cgroup_memory_max_mib", round(g->memory_max_mib), g->memory_max_mib > 0);
 	cJSON *asked = cJSON_AddArrayToObject(o, "cpu_affinity");
 	for (int i = 0; i < c->ncpus; i++)
 		cJSON_AddItemToArray(asked, cJSON_CreateNumber(c->cpus[i]));
-	if (c->numa_node >= 0)
-		cJSON_AddNumberToObject(o, "numa_node", c->numa_node);
-	else
-		cJSON_AddNullToObject(o, "numa_node");
+	cJSON_AddStringToObject(o, "cpu_affinity_mode", c->process ? "process" : "workers");
+	add_number_or_null(o, "numa_node", c->numa_node, c->numa_node >= 0);
 	cJSON *per = cJSON_AddArrayToObject(o, "threads");
 	for (int i = 0; i < r->nthreads; i++) {
-		const struct lb_placement *p = r->threads[i].place;
+		const struct lb_placement *p = r->threads ? r->threads[i].place : NULL;
 		cJSON *t = cJSON_CreateObject();
 		cJSON_AddNumberToObject(t, "thread", i);
-		if (c->ncpus)
+		if (c->ncpus && !c->process)
 			cJSON_AddNumberToObject(t, "cpu_asked", c->cpus[i % c->ncpus]);
 		if (p) {
 			cJSON_AddStringToObject(t, "cpus", p->cpus);
@@ -373,6 +402,8 @@ static cJSON *intervals_json(const struct lb_result *r)
 			cJSON_AddItemToObject(o, "statements", interval_statements_json(r, iv));
 		if (iv->ntypes)
 			cJSON_AddItemToObject(o, "type_latency_ms", interval_types_json(r, iv));
+		if (iv->nmetrics)
+			cJSON_AddItemToObject(o, "metrics", lb_metrics_interval_json(r->metrics, iv));
 		const struct lb_sys_sample *sys = lb_sysmon_at(r->sysmon, iv->sys);
 		if (sys)
 			cJSON_AddItemToObject(o, "system", lb_sys_json(sys));
@@ -411,18 +442,72 @@ static cJSON *users_json(const struct lb_result *r)
 	return o;
 }
 
-/* What the run ran on, so that reports and comparisons can tell machines apart. */
-static cJSON *machine_json(void)
+/* What the run ran on, so that reports and comparisons can tell machines apart: the fingerprint
+ * read at the start of the run (read now when there is none, as for a merge, whose machine the
+ * merge replaces), and the clock measured during the window. Flat: a comparison lists the keys
+ * that differ. */
+static cJSON *machine_json(const struct lb_result *r)
 {
-	struct lb_machine m;
-	lb_machine_read(&m, "/proc");
+	struct lb_machine own;
+	const struct lb_machine *m = r->machine;
+	if (!m) {
+		lb_machine_read(&own, "/proc", "/sys", 0);
+		m = &own;
+	}
 	cJSON *o = cJSON_CreateObject();
-	cJSON_AddStringToObject(o, "cpu_model", m.cpu_model);
-	cJSON_AddNumberToObject(o, "cpus", m.cpus);
-	cJSON_AddNumberToObject(o, "memory_mib", round(m.mem_total_mib));
-	cJSON_AddStringToObject(o, "kernel", m.kernel);
-	cJSON_AddStringToObject(o, "arch", m.arch);
-	cJSON_AddStringToObject(o, "os", m.os);
+	cJSON_AddStringToObject(o, "cpu_model", m->cpu_model);
+	cJSON_AddNumberToObject(o, "cpus", m->cpus);
+	cJSON_AddNumberToObject(o, "memory_mib", round(m->mem_total_mib));
+	cJSON_AddStringToObject(o, "kernel", m->kernel);
+	cJSON_AddStringToObject(o, "arch", m->arch);
+	cJSON_AddStringToObject(o, "os", m->os);
+	add_number_or_null(o, "cpu_mhz_nominal", m->mhz_nominal, m->mhz_nominal > 0);
+	add_number_or_null(o, "cpu_mhz_max", m->mhz_max, m->mhz_max > 0);
+	bool measured = r->sys && r->sys->cpu_mhz > 0;
+	add_number_or_null(o, "cpu_mhz_measured", measured ? round(r->sys->cpu_mhz) : 0, measured);
+	cJSON_AddStringToObject(o, "cpu_isa", m->isa);
+	add_number_or_null(o, "cache_l1d_kib", m->cache.l1d_kib, m->cache.l1d_kib > 0);
+	add_number_or_null(o, "cache_l1i_kib", m->cache.l1i_kib, m->cache.l1i_kib > 0);
+	add_number_or_null(o, "cache_l2_kib", m->cache.l2_kib, m->cache.l2_kib > 0);
+	add_number_or_null(o, "cache_l3_kib", m->cache.l3_kib, m->cache.l3_kib > 0);
+	add_number_or_null(o, "numa_nodes", m->numa_nodes, m->numa_nodes > 0);
+	add_string_or_null(o, "cpu_governor", m->governor);
+	add_string_or_null(o, "cpufreq_driver", m->cpufreq_driver);
+	add_string_or_null(o, "thp", m->thp);
+	add_string_or_null(o, "virtualization", m->virtualization);
+	const struct lb_storage *st = m->have_storage ? &m->storage : NULL;
+	add_string_or_null(o, "storage_dir", st ? st->path : NULL);
+	add_string_or_null(o, "storage_device", st ? st->device : NULL);
+	add_string_or_null(o, "storage_model", st ? st->model : NULL);
+	if (st && st->rotational >= 0)
+		cJSON_AddBoolToObject(o, "storage_rotational", st->rotational);
+	else
+		cJSON_AddNullToObject(o, "storage_rotational");
+	add_string_or_null(o, "storage_scheduler", st ? st->scheduler : NULL);
+	bool mnt = st && st->have_mount;
+	add_string_or_null(o, "storage_fs", mnt ? st->mount.fs_type : NULL);
+	add_string_or_null(o, "storage_mount_point", mnt ? st->mount.point : NULL);
+	add_string_or_null(o, "storage_mount_options", mnt ? st->mount.options : NULL);
+	add_string_or_null(o, "storage_source", mnt ? st->mount.source : NULL);
+	return o;
+}
+
+/* An embedded engine's settings in force (SQLite's pragmas, DuckDB's settings): name -> value,
+ * as the server monitor records a server's. */
+static cJSON *driver_settings_json(const char *lines)
+{
+	cJSON *o = cJSON_CreateObject();
+	for (const char *l = lines; *l;) {
+		size_t n = strcspn(l, "\n");
+		const char *eq = memchr(l, '=', n);
+		if (eq) {
+			char *name = lb_xstrndup(l, (size_t)(eq - l)), *value = lb_xstrndup(eq + 1, n - (size_t)(eq - l) - 1);
+			cJSON_AddStringToObject(o, name, value);
+			free(name);
+			free(value);
+		}
+		l += n + (l[n] == '\n');
+	}
 	return o;
 }
 
@@ -436,9 +521,11 @@ static cJSON *header_json(const struct lb_result *r)
 	char host[256] = "";
 	gethostname(host, sizeof(host) - 1);
 	cJSON_AddStringToObject(root, "hostname", host);
-	cJSON_AddItemToObject(root, "machine", machine_json());
+	cJSON_AddItemToObject(root, "machine", machine_json(r));
 	if (r->server)
 		cJSON_AddStringToObject(root, "server_version", r->server);
+	if (r->driver_settings)
+		cJSON_AddItemToObject(root, "driver_settings", driver_settings_json(r->driver_settings));
 	cJSON_AddStringToObject(root, "status", r->status);
 	cJSON_AddBoolToObject(root, "interrupted", !strcmp(r->status, "interrupted") || !strcmp(r->status, "forced_shutdown"));
 	if (r->error)
@@ -502,8 +589,13 @@ cJSON *lb_result_json_doc(const struct lb_result *r, const char *workload_json)
 	cJSON_AddItemToObject(root, "types", types_json(r));
 	if (any_statement(r->snap))
 		cJSON_AddItemToObject(root, "statements", statements_json(r));
+	if (lb_metric_defs_count(r->metrics))
+		cJSON_AddItemToObject(root, "metrics", lb_metrics_json(r));
 	if (r->sys)
 		cJSON_AddItemToObject(root, "system", lb_sys_json(r->sys));
+	struct lb_host_busy busy;
+	if (r->proc_place && lb_result_host_busy(r, &busy))
+		cJSON_AddItemToObject(root, "host_busy", lb_host_busy_json(&busy));
 	if (r->srv)
 		cJSON_AddItemToObject(root, "server", lb_srv_json(r->srvmon, r->srv, st->cnt[LB_CNT_EVENT], st->time_total_s, true));
 	if (r->unfinished)

@@ -6,6 +6,7 @@
 
 #include "bind/vm.h"
 #include "output/metrics_http.h"
+#include "output/metrics_report.h"
 #include "output/personality.h"
 #include "output/result_json.h"
 #include "output/sys_report.h"
@@ -130,12 +131,12 @@ static void on_ready(void *ctx)
 }
 
 static int on_started(void *ctx, const struct lb_config *c, const struct lb_types *types,
-		      bool server_stats, char *err, size_t errlen)
+		      const struct lb_metric_defs *metrics, bool server_stats, char *err, size_t errlen)
 {
 	struct lb_run_output *o = ctx;
-	/* The types are known now (the states defined them): a misspelt one fails before the run,
-	 * not after it. */
-	if (o->thresholds && lb_thresholds_check_types(o->thresholds, types, err, errlen) < 0)
+	/* The types and metrics are known now (the states defined them): a misspelt one fails
+	 * before the run, not after it. */
+	if (o->thresholds && lb_thresholds_check_names(o->thresholds, types, metrics, err, errlen) < 0)
 		return -1;
 	FILE *info = lb_log_info_stream();
 	if (lb_log_verbosity() >= LB_LOG_NOTICE)
@@ -143,7 +144,7 @@ static int on_started(void *ctx, const struct lb_config *c, const struct lb_type
 	if (c->warmup_ns && lb_log_verbosity() >= LB_LOG_NOTICE)
 		fprintf(info, "Warming up for %lld seconds...\n\n", (long long)(c->warmup_ns / LB_NS_PER_S));
 	if (c->format == LB_FORMAT_CSV)
-		o->csv_types = lb_report_csv_header(stdout, c, types, server_stats);
+		o->csv_types = lb_report_csv_header(stdout, c, types, metrics, server_stats);
 	fflush(NULL);
 	return 0;
 }
@@ -172,6 +173,9 @@ static int on_interval(void *ctx, const struct lb_result *r)
 	if (c->sys.report && c->report_interval_ns && c->format == LB_FORMAT_TEXT && r->sys &&
 	    o->p->additions && lb_log_verbosity() >= LB_LOG_NOTICE)
 		lb_sys_report_line(stdout, r->st.time_total_s, r->sys);
+	if (c->report_metrics && c->report_interval_ns && c->format == LB_FORMAT_TEXT && o->p->additions &&
+	    lb_log_verbosity() >= LB_LOG_NOTICE)
+		lb_metrics_report_line(stdout, r);
 	fflush(stdout);
 	return rc;
 }

@@ -15,7 +15,7 @@ struct lb_run_output {
 	const struct lb_personality *p; /* sysbench's layout only, or with luabench's additions */
 	struct lb_vm *control;     /* the script's global state: report hooks (the engine's) */
 	struct lb_vm *reporter;    /* report_intermediate's state (the engine's), or NULL */
-	const struct lb_thresholds *thresholds; /* --threshold (NULL: none), set by the caller */
+	struct lb_thresholds *thresholds; /* --threshold (NULL: none), set by the caller */
 	int thresholds_failed;     /* how many failed on the final window */
 	int csv_types;             /* --format=csv: the types that got columns in the header */
 	struct lb_metrics_http *metrics; /* --metrics-listen (NULL: none) */

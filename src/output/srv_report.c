@@ -125,7 +125,7 @@ void lb_srv_report_block(FILE *out, const struct lb_srvmon *m, const struct lb_s
 {
 	double k[LB_SRV_NKEYS];
 	lb_srv_keys(m, s, transactions, seconds, k);
-	fprintf(out, "Server statistics (%s server, from its counters; the monitor's own %d statements left out):\n",
+	fprintf(out, "Server statistics (%s server, from its counters; the %d statements run for the readings left out):\n",
 		lb_srvmon_driver(m), s->statements);
 	static const struct {
 		const char *label;
@@ -154,6 +154,11 @@ void lb_srv_report_block(FILE *out, const struct lb_srvmon *m, const struct lb_s
 		lb_report_row(out, "not available:", "%s", lb_srvmon_error(m));
 	if (*lb_srvmon_missing(m))
 		lb_report_row(out, "not readable:", "%s", lb_srvmon_missing(m));
+	for (int i = 0; i < lb_srvmon_npending(m); i++) {
+		const char *name, *val;
+		lb_srvmon_pending(m, i, &name, &val);
+		lb_report_row(out, "setting not in force:", "%s = %s", name, val);
+	}
 	fprintf(out, "\n");
 }
 
@@ -176,9 +181,15 @@ cJSON *lb_srv_json(const struct lb_srvmon *m, const struct lb_srv_sample *s, uin
 		add_number(lb_srvmon_is_gauge(m, i) ? g : c, lb_srvmon_name(m, i), s->values[i]);
 	double k[LB_SRV_NKEYS];
 	lb_srv_keys(m, s, transactions, seconds, k);
+	/* A key figure this server cannot give (it has no such counter, or it could not be read, or
+	 * the interval was too short to tell) is null: not available, which is not 0. */
 	cJSON *d = cJSON_AddObjectToObject(o, "key");
-	for (int i = 0; i < LB_SRV_NKEYS; i++)
-		add_number(d, lb_srv_key_names[i], k[i]);
+	for (int i = 0; i < LB_SRV_NKEYS; i++) {
+		if (isnan(k[i]) || isinf(k[i]))
+			cJSON_AddNullToObject(d, lb_srv_key_names[i]);
+		else
+			cJSON_AddNumberToObject(d, lb_srv_key_names[i], k[i]);
+	}
 	if (!total)
 		return o;
 	if (*lb_srvmon_missing(m))
@@ -190,6 +201,12 @@ cJSON *lb_srv_json(const struct lb_srvmon *m, const struct lb_srv_sample *s, uin
 		const char *name, *val;
 		lb_srvmon_setting(m, i, &name, &val);
 		cJSON_AddStringToObject(set, name, val);
+	}
+	cJSON *pend = cJSON_AddObjectToObject(o, "settings_pending");
+	for (int i = 0; i < lb_srvmon_npending(m); i++) {
+		const char *name, *val;
+		lb_srvmon_pending(m, i, &name, &val);
+		cJSON_AddStringToObject(pend, name, val);
 	}
 	return o;
 }

@@ -1,9 +1,13 @@
 /* System metrics in the text report, the --report-system line and the JSON result. The text
  * block follows the layout of sysbench's blocks (values from column 42) so `cut -c42-` works. */
 #include <cjson/cJSON.h>
+#include <math.h>
 #include <stdarg.h>
 
 #include "output/sys_report.h"
+
+#include "engine/result.h"
+#include "sys/placement.h"
 
 void lb_report_row(FILE *out, const char *label, const char *fmt, ...)
 {
@@ -49,10 +53,39 @@ static void net_rows(FILE *out, const struct lb_sys_net *n)
 		    (unsigned long long)n->tcp_retrans_segs, (unsigned long long)n->tcp_out_segs);
 }
 
-void lb_sys_report_block(FILE *out, const struct lb_sys_sample *s)
+bool lb_result_host_busy(const struct lb_result *r, struct lb_host_busy *out)
 {
-	fprintf(out, "System statistics (%d CPUs; machine CPU in %% of all CPUs, process CPU in %% of one CPU):\n",
-		s->cpus);
+	int usable = r->proc_place ? lb_place_usable_cpus(r->proc_place) : 0;
+	return r->sys && lb_host_busy_judge(r->sys, r->nthreads, usable, out);
+}
+
+/* Only when the rule says busy: what made it so, with the figures. */
+static void busy_row(FILE *out, const struct lb_host_busy *b)
+{
+	char why[512];
+	int n = 0;
+	if (b->cpu_contention) {
+		n = snprintf(why, sizeof(why), "run queue %.2f > %d CPUs; luabench %.1f%% of the %.0f%% its %d thread%s could use",
+			     b->run_queue_avg, b->cpus, b->luabench_cpu_pct, b->capacity_pct, b->threads,
+			     b->threads == 1 ? "" : "s");
+		if (b->have_wait)
+			n += snprintf(why + n, sizeof(why) - (size_t)n, ", waiting for a CPU %.0f%% of the time", b->wait_share_pct);
+		if (b->have_others)
+			n += snprintf(why + n, sizeof(why) - (size_t)n, "; other processes %.0f%%", b->others_cpu_pct);
+	}
+	if (b->steal)
+		snprintf(why + n, sizeof(why) - (size_t)n, "%ssteal %.1f%% of all CPUs", n ? "; " : "", b->steal_pct);
+	lb_report_row(out, "busy host:", "%s", why);
+}
+
+void lb_sys_report_block(FILE *out, const struct lb_sys_sample *s, const struct lb_host_busy *busy, int usable_cpus)
+{
+	if (usable_cpus > 0 && usable_cpus < s->cpus)
+		fprintf(out, "System statistics (%d CPUs, luabench may use %d; machine CPU in %% of all CPUs, process CPU in %% of one CPU):\n",
+			s->cpus, usable_cpus);
+	else
+		fprintf(out, "System statistics (%d CPUs; machine CPU in %% of all CPUs, process CPU in %% of one CPU):\n",
+			s->cpus);
 	if (!s->have_cpu) {
 		lb_report_row(out, "not available:", "/proc/stat cannot be read");
 		fprintf(out, "\n");
@@ -67,7 +100,11 @@ void lb_sys_report_block(FILE *out, const struct lb_sys_sample *s)
 	lb_report_row(out, "memory used/available/dirty (MiB):", "%.0f/%.0f/%.0f", s->mem_used_mib, s->mem_available_mib,
 	    s->mem_dirty_mib);
 	lb_report_row(out, "luabench cpu usr/sys (%):", "%.2f/%.2f", s->proc_user_pct, s->proc_system_pct);
-	if (s->db)
+	if (busy && busy->busy)
+		busy_row(out, busy);
+	if (s->db && isnan(s->db_user_pct))
+		lb_report_row(out, "db server cpu usr/sys (%):", "-/- (not available: no process matched --db-server-name/--db-server-pid)");
+	else if (s->db)
 		lb_report_row(out, "db server cpu usr/sys (%):", "%.2f/%.2f (%d processes)", s->db_user_pct, s->db_system_pct,
 		    s->db_processes);
 	int shown = 0;
@@ -95,7 +132,9 @@ void lb_sys_report_line(FILE *out, double time_s, const struct lb_sys_sample *s)
 		time_s, c[LB_SYS_USER] + c[LB_SYS_NICE], c[LB_SYS_SYSTEM] + c[LB_SYS_IRQ] + c[LB_SYS_SOFTIRQ],
 		c[LB_SYS_IOWAIT], c[LB_SYS_STEAL], c[LB_SYS_IDLE], s->ctxt_per_s, s->run_queue_max,
 		s->mem_used_mib, s->proc_user_pct, s->proc_system_pct);
-	if (s->db)
+	if (s->db && isnan(s->db_user_pct))
+		fprintf(out, " db usr/sys -/-");
+	else if (s->db)
 		fprintf(out, " db usr/sys %.1f/%.1f", s->db_user_pct, s->db_system_pct);
 	for (int i = 0; i < s->ndisks; i++) {
 		const struct lb_sys_disk *d = &s->disks[i];
@@ -198,16 +237,52 @@ cJSON *lb_sys_json(const struct lb_sys_sample *s)
 	cJSON_AddNumberToObject(p, "voluntary_cs_per_s", s->proc_vcs_per_s);
 	cJSON_AddNumberToObject(p, "involuntary_cs_per_s", s->proc_ivcs_per_s);
 	cJSON_AddNumberToObject(p, "rss_mib", s->proc_rss_mib);
+	if (s->have_sched) {
+		cJSON_AddNumberToObject(p, "cpu_wait_pct", s->proc_cpu_wait_pct);
+		cJSON_AddNumberToObject(p, "cpu_wait_share_pct", s->proc_cpu_wait_share_pct);
+	}
+	if (s->cpu_mhz > 0)
+		cJSON_AddNumberToObject(o, "cpu_mhz", s->cpu_mhz);
 	if (s->db) {
 		cJSON *db = cJSON_AddObjectToObject(o, "db_server");
 		cJSON_AddNumberToObject(db, "processes", s->db_processes);
-		cJSON_AddNumberToObject(db, "user_pct", s->db_user_pct);
-		cJSON_AddNumberToObject(db, "system_pct", s->db_system_pct);
+		if (isnan(s->db_user_pct)) {
+			cJSON_AddNullToObject(db, "user_pct");
+			cJSON_AddNullToObject(db, "system_pct");
+		} else {
+			cJSON_AddNumberToObject(db, "user_pct", s->db_user_pct);
+			cJSON_AddNumberToObject(db, "system_pct", s->db_system_pct);
+		}
 	}
 	cJSON *disks = cJSON_AddObjectToObject(o, "disks");
 	for (int i = 0; i < s->ndisks; i++)
 		cJSON_AddItemToObject(disks, s->disks[i].name, disk_json(&s->disks[i]));
 	cJSON_AddNumberToObject(o, "disk_iops", lb_sys_disk_iops(s));
 	add_net(o, &s->net);
+	return o;
+}
+
+cJSON *lb_host_busy_json(const struct lb_host_busy *b)
+{
+	if (!b->busy)
+		return cJSON_CreateNull();
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddBoolToObject(o, "cpu_contention", b->cpu_contention);
+	cJSON_AddBoolToObject(o, "steal", b->steal);
+	cJSON_AddNumberToObject(o, "run_queue_avg", b->run_queue_avg);
+	cJSON_AddNumberToObject(o, "cpus", b->cpus);
+	cJSON_AddNumberToObject(o, "usable_cpus", b->usable_cpus);
+	cJSON_AddNumberToObject(o, "threads", b->threads);
+	cJSON_AddNumberToObject(o, "luabench_cpu_pct", b->luabench_cpu_pct);
+	cJSON_AddNumberToObject(o, "capacity_pct", b->capacity_pct);
+	if (b->have_wait)
+		cJSON_AddNumberToObject(o, "cpu_wait_share_pct", b->wait_share_pct);
+	else
+		cJSON_AddNullToObject(o, "cpu_wait_share_pct");
+	if (b->have_others)
+		cJSON_AddNumberToObject(o, "others_cpu_pct", b->others_cpu_pct);
+	else
+		cJSON_AddNullToObject(o, "others_cpu_pct");
+	cJSON_AddNumberToObject(o, "steal_pct", b->steal_pct);
 	return o;
 }

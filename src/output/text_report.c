@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "engine/latency_hist.h"
+#include "output/metrics_report.h"
 #include "output/srv_report.h"
 #include "output/sys_report.h"
 #include "util/log.h"
@@ -81,7 +82,8 @@ static void csv_name(FILE *out, const char *name)
 		fputc(isalnum((unsigned char)*c) ? *c : '_', out);
 }
 
-int lb_report_csv_header(FILE *out, const struct lb_config *cfg, const struct lb_types *types, bool server)
+int lb_report_csv_header(FILE *out, const struct lb_config *cfg, const struct lb_types *types,
+			 const struct lb_metric_defs *metrics, bool server)
 {
 	fprintf(out, "time,threads,tps,qps,reads_per_s,writes_per_s,other_per_s");
 	for (int i = 0; i < cfg->npercentiles; i++)
@@ -112,6 +114,7 @@ int lb_report_csv_header(FILE *out, const struct lb_config *cfg, const struct lb
 		}
 	if (server)
 		lb_srv_csv_header(out);
+	lb_metrics_csv_header(out, metrics);
 	fputc('\n', out);
 	return ntypes;
 }
@@ -156,6 +159,7 @@ void lb_report_interval_csv(FILE *out, const struct lb_result *r, int ntypes)
 	}
 	if (r->srvmon)
 		lb_srv_csv(out, r->srvmon, r->srv, c[LB_CNT_EVENT], t);
+	lb_metrics_csv(out, r);
 	fputc('\n', out);
 }
 
@@ -421,6 +425,7 @@ void lb_report_final_text(FILE *out, const struct lb_result *r, const char *extr
 		return;
 	types_block(out, r);
 	statements_block(out, r);
+	lb_metrics_report_block(out, r);
 	if (r->cfg->users)
 		users_block(out, r);
 	placement_block(out, r);
@@ -439,8 +444,11 @@ void lb_report_final_text(FILE *out, const struct lb_result *r, const char *extr
 		fprintf(out, "Note: %llu latencies longer than %.0f s, beyond the histogram's range; "
 			"they are in min/avg/max/sum, and percentiles that fall on them show the maximum.\n\n",
 			(unsigned long long)r->overflow, (double)LB_HIST_MAX_NS / 1e9);
-	if (r->sys)
-		lb_sys_report_block(out, r->sys);
+	if (r->sys) {
+		struct lb_host_busy busy;
+		bool judged = lb_result_host_busy(r, &busy);
+		lb_sys_report_block(out, r->sys, judged ? &busy : NULL, r->proc_place ? lb_place_usable_cpus(r->proc_place) : 0);
+	}
 	if (r->srv)
 		lb_srv_report_block(out, r->srvmon, r->srv, st->cnt[LB_CNT_EVENT], st->time_total_s);
 	if (footer && *footer) {

@@ -15,8 +15,10 @@ void lb_report_interval_text(FILE *out, const struct lb_result *r);
 void lb_report_stall_line(FILE *out, const struct lb_result *r);
 /* The CSV header, with columns for the transaction types defined so far (luabench.stats);
  * returns how many types got columns (give it to every interval line). */
-/* server: the run has server statistics (srv_* columns at the end). */
-int lb_report_csv_header(FILE *out, const struct lb_config *cfg, const struct lb_types *types, bool server);
+/* server: the run has server statistics (srv_* columns after the types'); the named metrics'
+ * columns come last. */
+int lb_report_csv_header(FILE *out, const struct lb_config *cfg, const struct lb_types *types,
+			 const struct lb_metric_defs *metrics, bool server);
 void lb_report_interval_csv(FILE *out, const struct lb_result *r, int ntypes);
 /* The report of a statistics window. extra: workload text printed before "General
  * statistics:"; footer: after the summary (both may be NULL). */

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "engine/latency_hist.h"
+#include "engine/named_metrics.h"
 #include "engine/stats.h"
 #include "util/opt.h"
 #include "util/util.h"
@@ -59,7 +60,7 @@ static int parse_value(const char *v, struct lb_threshold *t, char *err, size_t 
 	char *end;
 	errno = 0;
 	double x = strtod(v, &end);
-	if (end == v || errno || !isfinite(x) || x < 0) {
+	if (end == v || errno || !isfinite(x) || (x < 0 && t->m != LB_THR_NAMED)) {
 		snprintf(err, errlen, "threshold '%s': '%s' is not a number >= 0 with an optional unit", t->text, v);
 		return -1;
 	}
@@ -84,6 +85,12 @@ static int parse_value(const char *v, struct lb_threshold *t, char *err, size_t 
 		t->unit = !strcmp(u, "%") ? "%" : "";
 		t->limit = x;
 		ok = !*u || !strcmp(u, "%");
+	} else if (t->m == LB_THR_NAMED) {
+		/* the unit that fits is known once the metric's kind is (check_named) */
+		t->unit = "";
+		t->limit = x;
+		t->percent = !strcmp(u, "%");
+		ok = !*u || t->percent;
 	} else {
 		t->unit = "";
 		t->limit = x;
@@ -92,7 +99,8 @@ static int parse_value(const char *v, struct lb_threshold *t, char *err, size_t 
 	if (!ok) {
 		const char *units = is_latency(t->m) ? "us, ms (the default) or s"
 				    : t->m == LB_THR_ERRORS ? "none (a count) or % (a share of the attempts)"
-				    : t->m == LB_THR_TPS || t->m == LB_THR_QPS ? "none or /s" : "none (a count)";
+				    : t->m == LB_THR_TPS || t->m == LB_THR_QPS ? "none or /s"
+				    : t->m == LB_THR_NAMED ? "none, or % for a luabench.rate" : "none (a count)";
 		snprintf(err, errlen, "threshold '%s': unit '%s' does not fit %s (units: %s)", t->text, u, t->metric,
 			 units);
 		return -1;
@@ -101,6 +109,44 @@ static int parse_value(const char *v, struct lb_threshold *t, char *err, size_t 
 }
 
 static const char *closest_metric(const char *name);
+
+/* A name a script may give a metric (lua/luabench/named_metrics.lua checks the same): letters,
+ * digits and '_', not starting with a digit nor with 'p' and a digit (a percentile). */
+static bool is_metric_name(const char *s, size_t n)
+{
+	if (!n || n >= LB_METRIC_NAME_BYTES || isdigit((unsigned char)s[0]) ||
+	    (s[0] == 'p' && n > 1 && isdigit((unsigned char)s[1])))
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!isalnum((unsigned char)s[i]) && s[i] != '_')
+			return false;
+	return true;
+}
+
+/* NAME or NAME.last/.min/.max: a named metric of the script (checked once it is loaded). */
+static bool parse_named(const char *left, struct lb_threshold *t)
+{
+	static const char *const fields[] = { "last", "min", "max" };
+	const char *dot = strchr(left, '.');
+	size_t n = dot ? (size_t)(dot - left) : strlen(left);
+	enum lb_thr_field field = LB_THR_FIELD_VALUE;
+	if (!is_metric_name(left, n))
+		return false;
+	if (dot) {
+		size_t i = 0;
+		while (i < LB_ARRAY_LENGTH(fields) && strcmp(dot + 1, fields[i]))
+			i++;
+		if (i == LB_ARRAY_LENGTH(fields))
+			return false;
+		field = (enum lb_thr_field)(LB_THR_FIELD_LAST + i);
+	}
+	t->m = LB_THR_NAMED;
+	t->field = field;
+	t->name = lb_xzalloc(n + 1);
+	memcpy(t->name, left, n);
+	t->metric = lb_xstrdup(left);
+	return true;
+}
 
 static int parse_left(const char *left, struct lb_threshold *t, char *err, size_t errlen)
 {
@@ -113,6 +159,9 @@ static int parse_left(const char *left, struct lb_threshold *t, char *err, size_
 	for (const char *dot = strchr(left, '.'); dot; dot = strchr(dot + 1, '.')) {
 		if (dot == left || !parse_metric(dot + 1, strlen(dot + 1), t))
 			continue;
+		/* a type has no minimum: NAME.min is a gauge's */
+		if (t->m == LB_THR_MIN && parse_named(left, t))
+			return 0;
 		t->type = lb_xstrdup(left);
 		t->type[dot - left] = '\0';
 		t->metric = lb_xstrdup(dot + 1);
@@ -123,6 +172,8 @@ static int parse_left(const char *left, struct lb_threshold *t, char *err, size_
 		}
 		return 0;
 	}
+	if (parse_named(left, t))
+		return 0;
 	const char *dot = strchr(left, '.');
 	const char *name = dot && dot[1] ? dot + 1 : left;
 	const char *near = closest_metric(name);
@@ -131,6 +182,28 @@ static int parse_left(const char *left, struct lb_threshold *t, char *err, size_
 	else
 		snprintf(err, errlen, "threshold '%s': unknown metric '%s' (metrics: " METRICS ")", t->text, name);
 	return -1;
+}
+
+/* Takes TYPE.max threshold t as the maximum of a gauge named TYPE instead, if its text reads as
+ * one (a negative limit, no unit). */
+static bool as_gauge_max(struct lb_threshold *t)
+{
+	char *op = strpbrk(t->text, "<>");
+	char *left = lb_xstrdup(t->text);
+	left[op - t->text] = '\0';
+	struct lb_threshold named = { .text = t->text, .op = t->op };
+	char err[256];
+	bool ok = parse_named(left, &named) && parse_value(op + 1 + (op[1] == '='), &named, err, sizeof(err)) == 0;
+	free(left);
+	if (!ok) {
+		free(named.name);
+		free(named.metric);
+		return false;
+	}
+	free(t->type);
+	free(t->metric);
+	*t = named;
+	return true;
 }
 
 /* The closest of `names` to `name` at most max_d edits away, or NULL. */
@@ -156,38 +229,121 @@ static const char *closest_metric(const char *name)
 	return closest(name, names, (int)LB_ARRAY_LENGTH(names), strlen(name) >= 8 ? 2 : 1);
 }
 
-int lb_thresholds_check_types(const struct lb_thresholds *ts, const struct lb_types *types, char *err,
-			      size_t errlen)
+/* "a, b, c" of n names, cut to fit. */
+static void name_list(char *buf, size_t len, const char *const *names, int n)
+{
+	buf[0] = '\0';
+	for (int i = 0; i < n; i++) {
+		size_t used = strlen(buf);
+		snprintf(buf + used, len - used, "%s%s", i ? ", " : "", names[i]);
+	}
+}
+
+static int type_id(const struct lb_types *types, const char *name)
 {
 	int n = types ? __atomic_load_n(&types->n, __ATOMIC_ACQUIRE) : 0;
-	const char *names[LB_MAX_TYPES];
+	for (int i = 0; i < n; i++)
+		if (!strcmp(lb_types_name(types, i), name))
+			return i;
+	return -1;
+}
+
+static int check_type(const struct lb_threshold *t, const struct lb_types *types, char *err, size_t errlen)
+{
+	int n = types ? __atomic_load_n(&types->n, __ATOMIC_ACQUIRE) : 0;
+	const char *names[LB_MAX_TYPES] = { 0 };
 	for (int i = 0; i < n; i++)
 		names[i] = lb_types_name(types, i);
-	for (int k = 0; ts && k < ts->n; k++) {
-		const struct lb_threshold *t = &ts->v[k];
-		bool known = !t->type;
-		for (int i = 0; !known && i < n; i++)
-			known = !strcmp(names[i], t->type);
-		if (known)
-			continue;
-		int len = (int)strlen(t->type);
-		const char *near = closest(t->type, names, n, len / 3 + 1 > 2 ? len / 3 + 1 : 2);
-		if (near)
-			snprintf(err, errlen, "threshold '%s': no transaction type '%s' (did you mean '%s'?)", t->text,
-				 t->type, near);
-		else if (n) {
-			char list[512] = "";
-			for (int i = 0; i < n; i++) {
-				size_t used = strlen(list);
-				snprintf(list + used, sizeof(list) - used, "%s%s", i ? ", " : "", names[i]);
-			}
-			snprintf(err, errlen, "threshold '%s': no transaction type '%s' (the script's types: %s)",
-				 t->text, t->type, list);
-		}
-		else
-			snprintf(err, errlen, "threshold '%s': no transaction type '%s' (the script defines no "
-				 "luabench.stats types)", t->text, t->type);
+	int len = (int)strlen(t->type);
+	const char *near = closest(t->type, names, n, len / 3 + 1 > 2 ? len / 3 + 1 : 2);
+	char list[512];
+	name_list(list, sizeof(list), names, n);
+	if (near)
+		snprintf(err, errlen, "threshold '%s': no transaction type '%s' (did you mean '%s'?)", t->text,
+			 t->type, near);
+	else if (n)
+		snprintf(err, errlen, "threshold '%s': no transaction type '%s' (the script's types: %s)", t->text,
+			 t->type, list);
+	else
+		snprintf(err, errlen, "threshold '%s': no transaction type '%s' (the script defines no "
+			 "luabench.stats types)", t->text, t->type);
+	return -1;
+}
+
+static int unknown_named(const struct lb_threshold *t, const struct lb_metric_defs *metrics, char *err,
+			 size_t errlen)
+{
+	int n = lb_metric_defs_count(metrics);
+	const char *names[LB_MAX_METRICS] = { 0 };
+	for (int i = 0; i < n; i++)
+		names[i] = lb_metric_defs_get(metrics, i)->name;
+	int len = (int)strlen(t->name);
+	const char *near = closest(t->name, names, n, len / 3 + 1 > 2 ? len / 3 + 1 : 2);
+	if (!near)
+		near = closest_metric(t->name);
+	char list[512];
+	name_list(list, sizeof(list), names, n);
+	if (near)
+		snprintf(err, errlen, "threshold '%s': unknown metric '%s' (did you mean '%s'?)", t->text, t->name, near);
+	else if (n)
+		snprintf(err, errlen, "threshold '%s': unknown metric '%s' (metrics: " METRICS ", or the script's: %s)",
+			 t->text, t->name, list);
+	else
+		snprintf(err, errlen, "threshold '%s': unknown metric '%s' (metrics: " METRICS "; the script "
+			 "declares no luabench.counter, .rate or .gauge)", t->text, t->name);
+	return -1;
+}
+
+/* A named metric's threshold against the metric's kind; sets the unit it is read in. */
+static int check_named(struct lb_threshold *t, const struct lb_types *types,
+		       const struct lb_metric_defs *metrics, char *err, size_t errlen)
+{
+	const struct lb_metric_def *d = lb_metric_defs_get(metrics, lb_metric_defs_find(metrics, t->name));
+	if (!d && t->field == LB_THR_FIELD_MIN && type_id(types, t->name) >= 0) {
+		snprintf(err, errlen, "threshold '%s': min is not measured per transaction type", t->text);
 		return -1;
+	}
+	if (!d)
+		return unknown_named(t, metrics, err, errlen);
+	const char *kind = lb_metric_kind_name(d->kind);
+	if (t->field != LB_THR_FIELD_VALUE && d->kind != LB_METRIC_GAUGE) {
+		snprintf(err, errlen, "threshold '%s': '%s' is a %s: only a gauge has .last, .min and .max (name it "
+			 "alone: %s)", t->text, t->name, kind, t->name);
+		return -1;
+	}
+	if (t->percent && d->kind != LB_METRIC_RATE) {
+		snprintf(err, errlen, "threshold '%s': unit '%%' does not fit %s '%s' (units: none)", t->text, kind,
+			 t->name);
+		return -1;
+	}
+	t->unit = d->kind == LB_METRIC_COUNTER ? "" : d->kind == LB_METRIC_GAUGE ? "value" : t->percent ? "%" : "fraction";
+	return 0;
+}
+
+/* TYPE.max where TYPE is no transaction type but a gauge: the gauge's maximum (the parser took
+ * it for a type's latency, in ms). */
+static bool retake_as_gauge(struct lb_threshold *t, const struct lb_types *types,
+			    const struct lb_metric_defs *metrics)
+{
+	return t->m == LB_THR_MAX && type_id(types, t->type) < 0 && lb_metric_defs_find(metrics, t->type) >= 0 &&
+	       as_gauge_max(t);
+}
+
+int lb_thresholds_check_names(struct lb_thresholds *ts, const struct lb_types *types,
+			      const struct lb_metric_defs *metrics, char *err, size_t errlen)
+{
+	for (int k = 0; ts && k < ts->n; k++) {
+		struct lb_threshold *t = &ts->v[k];
+		if (t->type && type_id(types, t->type) < 0 && !retake_as_gauge(t, types, metrics)) {
+			const struct lb_metric_def *d = lb_metric_defs_get(metrics, lb_metric_defs_find(metrics, t->type));
+			if (!d)
+				return check_type(t, types, err, errlen);
+			snprintf(err, errlen, "threshold '%s': '%s' is a %s: name it alone%s", t->text, t->type,
+				 lb_metric_kind_name(d->kind), d->kind == LB_METRIC_GAUGE ? ", or its .last, .min or .max" : "");
+			return -1;
+		}
+		if (t->m == LB_THR_NAMED && check_named(t, types, metrics, err, errlen) < 0)
+			return -1;
 	}
 	return 0;
 }
@@ -197,6 +353,7 @@ static void threshold_free(struct lb_threshold *t)
 	free(t->text);
 	free(t->type);
 	free(t->metric);
+	free(t->name);
 	memset(t, 0, sizeof(*t));
 }
 
@@ -220,9 +377,12 @@ int lb_threshold_parse(const char *text, struct lb_threshold *t, char *err, size
 	char *left = lb_xstrdup(t->text);
 	left[op - t->text] = '\0';
 	int rc = parse_left(left, t, err, errlen);
-	free(left);
 	if (rc == 0)
 		rc = parse_value(op + 1 + eq, t, err, errlen);
+	/* NAME.max with a value no latency has (a negative one): a gauge's maximum */
+	if (rc < 0 && t->type && t->m == LB_THR_MAX && as_gauge_max(t))
+		rc = 0;
+	free(left);
 	if (rc < 0)
 		threshold_free(t);
 	return rc;
@@ -319,6 +479,7 @@ static const char *observe_run(const struct lb_threshold *t, const struct lb_res
 		return NULL;
 	case LB_THR_EVENTS: *v = n; return NULL;
 	case LB_THR_RECONNECTS: *v = (double)c[LB_CNT_RECONNECT]; return NULL;
+	case LB_THR_NAMED: break;
 	}
 	return "unknown metric";
 }
@@ -353,6 +514,30 @@ static const char *observe_type(const struct lb_threshold *t, const struct lb_re
 	}
 }
 
+/* A named metric's figure over the final window, as the report shows it. */
+static const char *observe_named(const struct lb_threshold *t, const struct lb_result *r, double *v)
+{
+	int id = lb_metric_defs_find(r->metrics, t->name);
+	const struct lb_metric_def *d = lb_metric_defs_get(r->metrics, id);
+	if (!d || !r->snap)
+		return "no such metric";
+	const struct lb_metric_value *x = &r->snap->metrics[id];
+	switch (t->field) {
+	case LB_THR_FIELD_MIN:
+	case LB_THR_FIELD_MAX:
+		if (!lb_metric_has_extremes(x))
+			return "not set in the window";
+		*v = t->field == LB_THR_FIELD_MIN ? x->min : x->max;
+		return NULL;
+	default:
+		if (!lb_metric_value_of(d, x, v))
+			return d->kind == LB_METRIC_RATE ? "no outcomes" : "never set";
+		if (t->percent)
+			*v *= 100;
+		return NULL;
+	}
+}
+
 static bool holds(enum lb_thr_op op, double v, double limit)
 {
 	switch (op) {
@@ -378,7 +563,8 @@ int lb_thresholds_eval(const struct lb_thresholds *ts, const struct lb_result *r
 		o->op = op_text[t->op];
 		o->limit = t->limit;
 		o->unit = t->unit;
-		o->missing = t->type ? observe_type(t, r, &o->observed) : observe_run(t, r, &o->observed);
+		o->missing = t->type ? observe_type(t, r, &o->observed)
+			     : t->m == LB_THR_NAMED ? observe_named(t, r, &o->observed) : observe_run(t, r, &o->observed);
 		o->pass = !o->missing && holds(t->op, o->observed, t->limit);
 		failed += !o->pass;
 	}
@@ -395,6 +581,10 @@ static void format_value(char *buf, size_t len, double v, const char *unit)
 		snprintf(buf, len, "%.2f per sec.", v);
 	else if (!strcmp(unit, "%"))
 		snprintf(buf, len, "%.4f%%", v);
+	else if (!strcmp(unit, "fraction"))
+		snprintf(buf, len, "%.4f", v);
+	else if (!strcmp(unit, "value"))
+		snprintf(buf, len, "%.15g", v);
 	else
 		snprintf(buf, len, "%.0f", v);
 }

@@ -8,7 +8,12 @@
  * per second, not per type); errors: a count, or with % a share of the attempts (errors over
  * events + errors); events (a count); reconnects (a count, not per type). TYPE is a transaction
  * type of luabench.stats (e.g. NewOrder.p95<200ms). A threshold on a figure the run does not
- * have (a latency without events, a type that never ran) fails. */
+ * have (a latency without events, a type that never ran) fails.
+ *
+ * METRIC may also be a named metric the script declares (luabench.counter, .rate, .gauge): NAME
+ * is its value (a counter's sum, a rate's share of true outcomes, with % in percent, a gauge's
+ * last value), NAME.last, NAME.min and NAME.max a gauge's. Which names the script declares is
+ * known once its states are loaded, so these are checked then (lb_thresholds_check_names). */
 #ifndef LB_OUTPUT_THRESHOLDS_H
 #define LB_OUTPUT_THRESHOLDS_H
 
@@ -26,8 +31,11 @@ struct cJSON;
 
 enum lb_thr_metric {
 	LB_THR_PCT, LB_THR_AVG, LB_THR_MIN, LB_THR_MAX, LB_THR_TPS, LB_THR_QPS, LB_THR_ERRORS,
-	LB_THR_EVENTS, LB_THR_RECONNECTS,
+	LB_THR_EVENTS, LB_THR_RECONNECTS, LB_THR_NAMED,
 };
+
+/* What a threshold on a named metric reads: its value, or a gauge's last, min or max. */
+enum lb_thr_field { LB_THR_FIELD_VALUE, LB_THR_FIELD_LAST, LB_THR_FIELD_MIN, LB_THR_FIELD_MAX };
 
 enum lb_thr_op { LB_THR_LT, LB_THR_LE, LB_THR_GT, LB_THR_GE };
 
@@ -36,10 +44,14 @@ struct lb_threshold {
 	char *type;                 /* transaction type, NULL = the whole run */
 	char *metric;               /* as written: "p95", "tps", ... */
 	enum lb_thr_metric m;
+	char *name;                 /* LB_THR_NAMED: the metric's name, */
+	enum lb_thr_field field;    /* what of it, */
+	bool percent;               /* and whether the limit is in % (a rate's) */
 	double pct;                 /* LB_THR_PCT: the percentile */
 	enum lb_thr_op op;
 	double limit;               /* in `unit` */
-	const char *unit;           /* "ms" (latency), "per_s", "%" (errors share) or "" (a count) */
+	const char *unit;           /* "ms" (latency), "per_s", "%" (errors share, a rate in percent), "" (a
+				     * count), "fraction" (a rate) or "value" (a gauge) */
 };
 
 struct lb_thresholds {
@@ -54,11 +66,12 @@ int lb_threshold_parse(const char *text, struct lb_threshold *t, char *err, size
 int lb_thresholds_read(struct lb_thresholds *ts, const struct lb_opts *o, char *err, size_t errlen);
 void lb_thresholds_free(struct lb_thresholds *ts);
 
-/* Before the run: every TYPE a threshold names is a type the script defined (types: the run's
- * registry, filled when the states load). 0, or -1 with "no transaction type 'X' (did you mean
- * 'Y'?)" in err. */
-int lb_thresholds_check_types(const struct lb_thresholds *ts, const struct lb_types *types, char *err,
-			      size_t errlen);
+/* Before the run: every TYPE a threshold names is a type the script defined, every named metric
+ * one it declared, of a kind the threshold fits (types, metrics: the run's registries, filled
+ * when the states load). 0, or -1 with "no transaction type 'X' (did you mean 'Y'?)" or
+ * "unknown metric 'X' ..." in err. */
+int lb_thresholds_check_names(struct lb_thresholds *ts, const struct lb_types *types,
+			      const struct lb_metric_defs *metrics, char *err, size_t errlen);
 
 /* Evaluates every threshold on result r into out[ts->n] (out[i].text borrows ts's text).
  * Returns how many failed. */

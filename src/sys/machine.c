@@ -9,34 +9,25 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "sys/cpufreq.h"
+#include "sys/cpuinfo.h"
+#include "sys/sysfile.h"
 #include "util/secret.h"
 #include "util/util.h"
 
-static void trim_copy(char *dst, size_t len, const char *src)
-{
-	while (isspace((unsigned char)*src))
-		src++;
-	snprintf(dst, len, "%s", src);
-	size_t n = strlen(dst);
-	while (n > 0 && isspace((unsigned char)dst[n - 1]))
-		dst[--n] = '\0';
-}
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#endif
 
-static void read_cpuinfo(struct lb_machine *m, const char *proc_root)
+static void read_cpuinfo(struct lb_machine *m, const char *proc_root, bool *hypervisor)
 {
-	char path[512], line[512];
-	snprintf(path, sizeof(path), "%s/cpuinfo", proc_root);
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return;
-	while (fgets(line, sizeof(line), f) && !m->cpu_model[0]) {
-		/* x86: "model name"; arm64 kernels name no model, some print "Hardware"/"Processor". */
-		char *colon = strchr(line, ':');
-		if (colon && (!strncmp(line, "model name", 10) || !strncmp(line, "Processor", 9) ||
-			      !strncmp(line, "Hardware", 8)))
-			trim_copy(m->cpu_model, sizeof(m->cpu_model), colon + 1);
-	}
-	fclose(f);
+	char *text = lb_sysfile_slurp(proc_root, "cpuinfo");
+	struct lb_cpuinfo ci;
+	lb_cpuinfo_parse(text ? text : "", NULL, 0, &ci);
+	free(text);
+	snprintf(m->cpu_model, sizeof(m->cpu_model), "%s", ci.model);
+	snprintf(m->isa, sizeof(m->isa), "%s", ci.isa);
+	*hypervisor = ci.hypervisor;
 }
 
 static void read_meminfo(struct lb_machine *m, const char *proc_root)
@@ -77,11 +68,81 @@ static void read_os_release(struct lb_machine *m)
 	fclose(f);
 }
 
-void lb_machine_read(struct lb_machine *m, const char *proc_root)
+/* The hypervisor's own name from CPUID leaf 0x40000000 (x86), "" when there is none. */
+static void cpuid_hypervisor(char *out, size_t len)
+{
+	out[0] = '\0';
+#if defined(__x86_64__) || defined(__i386__)
+	unsigned a, b, c, d;
+	__cpuid(1, a, b, c, d);
+	if (!(c & (1u << 31)))
+		return;
+	__cpuid(0x40000000, a, b, c, d);
+	char vendor[13];
+	memcpy(vendor, &b, 4);
+	memcpy(vendor + 4, &c, 4);
+	memcpy(vendor + 8, &d, 4);
+	vendor[12] = '\0';
+	static const char *const known[][2] = {
+		{ "KVMKVMKVM", "kvm" }, { "Microsoft Hv", "hyper-v" }, { "VMwareVMware", "vmware" },
+		{ "XenVMMXenVMM", "xen" }, { "TCGTCGTCGTCG", "qemu-tcg" }, { "ACRNACRNACRN", "acrn" },
+		{ " lrpepyh  vr", "parallels" }, { "bhyve bhyve ", "bhyve" }, { "QNXQVMBSQG", "qnx" },
+	};
+	for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++)
+		if (!strncmp(vendor, known[i][0], strlen(known[i][0]))) {
+			snprintf(out, len, "%s", known[i][1]);
+			return;
+		}
+	snprintf(out, len, "%s", vendor);
+#else
+	(void)len;
+#endif
+}
+
+/* Who virtualizes the machine: CPUID's vendor, else Xen's /sys/hypervisor, else the firmware's
+ * (DMI) vendor and product when a hypervisor is announced; "none" when nothing says so. */
+static void read_virtualization(struct lb_machine *m, const char *sys_root, bool hypervisor_flag)
+{
+	char *v = m->virtualization;
+	size_t len = sizeof(m->virtualization);
+	cpuid_hypervisor(v, len);
+	if (v[0])
+		return;
+	if (lb_sysfile_line(sys_root, "hypervisor/type", v, len))
+		return;
+	char vendor[64] = "", product[64] = "";
+	lb_sysfile_line(sys_root, "class/dmi/id/sys_vendor", vendor, sizeof(vendor));
+	lb_sysfile_line(sys_root, "class/dmi/id/product_name", product, sizeof(product));
+	if (hypervisor_flag && (vendor[0] || product[0]))
+		snprintf(v, len, "%.30s%s%.30s", vendor, vendor[0] && product[0] ? " " : "", product);
+	else
+		snprintf(v, len, "%s", hypervisor_flag ? "unknown hypervisor" : "none");
+}
+
+static void read_clocks(struct lb_machine *m, const char *sys_root, int cpu)
+{
+	struct lb_cpufreq f;
+	lb_cpufreq_read(sys_root, cpu, &f);
+	m->mhz_nominal = f.base_mhz > 0 ? f.base_mhz : lb_cpuinfo_model_mhz(m->cpu_model);
+	m->mhz_max = f.max_mhz;
+	snprintf(m->governor, sizeof(m->governor), "%s", f.governor);
+	snprintf(m->cpufreq_driver, sizeof(m->cpufreq_driver), "%s", f.driver);
+}
+
+void lb_machine_read(struct lb_machine *m, const char *proc_root, const char *sys_root, int cpu)
 {
 	memset(m, 0, sizeof(*m));
-	read_cpuinfo(m, proc_root);
+	bool hypervisor_flag = false;
+	read_cpuinfo(m, proc_root, &hypervisor_flag);
 	read_meminfo(m, proc_root);
+	read_clocks(m, sys_root, cpu);
+	lb_cpucache_read(sys_root, cpu, &m->cache);
+	char buf[256];
+	if (lb_sysfile_line(sys_root, "devices/system/node/online", buf, sizeof(buf)))
+		m->numa_nodes = lb_sysfile_list_count(buf) > 0 ? lb_sysfile_list_count(buf) : 0;
+	if (lb_sysfile_line(sys_root, "kernel/mm/transparent_hugepage/enabled", buf, sizeof(buf)))
+		lb_sysfile_selected(buf, m->thp, sizeof(m->thp));
+	read_virtualization(m, sys_root, hypervisor_flag);
 	long n = sysconf(_SC_NPROCESSORS_ONLN);
 	m->cpus = n > 0 ? (int)n : 0;
 	struct utsname u;
@@ -90,6 +151,11 @@ void lb_machine_read(struct lb_machine *m, const char *proc_root)
 		snprintf(m->arch, sizeof(m->arch), "%.31s", u.machine);
 	}
 	read_os_release(m);
+}
+
+void lb_machine_read_storage(struct lb_machine *m, const char *path, const char *proc_root, const char *sys_root)
+{
+	m->have_storage = path && *path && lb_storage_read(path, proc_root, sys_root, &m->storage);
 }
 
 static void buf_puts(struct lb_buf *b, const char *s)

@@ -1,11 +1,14 @@
 #include "sys/placement.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <math.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "lb_config.h"
 #include "util/opt.h"
@@ -18,7 +21,9 @@
 
 static const struct lb_opt_def place_opts[] = {
 	{ "cpu-affinity", LB_OPT_STRING, "",
-	  "pin each worker thread to one CPU of this list, round-robin in the order given (e.g. 0-3,8: thread 0 on CPU 0, ... thread 4 on CPU 8); empty = no pinning" },
+	  "pin each worker thread to one CPU of this list, round-robin in the order given (e.g. 0-3,8: thread 0 on CPU 0, ... thread 4 on CPU 8); with --cpu-affinity-mode=process the whole process runs on the listed CPUs instead; empty = no pinning" },
+	{ "cpu-affinity-mode", LB_OPT_STRING, "workers",
+	  "what --cpu-affinity places: workers (each worker thread on one CPU, round-robin) or process (every thread of the process, an embedded engine's own threads included, on all the listed CPUs, as taskset -c does)" },
 	{ "numa-node", LB_OPT_STRING, "",
 	  "run the worker threads on the CPUs of this NUMA node and allocate their memory there (libnuma; with --cpu-affinity the listed CPUs are used and the node binds memory only); empty = no binding" },
 };
@@ -151,6 +156,13 @@ int lb_place_configure(const struct lb_opts *opts, struct lb_place_conf *c, char
 {
 	c->ncpus = 0;
 	c->numa_node = -1;
+	c->process = false;
+	const char *mode = lb_opts_str(opts, "cpu-affinity-mode");
+	if (mode && *mode && strcmp(mode, "workers") && strcmp(mode, "process")) {
+		snprintf(err, (size_t)errlen, "Invalid value for the 'cpu-affinity-mode' option: '%s' (expected workers or process)", mode);
+		return -1;
+	}
+	c->process = mode && !strcmp(mode, "process");
 	const char *list = lb_opts_str(opts, "cpu-affinity");
 	if (list && *list) {
 		c->ncpus = lb_cpulist_parse(list, c->cpus, LB_PLACE_MAX_CPUS, err, errlen);
@@ -207,8 +219,52 @@ static int bind_node(const struct lb_place_conf *c, char *err, int errlen)
 }
 #endif
 
+/* Every thread the process has now: those made later inherit the calling thread's mask. */
+static int set_all_threads(const cpu_set_t *set, char *err, int errlen)
+{
+	DIR *d = opendir("/proc/self/task");
+	struct dirent *de;
+	int rc = 0;
+	while (d && (de = readdir(d)) && rc == 0) {
+		pid_t tid = (pid_t)atoi(de->d_name);
+		if (tid > 0 && sched_setaffinity(tid, sizeof(*set), set) < 0 && errno != ESRCH) {
+			snprintf(err, (size_t)errlen, "--cpu-affinity-mode=process: cannot run on the listed CPUs: %s",
+				 strerror(errno));
+			rc = -1;
+		}
+	}
+	if (d)
+		closedir(d);
+	else if (sched_setaffinity(0, sizeof(*set), set) < 0)
+		rc = -1;
+	return rc;
+}
+
+int lb_place_apply_process(const struct lb_place_conf *c, char *err, int errlen)
+{
+	if (!c->process)
+		return 0;
+	if (c->ncpus) {
+		cpu_set_t set;
+		CPU_ZERO(&set);
+		for (int i = 0; i < c->ncpus; i++)
+			CPU_SET(c->cpus[i], &set);
+		if (set_all_threads(&set, err, errlen) < 0)
+			return -1;
+	}
+#if LB_HAVE_NUMA
+	/* A memory policy is inherited by the threads made afterwards; bind_node also gives the
+	 * node's CPUs when no list was given. */
+	if (c->numa_node >= 0)
+		return bind_node(c, err, errlen);
+#endif
+	return 0;
+}
+
 int lb_place_apply(const struct lb_place_conf *c, int index, char *err, int errlen)
 {
+	if (c->process)
+		return 0; /* the process has it: the thread inherited it */
 	if (c->ncpus) {
 		int cpu = c->cpus[index % c->ncpus];
 		cpu_set_t set;
@@ -250,6 +306,35 @@ static void read_mem_policy(struct lb_placement *out)
 		is_set[i] = (mask[i / (8 * sizeof(unsigned long))] >> (i % (8 * sizeof(unsigned long)))) & 1;
 	format_set(out->mem_nodes, sizeof(out->mem_nodes), is_set, MAX_NODES);
 #endif
+}
+
+void lb_place_read_process(struct lb_proc_place *out, const char *proc_root)
+{
+	memset(out, 0, sizeof(*out));
+	out->set = true;
+	long online = sysconf(_SC_NPROCESSORS_ONLN);
+	out->online_cpus = online > 0 ? (int)online : 0;
+	cpu_set_t set;
+	/* The process's, not a worker's: pid 0 is the calling (main) thread, which is never pinned. */
+	if (sched_getaffinity(getpid(), sizeof(set), &set) == 0) {
+		out->ncpus = CPU_COUNT(&set);
+		out->first_cpu = -1;
+		for (int i = 0; i < LB_PLACE_MAX_CPUS && out->first_cpu < 0; i++)
+			if (CPU_ISSET(i, &set))
+				out->first_cpu = i;
+		format_cpuset(out->cpus, sizeof(out->cpus), &set);
+	} else {
+		out->ncpus = out->online_cpus;
+	}
+	lb_cgroup_read(proc_root, "", &out->cgroup);
+}
+
+int lb_place_usable_cpus(const struct lb_proc_place *p)
+{
+	int n = p->ncpus > 0 ? p->ncpus : p->online_cpus;
+	if (p->cgroup.cpu_limit > 0 && ceil(p->cgroup.cpu_limit) < n)
+		n = (int)ceil(p->cgroup.cpu_limit);
+	return n > 0 ? n : 1;
 }
 
 void lb_place_read(struct lb_placement *out)

@@ -5,17 +5,23 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
 #include "util/log.h"
+#include "sys/cpufreq.h"
+#include "sys/cpuinfo.h"
 #include "sys/diskstats.h"
+#include "sys/schedstat.h"
 #include "util/opt.h"
 #include "util/util.h"
 
 #define MAX_DISKS 64
+#define MAX_CPUS 1024
 #define MIB (1024.0 * 1024.0)
 
 
@@ -36,6 +42,13 @@ struct raw {
 	int db_n;
 	uint64_t (*disk)[LB_DISKSTAT_NFIELDS]; /* per known device */
 	struct lb_net_raw net;
+	double mhz;               /* mean clock of the CPUs in use; 0 unknown */
+};
+
+/* The threads' schedstat at one reading. */
+struct sched_reading {
+	struct lb_task_sched *v;
+	int n, cap;
 };
 
 /* A watched process as seen by the last scan, to turn its CPU time into increments. */
@@ -60,6 +73,12 @@ struct lb_sysmon {
 	/* run-queue gauge over the readings of the current window */
 	double rq_sum;
 	unsigned rq_n, rq_max;
+	/* the clock: the CPUs luabench may use, and the mean over the window's readings */
+	unsigned char use[MAX_CPUS];
+	bool cpufreq;             /* scaling_cur_freq exists (else /proc/cpuinfo's "cpu MHz") */
+	double mhz_sum;
+	unsigned mhz_n;
+	struct sched_reading sched_base, sched_end;
 	/* watched processes */
 	struct proc_ent *procs, *seen;
 	int nprocs, capprocs, nseen, capseen;
@@ -386,9 +405,19 @@ static void read_net(struct lb_sysmon *m, struct raw *r)
 	lb_net_parse_snmp(&r->net, slurpf(m, m->conf.proc_root, "net/snmp"));
 }
 
+static void read_clock(struct lb_sysmon *m, struct raw *r)
+{
+	r->mhz = m->cpufreq ? lb_cpufreq_cur_mhz(m->conf.sys_root, m->use, MAX_CPUS) : 0;
+	if (r->mhz <= 0) {
+		const char *s = slurpf(m, m->conf.proc_root, "cpuinfo");
+		r->mhz = s ? lb_cpuinfo_mhz(s, m->use, MAX_CPUS) : 0;
+	}
+}
+
 static void take_reading(struct lb_sysmon *m, struct raw *r, int64_t now_ns)
 {
 	r->t_ns = now_ns;
+	read_clock(m, r);
 	read_stat(m, r);
 	read_meminfo(m, r);
 	read_loadavg(m, r);
@@ -402,6 +431,14 @@ static void take_reading(struct lb_sysmon *m, struct raw *r, int64_t now_ns)
 static unsigned run_queue(const struct raw *r)
 {
 	return r->running > 0 ? r->running - 1 : 0;
+}
+
+static void note_mhz(struct lb_sysmon *m, const struct raw *r)
+{
+	if (r->mhz > 0) {
+		m->mhz_sum += r->mhz;
+		m->mhz_n++;
+	}
 }
 
 static void note_run_queue(struct lb_sysmon *m, unsigned rq)
@@ -483,6 +520,11 @@ struct lb_sysmon *lb_sysmon_new(const struct lb_sys_conf *conf)
 	if (m->hz <= 0)
 		m->hz = 100;
 	find_disks(m);
+	cpu_set_t set;
+	bool have_set = sched_getaffinity(0, sizeof(set), &set) == 0;
+	for (int i = 0; i < MAX_CPUS; i++)
+		m->use[i] = !have_set || CPU_ISSET(i, &set);
+	m->cpufreq = lb_cpufreq_cur_mhz(m->conf.sys_root, m->use, MAX_CPUS) > 0;
 	raw_init(m, &m->base);
 	raw_init(m, &m->prev);
 	raw_init(m, &m->cur);
@@ -515,16 +557,28 @@ void lb_sysmon_free(struct lb_sysmon *m)
 	free(m->cur.disk);
 	free(m->procs);
 	free(m->seen);
+	free(m->sched_base.v);
+	free(m->sched_end.v);
 	free(m->buf);
 	free(m);
 }
 
+static void read_sched(struct lb_sysmon *m, struct sched_reading *s)
+{
+	s->n = lb_schedstat_read(m->conf.proc_root, &s->v, &s->cap);
+}
+
+/* A window starts at reading r: the gauges restart, the threads' schedstat is its base. */
 static void reset_gauges(struct lb_sysmon *m, const struct raw *r)
 {
 	m->rq_sum = 0;
 	m->rq_n = 0;
 	m->rq_max = 0;
+	m->mhz_sum = 0;
+	m->mhz_n = 0;
 	note_run_queue(m, run_queue(r));
+	note_mhz(m, r);
+	read_sched(m, &m->sched_base);
 }
 
 void lb_sysmon_start(struct lb_sysmon *m, int64_t now_ns)
@@ -628,8 +682,10 @@ static void diff(const struct lb_sysmon *m, const struct raw *a, const struct ra
 	s->db = m->conf.npids || m->conf.nnames;
 	if (s->db) {
 		s->db_processes = b->db_n;
-		s->db_user_pct = 100.0 * (double)delta(b->db_user, a->db_user) / (double)m->hz / t;
-		s->db_system_pct = 100.0 * (double)delta(b->db_sys, a->db_sys) / (double)m->hz / t;
+		/* No process matched (a wrong --db-server-name): not available, not 0 % */
+		bool seen = a->db_n > 0 || b->db_n > 0;
+		s->db_user_pct = seen ? 100.0 * (double)delta(b->db_user, a->db_user) / (double)m->hz / t : NAN;
+		s->db_system_pct = seen ? 100.0 * (double)delta(b->db_sys, a->db_sys) / (double)m->hz / t : NAN;
 	}
 	diff_disks(m, a, b, s);
 	lb_net_diff(&a->net, &b->net, s->interval_s, &s->net);
@@ -642,12 +698,15 @@ int lb_sysmon_sample(struct lb_sysmon *m, int64_t now_ns)
 	take_reading(m, &m->cur, now_ns);
 	unsigned rq = run_queue(&m->cur);
 	note_run_queue(m, rq);
+	note_mhz(m, &m->cur);
 	if (m->nsamples == m->capsamples) {
 		m->capsamples = m->capsamples ? m->capsamples * 2 : 64;
 		m->samples = lb_xrealloc(m->samples, (size_t)m->capsamples * sizeof(*m->samples));
 	}
-	/* An interval's run queue is the reading at its end; the window averages its readings. */
+	/* An interval's run queue and clock are the reading at its end; the window averages its
+	 * readings. */
 	diff(m, &m->prev, &m->cur, rq, rq, &m->samples[m->nsamples]);
+	m->samples[m->nsamples].cpu_mhz = m->cur.mhz;
 	raw_copy(m, &m->prev, &m->cur);
 	return m->nsamples++;
 }
@@ -668,12 +727,34 @@ void lb_sysmon_note_procs(struct lb_sysmon *m)
 		account_procs(m, NULL);
 }
 
-void lb_sysmon_stop(struct lb_sysmon *m, int64_t now_ns)
+void lb_sysmon_stop(struct lb_sysmon *m, int64_t now_ns, const struct lb_task_sched *ended, int nended)
 {
 	if (!m)
 		return;
 	take_reading(m, &m->end, now_ns);
+	read_sched(m, &m->sched_end);
+	m->sched_end.n = lb_schedstat_merge(&m->sched_end.v, m->sched_end.n, &m->sched_end.cap, ended, nended);
 	m->stopped = true;
+}
+
+/* luabench's threads between the window's start and now (or the stop). */
+static void sched_window(struct lb_sysmon *m, struct lb_sys_sample *out)
+{
+	struct sched_reading now = { 0 };
+	const struct sched_reading *end = &m->sched_end;
+	if (!m->stopped) {
+		read_sched(m, &now);
+		end = &now;
+	}
+	out->have_sched = m->sched_base.n > 0 && end->n > 0;
+	if (out->have_sched) {
+		uint64_t run_ns, wait_ns;
+		lb_schedstat_diff(m->sched_base.v, m->sched_base.n, end->v, end->n, &run_ns, &wait_ns);
+		double t = out->interval_s > 0 ? out->interval_s : 1;
+		out->proc_cpu_wait_pct = (double)wait_ns / 1e7 / t;
+		out->proc_cpu_wait_share_pct = run_ns + wait_ns ? 100.0 * (double)wait_ns / (double)(run_ns + wait_ns) : 0;
+	}
+	free(now.v);
 }
 
 bool lb_sysmon_window(struct lb_sysmon *m, int64_t now_ns, struct lb_sys_sample *out)
@@ -689,6 +770,9 @@ bool lb_sysmon_window(struct lb_sysmon *m, int64_t now_ns, struct lb_sys_sample 
 	unsigned rq = run_queue(&now);
 	double avg = (m->rq_sum + rq) / (m->rq_n + 1);
 	diff(m, &m->base, &now, avg, rq > m->rq_max ? rq : m->rq_max, out);
+	unsigned mhz_n = m->mhz_n + (now.mhz > 0);
+	out->cpu_mhz = mhz_n ? (m->mhz_sum + now.mhz) / mhz_n : 0;
+	sched_window(m, out);
 	free(now.disk);
 	return true;
 }

@@ -66,9 +66,16 @@ struct lb_sys_sample {
 	double proc_user_pct, proc_system_pct; /* luabench, % of one CPU (200 = two busy cores) */
 	double proc_vcs_per_s, proc_ivcs_per_s;
 	double proc_rss_mib;
+	/* Windows only (an interval leaves them 0): luabench's threads' time runnable but waiting
+	 * for a CPU (schedstat's run_delay), in % of one CPU and as a share of their runnable time
+	 * (running + waiting); have_sched false when the kernel keeps no such statistics. */
+	bool have_sched;
+	double proc_cpu_wait_pct, proc_cpu_wait_share_pct;
+	double cpu_mhz;               /* mean clock of the CPUs luabench may use (cpufreq, else
+	                               * /proc/cpuinfo) over the readings; 0 unknown */
 	bool db;                      /* --db-server-pid/--db-server-name given */
 	int db_processes;             /* matching processes at the end of the interval */
-	double db_user_pct, db_system_pct; /* % of one CPU */
+	double db_user_pct, db_system_pct; /* % of one CPU; NAN when no process matched */
 	int ndisks;
 	struct lb_sys_disk *disks;    /* owned */
 	struct lb_sys_net net;        /* interfaces with traffic, TCP retransmits (owned) */
@@ -96,8 +103,10 @@ bool lb_sysmon_watches_procs(const struct lb_sysmon *m);
  * before a worker closes its connections, whose server processes exit and take their CPU
  * time with them (the next reading would no longer see it). */
 void lb_sysmon_note_procs(struct lb_sysmon *m);
-/* The run is over: later windows end at this reading. */
-void lb_sysmon_stop(struct lb_sysmon *m, int64_t now_ns);
+/* The run is over: later windows end at this reading. `ended` holds the schedstat figures the
+ * threads that ended before it read as they left (sys/schedstat.h), NULL when none. */
+struct lb_task_sched;
+void lb_sysmon_stop(struct lb_sysmon *m, int64_t now_ns, const struct lb_task_sched *ended, int nended);
 /* Fills `out` with the current window up to now (or the stop); false (and nothing to free) without a monitor. */
 bool lb_sysmon_window(struct lb_sysmon *m, int64_t now_ns, struct lb_sys_sample *out);
 void lb_sys_sample_fini(struct lb_sys_sample *s);

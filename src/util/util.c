@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -218,4 +219,23 @@ int lb_write_file_atomic(const char *path, const char *data, size_t len)
 out:
 	free(tmp);
 	return rc;
+}
+
+static int affinity_cpus(pid_t pid)
+{
+	cpu_set_t set;
+	if (sched_getaffinity(pid, sizeof(set), &set) == 0 && CPU_COUNT(&set) > 0)
+		return CPU_COUNT(&set);
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+	return n > 0 ? (int)n : 1;
+}
+
+int lb_process_cpus(void)
+{
+	return affinity_cpus(getpid());
+}
+
+int lb_thread_cpus(void)
+{
+	return affinity_cpus(0);
 }

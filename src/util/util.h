@@ -46,6 +46,12 @@ void lb_buf_append(struct lb_buf *b, const char *s, size_t n);
 void lb_buf_printf(struct lb_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void lb_buf_free(struct lb_buf *b);
 
+/* The CPUs the process (its main thread's set: taskset, a container's cpuset) or the calling
+ * thread (a worker's pin included) may run on, by sched_getaffinity; the online count when the
+ * kernel does not say. */
+int lb_process_cpus(void);
+int lb_thread_cpus(void);
+
 /* Writes `len` bytes to `path` atomically (temp file + rename). Returns 0 or -errno. */
 int lb_write_file_atomic(const char *path, const char *data, size_t len);
 

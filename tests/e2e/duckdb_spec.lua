@@ -65,6 +65,16 @@ ok = pcall(c.query, c, "SELEC 1")
 print("syntax", ok, c.sql_state)
 ok = pcall(c.query, c, "SELECT * FROM nowhere")
 print("missing", ok, c.sql_state)
+-- DuckDB's error types as PostgreSQL's SQLSTATEs (they were HY000)
+c:query("CREATE TABLE p (id INTEGER PRIMARY KEY, n INTEGER NOT NULL CHECK (n > 0))")
+c:query("CREATE TABLE f (pid INTEGER REFERENCES p (id))")
+for _, q in ipairs({ "SELECT nosuch FROM t2", "SELECT nofunc(1)", "SELECT CAST('x' AS INTEGER)",
+    "SELECT 2147483647::INTEGER + 1", "INSERT INTO p VALUES (1, NULL)", "INSERT INTO p VALUES (1, -1)",
+    "INSERT INTO f VALUES (9)", "CREATE TABLE t2 (a INTEGER)", "SELECT id FROM t2 GROUP BY v",
+    "SELECT 1::nosuchtype" }) do
+  ok = pcall(c.query, c, q)
+  print("state", q, ok, c.sql_state)
+end
 -- two connections update the same row: the second to commit conflicts (40001)
 local a, b = sysbench.sql.driver():connect(), sysbench.sql.driver():connect()
 a:query("BEGIN") b:query("BEGIN")
@@ -78,10 +88,54 @@ print("value", a:query_row("SELECT v FROM t2"))
     assert.is_truthy(out:find("syntax\tfalse\t42601", 1, true), out)
     assert.is_truthy(out:find("missing\tfalse\t42P01", 1, true), out)
     assert.is_truthy(out:find("conflict\tfalse\t40001", 1, true), out)
+    for q, state in pairs({ ["SELECT nosuch FROM t2"] = "42703", ["SELECT nofunc(1)"] = "42883",
+      ["SELECT CAST('x' AS INTEGER)"] = "22P02", ["SELECT 2147483647::INTEGER + 1"] = "22003",
+      ["INSERT INTO p VALUES (1, NULL)"] = "23502", ["INSERT INTO p VALUES (1, -1)"] = "23514",
+      ["INSERT INTO f VALUES (9)"] = "23503", ["CREATE TABLE t2 (a INTEGER)"] = "42P07",
+      ["SELECT id FROM t2 GROUP BY v"] = "42803", ["SELECT 1::nosuchtype"] = "42704" }) do
+      assert.is_truthy(out:find("state\t" .. q .. "\tfalse\t" .. state .. "\n", 1, true), q .. " -> " .. state .. ": " .. out)
+    end
     assert.is_truthy(out:find("value\t1", 1, true), out)
     local _, err, rc = h.run("- --db-driver=duckdb --duckdb-db=/nonexistent/dir/x.duckdb", { stdin = "sysbench.sql.driver():connect()" })
     assert.are_not.equal(0, rc)
     assert.is_truthy(err:find("duckdb: cannot open the database '/nonexistent/dir/x.duckdb'", 1, true), err)
+  end)
+
+  -- Checked before anything runs, as one line: they once failed in the script's thread_init,
+  -- blamed on its line ('s.lua:2: connection creation failed: duckdb: invalid setting ...').
+  it("checks its options before anything runs, and names a file of the other kind", function()
+    local script = h.write("duckdb_connect.lua", "local c\nfunction thread_init() c = sysbench.sql.driver():connect() end\n" ..
+      "function event() c:query('SELECT 1') end\n")
+    for opt, line in pairs({
+      ["--duckdb-threads=-1"] = "FATAL: invalid --duckdb-threads value -1 (expected 0 for one per CPU luabench may use, or more)\n",
+      ["--duckdb-memory-limit=lots"] = "FATAL: invalid --duckdb-memory-limit value 'lots' (expected a size DuckDB reads, e.g. 4GB or 512MiB)\n",
+    }) do
+      local out, err, rc = h.run(h.q(script) .. " " .. db .. " " .. opt .. " --events=1 run")
+      assert.are.equal(1, rc, out .. err)
+      assert.are.equal(line, err)
+      assert.are.equal("", out)
+    end
+    -- a SQLite file opened as DuckDB, and a DuckDB file opened as SQLite, are named as such
+    local sq = h.tmpdir() .. "/made-by-sqlite.db"
+    local dk = h.tmpdir() .. "/made-by-duckdb.duckdb"
+    os.remove(sq)
+    os.remove(dk)
+    local make = "sysbench.sql.driver():connect():query('CREATE TABLE k (a INTEGER)')"
+    local _, err, rc = h.run("- --db-driver=sqlite --sqlite-db=" .. h.q(sq), { stdin = make })
+    assert.are.equal(0, rc, err)
+    _, err, rc = h.run("- --db-driver=duckdb --duckdb-db=" .. h.q(dk), { stdin = make })
+    assert.are.equal(0, rc, err)
+    _, err, rc = h.run(h.q(script) .. " --db-driver=duckdb --duckdb-db=" .. h.q(sq) .. " --events=1 run")
+    assert.are.equal(1, rc)
+    assert.are.equal(string.format("FATAL: --duckdb-db=%s is a SQLite database file, not a DuckDB one: open it with " ..
+      "--db-driver=sqlite --sqlite-db=%s\n", sq, sq), err)
+    _, err, rc = h.run(h.q(script) .. " --db-driver=sqlite --sqlite-db=" .. h.q(dk) .. " --events=1 run")
+    assert.are.equal(1, rc)
+    assert.are.equal(string.format("FATAL: --sqlite-db=%s is a DuckDB database file, not a SQLite one: open it with " ..
+      "--db-driver=duckdb --duckdb-db=%s\n", dk, dk), err)
+    -- each opens with its own driver
+    _, err, rc = h.run(h.q(script) .. " --db-driver=sqlite --sqlite-db=" .. h.q(sq) .. " --events=1 run")
+    assert.are.equal(0, rc, err)
   end)
 
   it("interrupts a statement at its timeout; the connection runs the next one", function()
@@ -151,6 +205,11 @@ print("opt", pcall(c.query, c, "]] .. long .. [["), c.sql_state, c:query_row("SE
     assert.are.equal(0, rc, err)
     local v = h.json(out).server_version
     assert.is_truthy(v:find("^DuckDB %d+%.%d+%.%d+ %(threads=1, memory_limit=244%.1 MiB, checkpoint_threshold=16%.0 MiB, preserve_insertion_order=true, temp_directory=.+/oltp%.duckdb%.tmp%)$"), v)
+    local ds = h.json(out).driver_settings
+    assert.are.equal("1", ds.threads)
+    assert.are.equal("244.1 MiB", ds.memory_limit)
+    assert.are.equal("true", ds.preserve_insertion_order)
+    assert.is_truthy(ds.temp_directory:find("/oltp%.duckdb%.tmp$"), ds.temp_directory)
     out, err, rc = h.run("oltp_read_only " .. o .. " --threads=1 --users=4 --events=20 --time=0 run")
     assert.are.equal(0, rc, out .. err)
     -- inserts with auto_inc took keys from the sequence made after the load
@@ -159,6 +218,42 @@ print("opt", pcall(c.query, c, "]] .. long .. [["), c.sql_state, c:query_row("SE
     out, err, rc = h.run("oltp_read_write " .. o .. " cleanup")
     assert.are.equal(0, rc, err)
     assert.are.same({}, h.sql(o, "SELECT table_name FROM information_schema.tables WHERE table_name LIKE 'sbtest%'"))
+  end)
+
+  -- DuckDB's own default is a thread per online CPU; its threads inherit the CPUs of the thread
+  -- that opens the database.
+  it("starts a thread per CPU the process may use, and warns when its threads exceed their CPUs", function()
+    local o = h.duckdb("cpus.duckdb") .. " --tables=1 --table-size=100"
+    local out, err, rc = h.run("oltp_point_select " .. o .. " prepare")
+    assert.are.equal(0, rc, out .. err)
+    local first = h.sh("grep Cpus_allowed_list /proc/self/status"):match("(%d+)[-,%s]")
+    local json = h.tmpdir() .. "/cpus.json"
+    out, rc = h.sh(string.format("taskset -c %s %s oltp_point_select %s --events=10 --time=0 --output=%s run",
+      first, h.q(h.bin), o, h.q(json)))
+    assert.are.equal(0, rc, out)
+    local r = h.json(h.read(json))
+    assert.are.equal("1", r.driver_settings.threads)
+    assert.are.equal(1, r.placement.process_cpu_count)
+    assert.is_falsy(out:find("WARNING", 1, true), out)
+    local ncpus = tonumber(h.sh("nproc"):match("%d+"))
+    out, err, rc = h.run("oltp_point_select " .. o .. " --events=10 --time=0 --format=json run")
+    assert.are.equal(0, rc, err)
+    assert.are.equal(tostring(ncpus), h.json(out).driver_settings.threads)
+    -- a worker pinned to one CPU opens the database: its threads share that CPU
+    if ncpus > 1 then
+      out, err, rc = h.run("oltp_point_select " .. o .. " --threads=1 --cpu-affinity=" .. first .. " --events=10 --time=0 run")
+      assert.are.equal(0, rc, err)
+      local warnings = {}
+      for l in err:gmatch("WARNING:[^\n]*") do warnings[#warnings + 1] = l end
+      assert.are.same({ "WARNING: the database engine runs " .. ncpus .. " threads on the 1 CPU the thread that "
+        .. "opened it may use (its threads inherit them: --cpu-affinity pins each worker to one CPU, taskset "
+        .. "limits the process); give --cpu-affinity-mode=process or fewer threads (--duckdb-threads=1)" }, warnings)
+      -- the whole process on the CPUs: no warning
+      out, err, rc = h.run("oltp_point_select " .. o .. " --threads=1 --cpu-affinity=" .. first .. "," .. (first + 1)
+        .. " --cpu-affinity-mode=process --events=10 --time=0 run")
+      assert.are.equal(0, rc, err)
+      assert.is_falsy(err:find("WARNING", 1, true), err)
+    end
   end)
 
   it("runs dbt3: prepare through the appender, check, power and throughput tests, answers", function()

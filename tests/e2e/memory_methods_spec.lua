@@ -71,6 +71,37 @@ describe("memory --memory-method", function()
     assert.is_truthy(err:find(warning, 1, true), err)
   end)
 
+  -- The interval lines once gave events x --memory-block-size (the reporter's state never ran
+  -- init): "0.04 MiB/sec" while 11 GiB/s were copied. Each line must be the arrays the JSON
+  -- interval of the same window counted, and the JSON interval says it too.
+  it("reports intervals in MiB/s of the arrays copied, in the lines and the JSON", function()
+    local file = h.tmpdir() .. "/memory-intervals.json"
+    local out, err, rc = h.run(string.format("memory --memory-method=memcpy --memory-array-size=%d --memory-runs=0 " ..
+      "--time=2 --report-interval=1 --output=%s run", ARRAY, file))
+    assert.are.equal(0, rc, err)
+    local r = h.json(h.read(file))
+    assert.is_true(#r.intervals >= 1, out)
+    local lines = 0
+    for t, v in out:gmatch("%[ (%d+)s %] ([%d.]+) MiB/sec\n") do
+      lines = lines + 1
+      local iv
+      for _, i in ipairs(r.intervals) do
+        if string.format("%.0f", i.time_s) == t then iv = i end
+      end
+      assert.is_truthy(iv, t .. "s: " .. out)
+      local copied = iv.events * ARRAY / 1048576 / iv.interval_s
+      assert.are.equal(string.format("%.2f", copied), v)
+      -- the bytes are counted as the copy returns, the event just after: one copy apart at most
+      local one = ARRAY / 1048576 / iv.interval_s
+      assert.is_true(copied > one, v)
+      assert.is_true(math.abs(iv.write_mib_per_s - copied) <= one + 1e-9, iv.write_mib_per_s .. " vs " .. copied)
+      assert.are.equal(iv.write_mib_per_s, iv.read_mib_per_s)
+    end
+    assert.is_true(lines >= 1, out)
+    -- the run's rates carry the same bandwidth as workload_stats' aggregate
+    assert.is_true(math.abs(r.rates.write_mib_per_s - r.workload_stats.mib_per_second) < 1e-6 * r.rates.write_mib_per_s)
+  end)
+
   it("refuses bad values in one line", function()
     for _, c in ipairs({
       { "--memory-method=fast", "FATAL: Invalid value for memory-method: fast (expected memcpy, dumb or mcblock)" },

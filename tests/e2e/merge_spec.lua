@@ -159,7 +159,7 @@ end
     local _, err, rc = h.run("cpu --time=1 --threads=2 --output=" .. cpu .. " run")
     assert.are.equal(0, rc, err)
     local out
-    out, err, rc = h.run("merge " .. good .. " " .. cpu)
+    out, err, rc = h.run("merge --allow-gaps " .. good .. " " .. cpu)
     assert.are.equal(0, rc, err)
     if good ~= dir .. "/cpu.json" then
       assert.is_truthy(err:find("WARNING: '" .. cpu .. "' ran workload 'cpu'", 1, true), err)
@@ -186,12 +186,9 @@ function luabench.hooks.report_merge(inputs, stat)
     string.format("steps: %d merged, %d from %d inputs\n", stat.types.Step.count, sum, #inputs)
 end
 ]])
-    local r = {}
-    for i = 0, 2 do
-      r[i + 1] = dir .. "/hooked" .. i .. ".json"
-      local _, err, rc = h.run(h.q(script) .. " --threads=2 --events=100 --time=0 --instance=" .. i .. "/3 --output=" .. r[i + 1] .. " run")
-      assert.are.equal(0, rc, err)
-    end
+    -- (100 events at 100/s: a second each, so that the three windows overlap however late one starts)
+    local r, logs = h.run_together(dir, "hooked", 3, function() return h.q(script) .. " --threads=2 --events=100 --time=0 --rate=100" end)
+    for i = 1, 3 do assert.are.equal("ok", h.json(h.read(r[i])).status, h.read(logs[i])) end
     local out, err, rc = h.run("merge " .. table.concat(r, " ") .. " --output=" .. dir .. "/hooked.json")
     assert.are.equal(0, rc, err)
     assert.is_truthy(out:find("steps: 300 merged, 300 from 3 inputs\n", 1, true), out)
@@ -209,6 +206,29 @@ end
     local m = h.json(out)
     assert.is_nil(m.workload_stats)
     assert.are.same({ steps = 100, instance = 1 }, m.merged_from[2].workload_stats)
+  end)
+
+  it("refuses runs one after another, whose windows do not overlap, unless told to merge them", function()
+    local a, b = dir .. "/seq_a.json", dir .. "/seq_b.json"
+    for _, f in ipairs({ a, b }) do
+      local _, err, rc = h.run("cpu --cpu-max-prime=1000 --time=1 --output=" .. f .. " run")
+      assert.are.equal(0, rc, err)
+    end
+    local da, db = h.json(h.read(a)), h.json(h.read(b))
+    assert.is_true(db.window.start_unix_us > da.window.end_unix_us)
+    local _, err, rc = h.run("merge " .. a .. " " .. b)
+    assert.are.equal(1, rc)
+    assert.are.equal(1, h.count(err, "\n"), err)
+    assert.is_truthy(err:find("FATAL: merge: the measured windows do not overlap: '" .. b .. "' started ", 1, true), err)
+    assert.is_truthy(err:find(string.format(" s after '%s' ended", a), 1, true), err)
+    assert.is_truthy(err:find("luabench compare --label=A RUN", 1, true), err)
+    local gap = tonumber(err:match("started ([%d.]+) s after"))
+    assert.is_true(math.abs(gap - (db.window.start_unix_us - da.window.end_unix_us) / 1e6) <= 0.051, err)
+    local out
+    out, err, rc = h.run("merge --allow-gaps --format=json " .. a .. " " .. b)
+    assert.are.equal(0, rc, err)
+    assert.is_truthy(err:find("WARNING: merge: the measured windows do not overlap", 1, true), err)
+    assert.are.equal(da.counters.events + db.counters.events, h.json(out).counters.events)
   end)
 
   it("refuses a start time in the past and a bad instance", function()

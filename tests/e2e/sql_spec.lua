@@ -265,7 +265,8 @@ function event() con:query("SELECT 1") end
     local kill = pg and "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = 'sbtest' AND datname = current_database() AND pid <> pg_backend_pid()"
       or nil
     local outf = h.tmpdir() .. "/kill_" .. driver .. ".out"
-    local bg = string.format("%s %s --threads=2 --time=4 %s run > %s 2>&1 & pid=$!; sleep 1.5; ", h.bin, h.q(p), db, outf)
+    local bg = string.format("%s %s --threads=2 --time=4 %s run > %s 2>&1 & pid=$!; %s sleep 1.5; ", h.bin, h.q(p), db, outf,
+      h.wait_started(outf))
     local killer
     if pg then
       killer = string.format("echo %s | %s - --verbosity=1 %s; ", h.q("sysbench.sql.driver():connect():query([[" .. kill .. "]])"), h.bin, db)

@@ -81,6 +81,16 @@ print("DIALECT", require("luabench.dialect").of("sqlite").name)
       assert.is_true(doc.counters.events > 0, out)
       assert.is_true(doc.counters.writes > 0, out)
       assert.is_truthy(doc.server_version:find("^SQLite 3%.%d+%.%d+ %(journal_mode=wal, synchronous=full, cache_size=%-2000, busy_timeout=60000 ms, begin=deferred%)$"), doc.server_version)
+      -- the pragmas in force, as SQLite itself answers them on the file, and the storage under it
+      local ds = doc.driver_settings
+      for _, pragma in ipairs({ "journal_mode", "page_size", "mmap_size", "temp_store", "locking_mode", "wal_autocheckpoint" }) do
+        assert.are.equal(sqlite3(db, "PRAGMA " .. pragma), ds[pragma], pragma)
+      end
+      assert.are.equal("full", ds.synchronous)
+      assert.are.equal("-2000", ds.cache_size)
+      assert.are.equal("60000", ds.busy_timeout_ms)
+      assert.are.equal("deferred", ds.begin)
+      assert.are.equal(dir, doc.machine.storage_dir)
       -- each DELETE is followed by the INSERT of the same id: the row count stays
       assert.are.equal("500", sqlite3(db, "SELECT COUNT(*) FROM sbtest1"))
       out, err, rc = h.run(base .. "cleanup")
@@ -108,10 +118,23 @@ print("DIALECT", require("luabench.dialect").of("sqlite").name)
     end
   end)
 
-  it("says which option is wrong", function()
-    local _, err, rc = h.run("oltp_read_write --db-driver=sqlite --sqlite-db=" .. h.q(dir .. "/x.db") .. " --sqlite-journal-mode=fast prepare")
-    assert.are_not.equal(0, rc)
-    assert.is_truthy(err:find("sqlite: invalid --sqlite-journal-mode 'fast' (expected delete, truncate, persist, memory, wal or off)", 1, true), err)
+  it("says which option is wrong, in one line before anything runs", function()
+    local out, err, rc = h.run("oltp_read_write --db-driver=sqlite --sqlite-db=" .. h.q(dir .. "/x.db") .. " --sqlite-journal-mode=fast prepare")
+    assert.are.equal(1, rc)
+    assert.are.equal("FATAL: invalid --sqlite-journal-mode 'fast' (expected delete, truncate, persist, memory, wal or off)\n", err)
+    assert.are.equal("", out)
+    -- a script's thread_init is not blamed for it
+    local script = h.write("sqlite_connect.lua", "local c\nfunction thread_init() c = sysbench.sql.driver():connect() end\n" ..
+      "function event() c:query('SELECT 1') end\n")
+    for opt, line in pairs({
+      ["--sqlite-synchronous=x"] = "FATAL: invalid --sqlite-synchronous 'x' (expected off, normal, full or extra)\n",
+      ["--sqlite-begin=late"] = "FATAL: invalid --sqlite-begin 'late' (expected deferred, immediate or exclusive)\n",
+      ["--sqlite-busy-timeout=-1"] = "FATAL: invalid --sqlite-busy-timeout -1 (expected milliseconds >= 0)\n",
+    }) do
+      out, err, rc = h.run(h.q(script) .. " --db-driver=sqlite --sqlite-db=" .. h.q(dir .. "/x.db") .. " " .. opt .. " --events=1 run")
+      assert.are.equal(1, rc, out .. err)
+      assert.are.equal(line, err)
+    end
     _, err, rc = h.run("oltp_read_write --db-driver=sqlite --sqlite-db=" .. h.q(dir .. "/no/such/dir/x.db") .. " prepare")
     assert.are_not.equal(0, rc)
     assert.is_truthy(err:find("sqlite: cannot open database '" .. dir .. "/no/such/dir/x.db': open: unable to open database file", 1, true), err)
@@ -138,23 +161,27 @@ print("DIALECT", require("luabench.dialect").of("sqlite").name)
     assert.are.equal("0", sqlite3(db, "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite%'"))
   end)
 
-  it("runs tpcc: prepare, a short run with client-side statements, check", function()
+  it("runs tpcc: prepare, a short run with client-side statements (the default there), check", function()
     local db = dir .. "/tpcc.db"
-    local base = "tpcc --db-driver=sqlite --sqlite-db=" .. h.q(db) .. " --sqlite-synchronous=off --procedures=off --warehouses=1 "
+    local base = "tpcc --db-driver=sqlite --sqlite-db=" .. h.q(db) .. " --sqlite-synchronous=off --warehouses=1 "
     local out, err, rc = h.run(base .. "--threads=1 prepare")
     assert.are.equal(0, rc, err)
     assert.are.equal("30000", sqlite3(db, "SELECT COUNT(*) FROM customer"))
     assert.are.equal("100000", sqlite3(db, "SELECT COUNT(*) FROM stock"))
+    -- SQLite has no stored procedures: the default runs client-side statements and says why
     out, err, rc = h.run(base .. "--threads=2 --time=3 run")
     assert.are.equal(0, rc, err)
     assert.is_truthy(out:find("tpmC (NewOrders per minute):", 1, true), out)
+    assert.is_truthy(out:find("; transactions as client-side statements (the sqlite dialect has no stored procedures " ..
+      "tpcc can use: --procedures=off by default)\n", 1, true), out)
+    assert.is_truthy(out:find("transactions:                        client-side statements", 1, true), out)
     out, err, rc = h.run(base .. "--threads=2 check")
     assert.are.equal(0, rc, err .. out)
     assert.is_falsy(out:find("FAIL", 1, true), out)
-    -- --procedures=on (the default) says what to do instead
-    _, err, rc = h.run("tpcc --db-driver=sqlite --sqlite-db=" .. h.q(db) .. " --time=1 run")
-    assert.are_not.equal(0, rc)
-    assert.is_truthy(err:find("tpcc has no stored procedures for the sqlite dialect", 1, true), err)
-    assert.is_truthy(err:find("--procedures=off", 1, true), err)
+    -- an explicit --procedures=on stays an error, saying what to do instead
+    _, err, rc = h.run("tpcc --db-driver=sqlite --sqlite-db=" .. h.q(db) .. " --procedures=on --time=1 run")
+    assert.are.equal(1, rc)
+    assert.is_truthy(err:find("tpcc has no stored procedures for the sqlite dialect (it has no stored routines): " ..
+      "run with --procedures=off (client-side transactions, the default there)", 1, true), err)
   end)
 end)

@@ -59,7 +59,7 @@ describe("system metrics", function()
     assert.are.equal(41, #col, "values at column 42, like sysbench's blocks")
   end)
 
-  it("show user CPU near threads x 100% of one core for a CPU-bound run", function()
+  it("show the process CPU of a CPU-bound run as its threads ran it", function()
     -- Each thread also measures its own on-CPU time (schedstat), so on a busy shared machine the
     -- figure is checked against what the threads really got.
     local script = h.write("spin.lua", [[
@@ -90,11 +90,9 @@ function thread_done() print("ONCPU " .. (oncpu() - t0)) end
     -- user CPU matches what the worker threads ran (the monitor thread adds a little)
     assert.is_true(math.abs(user + s.process.system_pct - measured) < 0.15 * measured + 10,
       string.format("process CPU %.1f%%, threads on CPU %.1f%%", user + s.process.system_pct, measured))
-    -- and is near 2 x 100% unless other processes held the CPUs
-    local busy_other = (100 - s.cpu_pct.idle - s.cpu_pct.iowait) * s.cpus - user - s.process.system_pct
-    local expect = math.min(200, 100 * s.cpus, 100 * s.cpus - math.max(0, busy_other))
-    assert.is_true(user >= 0.75 * expect and user <= 210,
-      string.format("user %.1f%%, expected about %.1f%% (others used %.1f%%)", user, expect, busy_other))
+    -- in % of one CPU: two threads can hold at most two (what they got of them is the
+    -- schedstat figure above, however busy the machine is)
+    assert.is_true(user <= 100 * math.min(2, s.cpus) + 10, string.format("user %.1f%%", user))
     assert.is_true(s.process.system_pct < 30, "a CPU-bound loop spends little time in the kernel")
     assert.is_truthy(out:find("    luabench cpu usr/sys %(%%%): +[%d.]+/[%d.]+"))
   end)

@@ -13,11 +13,17 @@ describe("emulated users", function()
     local sys = doc.system
     local busy = string.format("machine: user %.0f%% system %.0f%% steal %.0f%%, run queue avg %s max %s",
       sys.cpu_pct.user, sys.cpu_pct.system, sys.cpu_pct.steal, sys.run_queue.avg, sys.run_queue.max)
-    -- every user completes one interaction per 50 ms
-    local expected = 1000 * doc.time_s / 0.05
-    assert.is_true(math.abs(doc.counters.events - expected) / expected < 0.05,
-      doc.counters.events .. " events, expected " .. expected .. "; " .. busy)
+    -- every user completes one interaction per cycle: 50 ms of think time, then the wake-up's
+    -- lateness and the interaction itself (both as measured in this run: on a busy machine
+    -- they grow, and the users fall behind by exactly that much)
     local late = doc.users.wake_lateness_ms
+    local hist, late_ns, wakes = doc.users.wake_lateness_histogram, 0, 0
+    for _, b in ipairs(hist.buckets) do late_ns, wakes = late_ns + b[1] * b[2], wakes + b[2] end
+    local cycle_s = 0.05 + late_ns / wakes / 1e9 + doc.latency_ms.avg / 1e3
+    local expected = 1000 * doc.time_s / cycle_s
+    assert.is_true(math.abs(doc.counters.events - expected) / expected < 0.03,
+      string.format("%d events, expected %.0f (a cycle of %.2f ms); %s", doc.counters.events, expected,
+        cycle_s * 1e3, busy))
     assert.is_true(late.p99 < 20, "p99 wake-up lateness " .. late.p99 .. " ms; " .. busy)
     assert.are.equal(1000, doc.users.users)
     -- think time is not response time

@@ -60,11 +60,10 @@ describe("built-in workloads", function()
       { "memory --memory-scope=x", "FATAL: Invalid value for memory-scope: x" },
       { "memory --memory-total-size=-1", "FATAL: Invalid value for the 'memory_total_size' option: '-1'" }, -- after sysbench's own checks
     }) do
-      local out, err, rc, secs = h.run(c[1] .. " --time=1 run")
+      local out, err, rc = h.run(c[1] .. " --time=1 run")
       assert.are.equal(1, rc, c[1] .. ": " .. err)
       assert.are.equal(c[2] .. "\n", err, c[1])
       assert.is_falsy(out:find("Threads started!", 1, true), c[1])
-      assert.is_true(secs < 3, c[1])
     end
   end)
 

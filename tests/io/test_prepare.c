@@ -112,6 +112,15 @@ static void test_create_reuse_extend(void)
 	run(path, size, 0, 0, 0, &o);
 	ok(o.result == (int64_t)size && o.state == LB_IO_PREP_TRUNCATED &&
 	   iot_size(path) == (long long)size, "too long: truncated to size");
+
+	/* fileio keeps a longer file, as sysbench's binary does: nothing written, nothing cut */
+	fd = open(path, O_RDWR);
+	ok(fd >= 0 && pwrite(fd, "TAIL", 4, (off_t)size) == 4, "grown by 4 written bytes");
+	close(fd);
+	run(path, size, LB_IO_PREP_KEEP_LONGER, 0, 0, &o);
+	ok(o.result == (int64_t)size && o.state == LB_IO_PREP_REUSED && o.to_write == 0 &&
+	   iot_size(path) == (long long)size + 4, "too long, kept: reused as it is %s", o.err);
+	ok(iot_read(path, mark, 4, (off_t)size) == 4 && !memcmp(mark, "TAIL", 4), "its tail is intact");
 }
 
 /* A file of the right size is reused only if it has no holes: `truncate -s`, a file written

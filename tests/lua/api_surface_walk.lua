@@ -19,6 +19,10 @@ if os.getenv("LB_WALK_INJECT") then
   luabench.socket.walk_injected = function() error("an unchecked argument", 0) end
 end
 
+-- Named metrics are declared before the run starts (lua-api.md §5.11): here, for build().
+local metrics = {}
+for _, kind in ipairs({ "counter", "rate", "gauge" }) do metrics[#metrics + 1] = { kind, luabench[kind]("walk_" .. kind) } end
+
 local names, seen = {}, {}
 for _, n in ipairs(surface.struct_fields()) do names[#names + 1] = n; seen[n] = true end
 -- methods of the FFI objects (result sets, histograms): a metatype's table is not reachable
@@ -246,6 +250,7 @@ local function build()
   add("shared", luabench.shared("walk.slot", "int64_t", 4))
   add("user-data", luabench.user_data)
   add("loader", luabench.prepare.new("walk.load", 10))
+  for _, m in ipairs(metrics) do add("metric-" .. m[1], m[2]) end
   -- a UDP socket needs no server: its calls check their arguments before they send or wait
   add("socket", luabench.socket.connect("127.0.0.1", 9, { udp = true, timeout = 0.01 }))
   -- last: on a pooled connection (--users) the pipeline holds the one physical connection

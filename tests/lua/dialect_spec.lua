@@ -52,6 +52,13 @@ describe("luabench.dialect", function()
     assert.are.equal("SELECT a FROM t LIMIT 10", pg.limit("SELECT a FROM t", 10))
     assert.are.equal("SELECT a FROM t LIMIT 10", my.limit("SELECT a FROM t", 10))
     assert.are.equal("SELECT a FROM t FETCH FIRST 10 ROWS ONLY", dialect.of("oracle").limit("SELECT a FROM t", 10))
+    assert.are.equal("SELECT a FROM t ORDER BY a LIMIT 10 OFFSET ?", pg.limit_offset("SELECT a FROM t ORDER BY a", 10))
+    assert.are.equal("SELECT a FROM t ORDER BY a LIMIT 10 OFFSET ?", dialect.of("sqlite").limit_offset("SELECT a FROM t ORDER BY a", 10))
+    assert.are.equal("SELECT a FROM t ORDER BY a OFFSET ? ROWS FETCH NEXT 10 ROWS ONLY",
+      dialect.of("oracle").limit_offset("SELECT a FROM t ORDER BY a", 10))
+    assert.are.equal("SELECT a FROM t ORDER BY a OFFSET ? ROWS FETCH NEXT 10 ROWS ONLY",
+      dialect.of("sqlserver").limit_offset("SELECT a FROM t ORDER BY a", 10))
+    assert.has_error(function() dialect.of("sqlserver").limit_offset("SELECT a FROM t", 10) end)
     assert.is_false(dialect.of("oracle").load_stream)
     assert.are.equal("SET statement_timeout = 1500", pg.statement_timeout(1.5))
     assert.are.equal("SET SESSION max_statement_time = 1.500", my.statement_timeout(1.5))
@@ -119,6 +126,14 @@ describe("luabench.dialect", function()
           print("UPSERT", v("SELECT s FROM TBL WHERE id = 7"), v("SELECT s FROM TBL WHERE id = 8"))
           print("LIMIT", v("SELECT COUNT(*) FROM (" .. D.limit("SELECT id FROM TBL ORDER BY id DESC", 3) .. ") x"),
             v(D.limit("SELECT id FROM TBL ORDER BY id DESC", 1)))
+          local page = con:prepare(D.limit_offset("SELECT id FROM TBL ORDER BY id", 2))
+          local skip = page:bind_create(sysbench.sql.type.INT)
+          page:bind_param(skip)
+          skip:set(3)
+          local rs = page:execute()
+          local first = rs:fetch_row()
+          print("PAGE", first[1], rs.nrows)
+          page:close()
           q(D.begin)
           print("LOCKED", v(D.first_locked("SELECT id FROM TBL WHERE id > 2 ORDER BY id", 1)),
             v(D.for_update("SELECT s FROM TBL WHERE id = 3")))
@@ -137,6 +152,7 @@ describe("luabench.dialect", function()
         assert.truthy(out:find("COUNT\t7\n", 1, true), out)
         assert.truthy(out:find("UPSERT\tseven\teight\n", 1, true), out)
         assert.truthy(out:find("LIMIT\t3\t8\n", 1, true), out)
+        assert.truthy(out:find("PAGE\t4\t2\n", 1, true), out)
         assert.truthy(out:find("LOCKED\t3\tr3\n", 1, true), out)
         assert.truthy(out:find("TEXT\t2-r2\n", 1, true), out)
         assert.truthy(out:find("DATE\t1\n", 1, true), out)
@@ -144,6 +160,50 @@ describe("luabench.dialect", function()
         assert.truthy(out:find("IDENT\t8\n", 1, true), out)
         assert.truthy(out:find("EXISTS\ttrue\ttrue\n", 1, true), out)
         assert.truthy(out:find("GONE\ttrue\n", 1, true), out)
+      end)
+
+      it("its sequences, now, minutes and ROLLUP run and answer", function()
+        if not h.db(name) then pending(name .. " sandbox server not running") return end
+        local script = ([[
+          local D = require("luabench.dialect").of(NAME)
+          local con = sysbench.sql.driver():connect()
+          for _, n in ipairs({ "SEQ_a", "SEQ_b" }) do con:query(D.drop_sequence(n)) end
+          con:query(D.create_sequence("SEQ_a", 41))
+          con:query(D.create_sequence("SEQ_b", 7))
+          local function take()
+            local v = {}
+            for _, sql in ipairs(D.next_values({ "SEQ_a", "SEQ_b" })) do
+              for _, x in ipairs({ con:query_row(sql) }) do v[#v + 1] = x end
+            end
+            return table.concat(v, " ")
+          end
+          print("NEXT", take(), take())
+          local st = con:prepare("SELECT " .. D.date_value("?") .. D.from_dual)
+          local p = st:bind_create(sysbench.sql.type.VARCHAR, 10)
+          st:bind_param(p)
+          p:set("2024-02-29")
+          print("DATE", st:execute():fetch_row()[1])
+          print("NOW", con:query_row("SELECT CASE WHEN " .. D.date_add(D.now, -5, "minute") .. " < " .. D.now ..
+            " AND " .. D.now .. " > " .. D.date_add("CURRENT_TIMESTAMP", -1, "day") .. " THEN 1 ELSE 0 END"))
+          con:query("DROP TABLE IF EXISTS SEQ_r")
+          con:query("CREATE TABLE SEQ_r (g INTEGER, m VARCHAR(4), v INTEGER)")
+          con:query("INSERT INTO SEQ_r VALUES (1, 'x', 1), (1, 'x', 2), (1, 'y', 4)")
+          local rs = con:query("SELECT g, m, SUM(v) FROM SEQ_r " .. D.group_by_rollup("g, m"))
+          local rows = {}
+          for r in function() return rs:fetch_row() end do
+            rows[#rows + 1] = (r[1] or "*") .. "/" .. (r[2] or "*") .. "=" .. r[3]
+          end
+          table.sort(rows)
+          print("ROLLUP", table.concat(rows, " "))
+          con:query("DROP TABLE SEQ_r")
+          for _, n in ipairs({ "SEQ_a", "SEQ_b" }) do con:query(D.drop_sequence(n)) end
+        ]]):gsub("NAME", string.format("%q", name)):gsub("SEQ", t)
+        local out, err, rc = h.run("- --verbosity=1 " .. h.db(name), { stdin = script })
+        assert.are.equal(0, rc, err)
+        assert.is_truthy(out:find("NEXT\t41 7\t42 8\n", 1, true), out)
+        assert.is_truthy(out:find("NOW\t1\n", 1, true), out)
+        assert.is_truthy(out:find("DATE\t2024-02-29\n", 1, true), out)
+        assert.is_truthy(out:find("ROLLUP\t*/*=7 1/*=7 1/x=3 1/y=4\n", 1, true), out)
       end)
 
       it("streams rows with load_stream, limits rows, and times a statement out", function()

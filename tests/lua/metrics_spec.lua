@@ -35,7 +35,7 @@ describe("luabench.metrics", function()
     assert.is_nil(metrics.spread(fx.doc { per_interval = { 100 } }, tps))
   end)
 
-  it("declares a direction for every row; system, mix and workload rows are neutral", function()
+  it("declares a direction for every row; system, mix and workload rows are neutral but the headlines", function()
     local d = fx.doc { types = { NewOrder = { per_s = 5, mix_pct = 45, errors = 0, rollbacks = 1, retries = 2,
       latency_ms = { avg = 3, max = 9, percentiles = { ["50"] = 2 } } } } }
     d.workload_stats = { tpmC = 7 }
@@ -46,7 +46,9 @@ describe("luabench.metrics", function()
     assert.are.equal("neutral", row(rows, "CPU system %").better)
     assert.are.equal("neutral", row(rows, "context switches/s").better)
     assert.are.equal("neutral", row(rows, "NewOrder mix %").better)
-    assert.are.equal("neutral", row(rows, "tpmC").better)
+    -- tpmC heads a summary: a throughput
+    assert.are.equal("higher", row(rows, "tpmC").better)
+    assert.is_true(row(rows, "tpmC").headline)
     assert.are.equal("lower", row(rows, "NewOrder rollbacks").better)
     assert.are.equal(2, row(rows, "NewOrder retries").value(d))
   end)

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "../tap.h"
+#include "fake_tree.h"
 #include "sys/diskstats.h"
 #include "util/opt.h"
 #include "sys/sysmetrics.h"
@@ -20,26 +21,6 @@
 
 #define S(x) ((int64_t)(x) * 1000000000LL)
 
-static char root[256];
-
-static void put(const char *rel, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void put(const char *rel, const char *fmt, ...)
-{
-	char path[512], dir[512];
-	snprintf(path, sizeof(path), "%s/%s", root, rel);
-	/* create the parent directories */
-	for (char *p = strchr(path + strlen(root) + 1, '/'); p; p = strchr(p + 1, '/')) {
-		snprintf(dir, sizeof(dir), "%.*s", (int)(p - path), path);
-		mkdir(dir, 0755);
-	}
-	FILE *f = fopen(path, "w");
-	va_list ap;
-	va_start(ap, fmt);
-	vfprintf(f, fmt, ap);
-	va_end(ap);
-	fclose(f);
-}
 
 /* /proc/stat with the given jiffies (user nice system idle iowait irq softirq steal). */
 static void stat_file(unsigned long long u, unsigned long long sy, unsigned long long idle,
@@ -193,7 +174,7 @@ static void test_sampling(void)
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
-	lb_sys_report_block(f, &w);
+	lb_sys_report_block(f, &w, NULL, 0);
 	lb_sys_report_line(f, 5, s);
 	fclose(f);
 	ok(strstr(buf, "System statistics (2 CPUs;") == buf, "block title");

@@ -63,7 +63,14 @@ static void syntax(void)
 	refused("<5", want);
 	snprintf(want, sizeof(want), "threshold 'p95<': %s", syn);
 	refused("p95<", want);
-	refused("lat<5", "threshold 'lat<5': unknown metric 'lat' (metrics: pNN (e.g. p95, p99.9), avg, min, max, tps, qps, errors, events or reconnects)");
+	/* a name that is none of luabench's figures may be a named metric of the script: checked
+	 * once the script is loaded (named_metrics below) */
+	parses("lat<5", NULL, "lat", LB_THR_LT, 5, "");
+	parses("hit_rate>=90%", NULL, "hit_rate", LB_THR_GE, 90, "");
+	parses("queue.last<=3", NULL, "queue.last", LB_THR_LE, 3, "");
+	parses("queue.min>-1", NULL, "queue.min", LB_THR_GT, -1, "");
+	parses("queue.max>-1", NULL, "queue.max", LB_THR_GT, -1, ""); /* no type's max is negative */
+	refused("lag_ms<5ms", "threshold 'lag_ms<5ms': unit 'ms' does not fit lag_ms (units: none, or % for a luabench.rate)");
 	refused("p101<5", "threshold 'p101<5': unknown metric 'p101' (metrics: pNN (e.g. p95, p99.9), avg, min, max, tps, qps, errors, events or reconnects)");
 	refused("NewOrder.speed<5", "threshold 'NewOrder.speed<5': unknown metric 'speed' (metrics: pNN (e.g. p95, p99.9), avg, min, max, tps, qps, errors, events or reconnects)");
 	refused("p95<fast", "threshold 'p95<fast': 'fast' is not a number >= 0 with an optional unit");
@@ -190,9 +197,124 @@ static void evaluation(void)
 	lb_types_fini(&types);
 }
 
+/* Checked against the script's registries once it is loaded: the kind decides what fits. */
+static int check1(const char *text, const struct lb_types *types, const struct lb_metric_defs *defs,
+		  struct lb_threshold *t)
+{
+	if (lb_threshold_parse(text, t, err, sizeof(err)) < 0)
+		return -1;
+	struct lb_thresholds ts = { .v = t, .n = 1 };
+	return lb_thresholds_check_names(&ts, types, defs, err, sizeof(err));
+}
+
+static void checked(const char *text, const struct lb_types *types, const struct lb_metric_defs *defs,
+		    const char *want_err)
+{
+	struct lb_threshold t = { 0 };
+	int rc = check1(text, types, defs, &t);
+	if (want_err) {
+		ok(rc < 0, "'%s' is refused once the script is loaded", text);
+		is_str(err, want_err, "'%s': the message", text);
+	} else {
+		ok(rc == 0, "'%s' fits the script's metric (%s)", text, rc ? err : "ok");
+	}
+	free(t.text), free(t.type), free(t.metric), free(t.name);
+}
+
+static void named_metrics(void)
+{
+	struct lb_config cfg = { .npercentiles = 1, .percentiles = { 95 } };
+	struct lb_types types;
+	lb_types_init(&types);
+	lb_types_define(&types, "NewOrder");
+	struct lb_metric_defs defs;
+	lb_metric_defs_init(&defs);
+	int miss = lb_metric_defs_define(&defs, "cache_miss", LB_METRIC_COUNTER, LB_BETTER_LOWER);
+	int hit = lb_metric_defs_define(&defs, "hit_rate", LB_METRIC_RATE, LB_BETTER_HIGHER);
+	int queue = lb_metric_defs_define(&defs, "queue", LB_METRIC_GAUGE, LB_BETTER_NEUTRAL);
+	lb_metric_defs_define(&defs, "never", LB_METRIC_GAUGE, LB_BETTER_NEUTRAL);
+	lb_metric_defs_define(&defs, "idle", LB_METRIC_RATE, LB_BETTER_NEUTRAL);
+	is_int(lb_metric_defs_define(&defs, "queue", LB_METRIC_COUNTER, LB_BETTER_LOWER), queue,
+	       "a name declared again keeps its id (and its kind: the caller compares)");
+
+	checked("cache_miss<100", &types, &defs, NULL);
+	checked("hit_rate>0.9", &types, &defs, NULL);
+	checked("hit_rate>=90%", &types, &defs, NULL);
+	checked("queue<5", &types, &defs, NULL);
+	checked("queue.max<=5", &types, &defs, NULL);
+	checked("queue.max>-5", &types, &defs, NULL);
+	checked("queue.min>=0", &types, &defs, NULL);
+	checked("NewOrder.max<1s", &types, &defs, NULL);
+	checked("cache_mis<100", &types, &defs, "threshold 'cache_mis<100': unknown metric 'cache_mis' (did you mean 'cache_miss'?)");
+	checked("tps2>5", &types, &defs, "threshold 'tps2>5': unknown metric 'tps2' (did you mean 'tps'?)");
+	checked("zzzz<1", &types, &defs, "threshold 'zzzz<1': unknown metric 'zzzz' (metrics: pNN (e.g. p95, p99.9), avg, min, max, tps, qps, errors, events or reconnects, or the script's: cache_miss, hit_rate, queue, never, idle)");
+	checked("cache_miss.max<5", &types, &defs, "threshold 'cache_miss.max<5': 'cache_miss' is a counter: only a gauge has .last, .min and .max (name it alone: cache_miss)");
+	checked("cache_miss<5%", &types, &defs, "threshold 'cache_miss<5%': unit '%' does not fit counter 'cache_miss' (units: none)");
+	checked("NewOrder.min<5", &types, &defs, "threshold 'NewOrder.min<5': min is not measured per transaction type");
+	checked("queue.avg<5", &types, &defs, "threshold 'queue.avg<5': 'queue' is a gauge: name it alone, or its .last, .min or .max");
+	checked("Stock.max<5", &types, &defs, "threshold 'Stock.max<5': no transaction type 'Stock' (the script's types: NewOrder)");
+
+	/* two workers' slots: the counter and the rate add up, the gauge's last is the later set */
+	struct lb_stats w[2];
+	struct lb_snap s;
+	for (int i = 0; i < 2; i++)
+		lb_stats_init(&w[i], 0, 0);
+	lb_snap_init(&s);
+	struct lb_metric_slot *m0 = lb_stats_metric_slots(&w[0]), *m1 = lb_stats_metric_slots(&w[1]);
+	m0[miss].sum = 60, m1[miss].sum = 40;
+	m0[hit].count = 10, m0[hit].sum = 9;
+	m1[hit].count = 10, m1[hit].sum = 8;
+	lb_metric_slot_set(&m0[queue], 7, 2000, 0);
+	lb_metric_slot_set(&m1[queue], -3, 1000, 0);
+	lb_metric_slot_set(&m1[queue], 2, 3000, 0);
+	lb_metric_slot_set(&m0[queue], 50, 1500, 1); /* a later window: its 7 is not in window 0 */
+	for (int i = 0; i < 2; i++)
+		lb_snap_add_stats(&s, &w[i], 0);
+	struct lb_result r = { .cfg = &cfg, .types = &types, .metrics = &defs, .snap = &s };
+	lb_result_fill_stat(&r, 10.0, 0, 0);
+	struct lb_threshold_outcome o;
+	struct lb_threshold t;
+	const struct { const char *text; bool pass; double observed; const char *unit; } cases[] = {
+		{ "cache_miss<100", false, 100, "" },   { "cache_miss<=100", true, 100, "" },
+		{ "hit_rate>0.9", false, 0.85, "fraction" }, { "hit_rate>=85%", true, 85, "%" },
+		{ "queue<3", true, 2, "value" },       { "queue.last>=2", true, 2, "value" },
+		{ "queue.min>-3", false, -3, "value" }, { "queue.max<2", false, 2, "value" },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		memset(&o, 0, sizeof(o));
+		if (check1(cases[i].text, &types, &defs, &t) < 0) {
+			ok(0, "'%s': %s", cases[i].text, err);
+			continue;
+		}
+		struct lb_thresholds ts = { .v = &t, .n = 1 };
+		lb_thresholds_eval(&ts, &r, &o);
+		ok(o.pass == cases[i].pass && !o.missing && near(o.observed, cases[i].observed) && !strcmp(o.unit, cases[i].unit),
+		   "%s: %s, observed %g %s", cases[i].text, o.pass ? "pass" : "fail", o.observed, o.unit);
+		free(t.text), free(t.type), free(t.metric), free(t.name);
+	}
+	const struct { const char *text, *missing; } none[] = {
+		{ "never<1", "never set" }, { "idle>0.5", "no outcomes" },
+	};
+	for (size_t i = 0; i < 2; i++) {
+		memset(&o, 0, sizeof(o));
+		check1(none[i].text, &types, &defs, &t);
+		struct lb_thresholds ts = { .v = &t, .n = 1 };
+		lb_thresholds_eval(&ts, &r, &o);
+		ok(!o.pass && o.missing && !strcmp(o.missing, none[i].missing), "%s fails: %s", none[i].text,
+		   o.missing ? o.missing : "-");
+		free(t.text), free(t.type), free(t.metric), free(t.name);
+	}
+	lb_snap_fini(&s);
+	for (int i = 0; i < 2; i++)
+		lb_stats_fini(&w[i]);
+	lb_metric_defs_fini(&defs);
+	lb_types_fini(&types);
+}
+
 int main(void)
 {
 	syntax();
 	evaluation();
+	named_metrics();
 	return done_testing();
 }

@@ -28,8 +28,8 @@ struct captured {
 };
 
 static int on_header(void *ctx, const struct lb_config *c) { return 0; }
-static int on_started(void *ctx, const struct lb_config *c, const struct lb_types *t, bool server_stats,
-		      char *err, size_t errlen) { return 0; }
+static int on_started(void *ctx, const struct lb_config *c, const struct lb_types *t,
+		      const struct lb_metric_defs *m, bool server_stats, char *err, size_t errlen) { return 0; }
 static void on_attach(void *ctx, struct lb_vm *control, struct lb_vm *reporter) {}
 static int on_interval(void *ctx, const struct lb_result *r) { return 0; }
 

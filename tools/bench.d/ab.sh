@@ -60,6 +60,8 @@ ab_instructions() {
   awk '/^summary:/ {print $2}' "$work/cg.out"
 }
 
+peers="another luabench build (--before)"
+
 bench_ab() {
   local a callgrind=0
   ab_before="" ab_after=$LB

@@ -57,6 +57,8 @@ dbt3_load_file() { # DRIVER FILE
 }
 export -f dbt3_load_file
 
+peers="each server's own bulk load (psql \\copy, mysql LOAD DATA LOCAL INFILE)"
+
 bench_dbt3() {
   local sfs=0.1,1 nruns=3 threads=2 drivers=pgsql,mysql run_sf=0.1 a
   for a in "$@"; do

@@ -16,6 +16,8 @@
 # Medians per query and of the 22 summed, and the ratio duckdb CLI / luabench (1.0 = no driver
 # overhead). Needs tools/install-duckdb --bench (tools/bench runs install-deps --bench).
 
+peers="DuckDB's own CLI (duckdb-cli from PyPI, tools/install-duckdb --bench)"
+
 bench_duckdb() {
   local sf=1 nruns=3 dthreads=0 answers="" a
   for a in "$@"; do
@@ -28,7 +30,7 @@ bench_duckdb() {
   done
   local venv=${LB_OPT_DIR:-/opt/luabench}/venv
   local cli=$venv/bin/duckdb gen=$venv/bin/tpchgen-cli
-  [[ -x $cli && -x $gen ]] || { echo "bench: run tools/install-duckdb --bench (duckdb CLI, tpchgen-cli)" >&2; return 1; }
+  [[ -x $cli && -x $gen ]] || { echo "bench duckdb: DuckDB's CLI or tpchgen-cli is not installed in $venv: run tools/bench duckdb --install, or tools/install-duckdb --bench" >&2; return 1; }
   [[ -z $answers && $sf == 1 && -d ../shared/reference/tpch-answers ]] && answers=$(cd ../shared/reference/tpch-answers && pwd)
   local tbl=$PWD/build/bench-tpch/sf$sf
   if [[ ! -f $tbl/lineitem.tbl ]]; then

@@ -36,6 +36,8 @@ mbw_tests() {
   fi
 }
 
+peers=$(pkg_version mbw)
+
 bench_mbw() {
   local mib=256 loops=10 a
   for a in "$@"; do
@@ -44,7 +46,7 @@ bench_mbw() {
       --loops=*) loops=${a#*=} ;;
     esac
   done
-  command -v mbw >/dev/null || { echo "bench mbw: mbw is not installed" >&2; return 1; }
+  need mbw mbw
   local -a tests
   read -r -a tests <<<"$(mbw_tests)"
   results=()

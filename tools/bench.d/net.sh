@@ -67,9 +67,11 @@ net_row() { # NAME "lb values" "peer values" UNIT
   echo "${results[-1]}" >&2
 }
 
+peers="$(pkg_version sockperf) (round trips), $(pkg_version iperf3) (stream)"
+
 bench_net() {
-  command -v sockperf >/dev/null && command -v iperf3 >/dev/null ||
-    { echo "bench net: needs sockperf and iperf3 (tools/install-deps --bench)" >&2; return 1; }
+  need sockperf sockperf
+  need iperf3 iperf3
   results=()
   net_ns_up
   trap 'net_ns_down; rm -rf "$work"' EXIT

@@ -9,6 +9,8 @@
 
 odbc_cpu_per_q() { awk -v c="$1" -v q="$2" -v s="$3" 'BEGIN {printf "%.2f", (q > 0 ? c / (q * s) * 1e6 : 0)}'; }
 
+peers="luabench's native pgsql and mysql drivers"
+
 bench_odbc() {
   local servers size
   server_opts "$@"

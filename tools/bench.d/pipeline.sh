@@ -11,6 +11,8 @@
 #
 #   tools/bench pipeline [--runs=N] [--time=S] [--depth=10] [--users=10] [--rtt=0,1,5,20]
 
+peers="pgbench ($(pkg_version postgresql)), Toxiproxy for the round trips"
+
 bench_pipeline() {
   local depth=10 users=10 rtts=0,1,5,20 size=100000 a
   for a in "$@"; do
@@ -24,7 +26,10 @@ bench_pipeline() {
   # The latency proxy is built before the first round that needs it (its first build takes
   # ~20 s: a round must not time out waiting for it).
   if [[ ,$rtts, =~ ,[1-9] ]]; then
-    ./tools/install-toxiproxy >/dev/null || { echo "bench: cannot build the latency proxy (tools/install-toxiproxy)" >&2; return 1; }
+    if [[ $install == 1 ]]; then
+      ./tools/install-toxiproxy >/dev/null || { echo "bench pipeline: cannot build the latency proxy (tools/install-toxiproxy)" >&2; return 1; }
+    fi
+    ./tools/install-toxiproxy --check >/dev/null || { echo "bench pipeline: the latency proxy (Toxiproxy) is not built: run tools/bench pipeline --install, or tools/install-toxiproxy" >&2; return 1; }
   fi
   local direct
   direct=$(./tools/sandbox-db env pgsql)

@@ -20,6 +20,8 @@ ss_case() {
   ratio_pair "$name" "${off[*]}" "${on[*]}"
 }
 
+peers="luabench itself with --server-stats=off"
+
 bench_server_stats() {
   local servers size
   server_opts "$@"

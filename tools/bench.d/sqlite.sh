@@ -12,6 +12,8 @@
 
 sqlite_secs() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.6f", b - a}'; }
 
+peers="the sqlite3 shell ($(pkg_version sqlite3))"
+
 bench_sqlite() {
   local size=100000 events=2000 sync=full a
   for a in "$@"; do
@@ -21,7 +23,7 @@ bench_sqlite() {
       --synchronous=*) sync=${a#*=} ;;
     esac
   done
-  command -v sqlite3 >/dev/null || { echo "bench sqlite: the sqlite3 shell is missing (tools/install-deps)" >&2; exit 1; }
+  need sqlite3 sqlite3
   local db="$work/sqlite-bench.db"
   local drv=(--db-driver=sqlite --sqlite-db="$db" --sqlite-journal-mode=wal --sqlite-synchronous="$sync"
     --sqlite-cache-size=-2000)

@@ -32,7 +32,7 @@ M.options = {
   wait = { "Spec keying and think times (negative-exponential think, capped at 10x the mean) with 10 terminals per warehouse: --users = 10 x warehouses (emulated users over a few --threads) or --threads = 10 x warehouses", false },
   ["wait-factor"] = { "Multiply keying and think times by this factor (1 = the spec; anything else is not TPC-C timing)", 1.0 },
   isolation = { "Transaction isolation level: default (the server's), RC, RR or SER", "default" },
-  procedures = { "Run each transaction as one stored procedure call (PL/pgSQL function, MySQL procedure); off: one client-side statement per step", true },
+  procedures = { "Run each transaction as one stored procedure call (PL/pgSQL function, MySQL procedure); off: one client-side statement per step. Default: on where tpcc has procedures for the server (PostgreSQL, MySQL/MariaDB), off elsewhere (SQLite, DuckDB, other ODBC servers)", true },
   pipeline = { "With --procedures=off on PostgreSQL: send the independent statements of OrderStatus and StockLevel as pipelines (2-3 round trips instead of 4-6; a different client from the spec's statement per step)", false },
   ["use-fk"] = { "prepare: create the foreign keys of the schema", false },
   ["new-order-remote-pct"] = { "Percentage of NewOrder lines supplied by another warehouse (when there are 2 or more)", 1 },
@@ -91,8 +91,9 @@ function M.settings()
   s.isolation = iso
   s.use_fk = opt.use_fk
   s.procedures = opt.procedures
+  s.procedures_given = select(3, sysbench._option_text("procedures")) == true
   s.pipeline = opt.pipeline
-  if s.pipeline and s.procedures then
+  if s.pipeline and s.procedures and s.procedures_given then
     fail("--pipeline pipelines client-side statements: give --procedures=off too")
   end
   s.remote_line_pct = pct("new_order_remote_pct", opt.new_order_remote_pct)
@@ -120,6 +121,28 @@ local wl = workload.new("tpcc", {
   end,
 })
 M.driver, M.dialect, M.connect, M.session, M.open = wl.driver, wl.dialect, wl.connect, wl.session, wl.open
+
+-- Whether the run's transactions are stored procedure calls, and why not when they are not by
+-- default: --procedures as given (=on where tpcc has no procedures for the server fails in
+-- tpcc.procs, naming --procedures=off); by default on where it has them, and off elsewhere (the
+-- dialect has no stored routines, or none tpcc has texts for) or with --pipeline, which asks for
+-- client-side statements. Returns on, reason (nil, or why the default is off).
+function M.use_procedures()
+  local s = M.settings()
+  if s.procedures_on == nil then
+    s.procedures_on = s.procedures
+    if not s.procedures_given and s.procedures then
+      local d = M.dialect()
+      if s.pipeline then
+        s.procedures_on = false
+      elseif not require("tpcc.procs").available(d) then
+        s.procedures_on = false
+        s.procedures_off_why = string.format("the %s dialect has no stored procedures tpcc can use", d.name)
+      end
+    end
+  end
+  return s.procedures_on, s.procedures_off_why
+end
 
 -- Does table `name` exist in the connection's current schema / database?
 M.table_exists = require("luabench.prepare").table_exists

@@ -14,6 +14,15 @@
 local common = require("tpcc.common")
 local run = require("tpcc.run")
 
+-- How the transactions run, and why not as procedures when that is the default's choice.
+local function transactions_text(s)
+  local procs, why = common.use_procedures()
+  if procs then return "transactions as stored procedures" end
+  local text = s.pipeline and "transactions as client-side statements (OrderStatus, StockLevel pipelined)" or
+    "transactions as client-side statements"
+  return why and string.format("%s (%s: --procedures=off by default)", text, why) or text
+end
+
 -- Printed after the engine's run header (on the info stream: never mixed with JSON or CSV).
 local function run_header()
   local s = common.settings()
@@ -31,9 +40,7 @@ local function run_header()
     "mix (NewOrder,Payment,OrderStatus,Delivery,StockLevel): %s; isolation: %s; %s\n%s\n",
     W, W > 1 and "s" or "", s.terminals, s.terminals > 1 and "s" or "", mode, sysbench.opt.weights,
     s.isolation or "server default",
-    s.procedures and "transactions as stored procedures" or s.pipeline and
-      "transactions as client-side statements (OrderStatus, StockLevel pipelined)" or
-      "transactions as client-side statements", note)
+    transactions_text(s), note)
 end
 
 require("luabench.workload").wire({

@@ -249,7 +249,16 @@ end
 local function setup()
   local W = s.warehouses > 0 and s.warehouses or 1
   local t = s.t
-  if not common.table_exists(con, t.config) then
+  local have_config = common.table_exists(con, t.config)
+  -- The warehouse count is the configuration's last value, and no unit loads before it: a
+  -- configuration without one is a prepare stopped while it created the schema, which holds no
+  -- data yet. It is created again.
+  if have_config and not tonumber(common.config_read(con).warehouses) then
+    print("A prepare stopped while it created the tpcc schema: creating it again")
+    schema.drop(con)
+    have_config = false
+  end
+  if not have_config then
     for _, name in ipairs(common.TABLES) do
       if common.table_exists(con, t[name]) then
         common.fail("table '%s' exists but was not created by tpcc prepare (no table '%s'): drop it, or load beside it with --table-prefix", t[name], t.config)
@@ -259,13 +268,15 @@ local function setup()
     schema.create_config(con)
     local c_last = uniform(0, 255)
     common.config_set(con, "schema_version", 1)
-    common.config_set(con, "warehouses", W)
     common.config_set(con, "use_fk", s.use_fk and 1 or 0)
     -- The NURand C constants (clause 2.1.6): C_LAST's is used by the load and constrains the one
     -- of every run; C_ID's and OL_I_ID's are used by every run.
     common.config_set(con, "c_last", c_last)
     common.config_set(con, "c_id", uniform(0, 1023))
     common.config_set(con, "ol_i_id", uniform(0, 8191))
+    -- Last: a configuration with a warehouse count has every other value (a prepare stopped
+    -- here resumes from it).
+    common.config_set(con, "warehouses", W)
     for _, name in ipairs(common.TABLES) do schema.create_table(con, name) end
     sh.info[0], sh.info[1], sh.info[2], sh.info[3] = W, c_last, s.use_fk and 1 or 0, 0
     units_shared(W)
@@ -273,9 +284,6 @@ local function setup()
   end
   local cfg = common.config_read(con)
   local loaded = tonumber(cfg.warehouses)
-  if not loaded then
-    common.fail("table '%s' has no warehouse count: the schema is damaged, run 'cleanup' first", t.config)
-  end
   if s.warehouses > 0 and s.warehouses ~= loaded then
     common.fail("the tpcc schema here was prepared for %d warehouses, not %d: run 'cleanup' first to load another size%s",
       loaded, s.warehouses, cfg.ready == "1" and "" or fmt(", or prepare with --warehouses=%d to finish loading it", loaded))
@@ -289,17 +297,22 @@ local function setup()
       loaded, loaded > 1 and "s" or ""))
     return false
   end
-  for _, name in ipairs(common.TABLES) do
-    if not common.table_exists(con, t[name]) then
-      common.fail("table '%s' is missing from a half-loaded tpcc schema: run 'cleanup', then 'prepare'", t[name])
-    end
-  end
   units_shared(loaded)
   local done = 0
   for i = 0, nunits(loaded) - 1 do
     if cfg[unit_name(i)] == "1" then
       sh.done[i] = 1
       done = done + 1
+    end
+  end
+  -- The tables are all created before any unit loads: with none loaded, a missing one is a
+  -- prepare stopped while it created them (DDL commits as it goes on MySQL), finished now.
+  for _, name in ipairs(common.TABLES) do
+    if not common.table_exists(con, t[name]) then
+      if done > 0 then
+        common.fail("table '%s' is missing from a half-loaded tpcc schema: run 'cleanup', then 'prepare'", t[name])
+      end
+      schema.create_table(con, name)
     end
   end
   print(fmt("Resuming an interrupted prepare of %d warehouse%s: %d of %d load units were done",

@@ -417,12 +417,18 @@ end
 -- The procedures' text for each server's routine language (its dialect's routine_language).
 local TEXTS = { plpgsql = PG, mysql = MY }
 
+-- Does tpcc have procedure texts for the server's routine language?
+function M.available(d)
+  return TEXTS[d.routine_language] ~= nil
+end
+
 -- The texts for the server, or a one-line error naming the way out.
 local function texts_for(d)
   local t = TEXTS[d.routine_language]
   if not t then
-    common.fail("tpcc has no stored procedures for the %s dialect (routine language %s): run with " ..
-      "--procedures=off (client-side transactions)", d.name, tostring(d.routine_language))
+    common.fail("tpcc has no stored procedures for the %s dialect (%s): run with " ..
+      "--procedures=off (client-side transactions, the default there)", d.name,
+      d.routine_language and "routine language " .. d.routine_language or "it has no stored routines")
   end
   return t
 end

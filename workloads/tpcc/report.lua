@@ -61,7 +61,7 @@ local function compute(stat, with_nopm)
   local r = {
     label = LABEL, warehouses = st[0], warehouses_loaded = st[4], terminals = s.terminals,
     mode = s.wait and "wait" or "closed_loop", wait_factor = s.wait and s.wait_factor or nil,
-    transactions = s.procedures and "procedures" or s.pipeline and "pipelined_statements" or "statements",
+    transactions = common.use_procedures() and "procedures" or s.pipeline and "pipelined_statements" or "statements",
     isolation = s.isolation or "default",
     weights = { NewOrder = s.weights[1], Payment = s.weights[2], OrderStatus = s.weights[3],
       Delivery = s.weights[4], StockLevel = s.weights[5] },

@@ -47,7 +47,7 @@ function M.init()
     common.fail("--wait emulates 10 terminals per warehouse: use --users=%d (emulated users over a few --threads) or --threads=%d for %d warehouse%s",
       10 * W, 10 * W, W, W > 1 and "s" or "")
   end
-  if s.procedures then
+  if common.use_procedures() then
     require("tpcc.procs").create(control_con)
   end
   local st = shared_state()
@@ -154,7 +154,7 @@ function M.thread_init(thread_id, stat_types)
   tid = thread_id
   shared_state()
   con = common.connect()
-  local b = s.procedures and require("tpcc.procs").bodies({ con = con, s = s }) or txn.bodies({ con = con, s = s })
+  local b = common.use_procedures() and require("tpcc.procs").bodies({ con = con, s = s }) or txn.bodies({ con = con, s = s })
   types = stat_types
   bodies = { b.new_order, b.payment, b.order_status, b.delivery, b.stock_level }
   cumulative, total_weight = {}, s.weight_total

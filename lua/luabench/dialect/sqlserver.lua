@@ -27,6 +27,7 @@ local d = {
   commit = "COMMIT TRANSACTION",
   rollback = "ROLLBACK TRANSACTION",
   current_date = "CAST(GETDATE() AS DATE)",   -- no CURRENT_DATE in SQL Server 2016-2019
+  now = "SYSDATETIME()",
   boolean = "BIT",
   -- Table value constructor: at most 1000 rows in one INSERT ... VALUES.
   max_bulk_rows = 1000,
@@ -55,6 +56,14 @@ function d.limit(sql, n)
   if found == 0 then out, found = sql:gsub("^(%s*SELECT%s+)", "%1" .. fmt("TOP (%d) ", n), 1) end
   if found == 0 then error("sqlserver.limit: expected a SELECT: " .. sql, 2) end
   return out
+end
+
+-- OFFSET ... FETCH NEXT belongs to the ORDER BY clause: a page needs one.
+function d.limit_offset(sql, n)
+  if not sql:gsub("%b()", ""):find("%f[%w]ORDER%s+BY%f[^%w]") then
+    error("sqlserver.limit_offset: a page needs an ORDER BY: " .. sql, 2)
+  end
+  return fmt("%s OFFSET ? ROWS FETCH NEXT %d ROWS ONLY", sql, n)
 end
 
 -- Table hints UPDLOCK, ROWLOCK on the table the rows come from (a name, or a workload's
@@ -196,6 +205,10 @@ end
 function d.explicit_keys(t, on)
   return fmt("SET IDENTITY_INSERT %s %s", t, on and "ON" or "OFF")
 end
+
+-- CREATE SEQUENCE (2012+; BIGINT by default), DROP SEQUENCE IF EXISTS (2016+), NEXT VALUE FOR.
+function d.nextval(name) return "NEXT VALUE FOR " .. name end
+function d.next_values(names) return require("luabench.dialect").select_next_values(d, names) end
 
 function d.warmup(t, rows)
   return {
