@@ -108,7 +108,7 @@ local exchange = {
 local ERROR = luabench.counters.ERROR
 local reported = false
 
-local RESTART = { errcode = sysbench.error.RESTART_EVENT }
+local RESTART_EVENT = sysbench.error.RESTART_EVENT
 
 -- A failed attempt (refused, reset, timed out) is counted as an error, its connection dropped,
 -- and the transaction restarted on a new one, as sysbench restarts an event after an ignored SQL
@@ -122,10 +122,11 @@ function event()
   if u.conn then u.conn:close() u.conn = nil end
   if not reported then
     reported = true
-    io.stderr:write("ALERT: " .. tostring(err) .. " (further errors are only counted)\n")
+    io.stderr:write("ALERT: " .. luabench.escape(err) .. " (further errors are only counted)\n")
   end
   if not luabench.stopping() then luabench.think(0.01) end -- no hot loop against a dead server
-  error(RESTART, 0)
+  -- (the message is what a run that completes no transaction names in its FATAL line)
+  error({ errcode = RESTART_EVENT, message = tostring(err) }, 0)
 end
 
 function thread_done()

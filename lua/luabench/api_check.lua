@@ -4,6 +4,40 @@ local getinfo = require("debug").getinfo -- (the global `debug` may be the --deb
 
 local M = {}
 
+-- Text from a user, a script or a server made fit for a one-line message: control characters
+-- (and DEL) as escapes, \r \n \t \0 ... and \x1b for those without a letter; every other byte
+-- as it is. Scripts reach it as luabench.escape; its C twin is lb_escape (src/util/util.c).
+local LETTERS = { [0] = "\\0", [7] = "\\a", [8] = "\\b", [9] = "\\t", [10] = "\\n", [11] = "\\v",
+  [12] = "\\f", [13] = "\\r" }
+local function escape_char(c)
+  local b = c:byte()
+  return LETTERS[b] or string.format("\\x%02x", b)
+end
+function M.escape(s)
+  s = tostring(s)
+  if not s:find("%c") then return s end
+  return (s:gsub("%c", escape_char))
+end
+
+-- A value as a message shows what a call got: nil, true, 42, "abc" (escaped, the first 40
+-- bytes), or the type of anything else.
+function M.show(v)
+  local t = type(v)
+  if t == "nil" or t == "boolean" or t == "number" then return tostring(v) end
+  if t == "string" then
+    return #v <= 40 and '"' .. M.escape(v) .. '"' or '"' .. M.escape(v:sub(1, 40)) .. '"...'
+  end
+  return t
+end
+
+-- Raises "<call>: <rule> (got <v>)" at the caller's line: the message of an argument of the
+-- wrong kind, e.g. `c:receive(n): n must be a whole number >= 0 or a delimiter string (got -1)`.
+-- Callers test their arguments inline (a type() test costs nothing in a trace) and call this
+-- only when one fails.
+function M.bad(call, rule, v)
+  M.raise(string.format("%s: %s (got %s)", call, rule, M.show(v)))
+end
+
 -- Raises msg at the first caller that is neither a C function (pcall) nor the library itself
 -- (modules compiled in as "@luabench/..."), whatever the depth of calls and tail calls in
 -- between: `fileio.lua:42: io: read() on a closed file (...)`.

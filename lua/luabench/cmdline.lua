@@ -19,9 +19,15 @@ return function(C_)
     return type(c) == "table" and c[2] == cmdline.PARALLEL_COMMAND
   end
 
+  -- false for a command the script does not declare, as sysbench's
   function cmdline.call_command(name)
+    if not cmdline.command_defined(name) then return false end
     local c = cmdline.commands[name]
     local f = type(c) == "table" and c[1] or c
+    if type(f) ~= "function" then
+      require("luabench.api_check").bad("sysbench.cmdline.call_command(name)",
+        "the command must be declared as { function [, PARALLEL_COMMAND] } in sysbench.cmdline.commands", f)
+    end
     return f()
   end
 

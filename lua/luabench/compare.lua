@@ -313,7 +313,7 @@ function M.write_output(path, text)
 end
 
 local function fail(msg)
-  io.stderr:write("FATAL: compare: ", msg, "\n")
+  io.stderr:write("FATAL: compare: ", require("luabench.api_check").escape(msg), "\n")
   return 1
 end
 

@@ -14,8 +14,13 @@ return function(C_)
     return sb.rand.uniform(0, 4294967295)
   end
 
-  -- Draws from the process-wide unique sequence until a value falls in [a, b].
+  -- Draws from the process-wide unique sequence until a value falls in [a, b] (an empty range
+  -- or NaN would draw forever: refused).
   function sb_rand_uniq(a, b)
+    if not (type(a) == "number" and type(b) == "number" and a <= b) then
+      local api = require("luabench.api_check")
+      api.bad("sb_rand_uniq(a, b)", "a and b must be numbers with a <= b", type(a) == "number" and b or a)
+    end
     local v
     repeat v = sb.rand.unique() until v >= a and v <= b
     return v

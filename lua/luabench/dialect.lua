@@ -90,6 +90,11 @@ end
 -- Makes driver name `driver` resolve to dialect `name` (the ODBC driver points "odbc" at the
 -- connected server's dialect); nil removes the alias.
 function M.alias(driver, name)
+  local api = require("luabench.api_check")
+  if type(driver) ~= "string" then api.bad("luabench.dialect.alias(driver, name)", "driver must be a driver's name", driver) end
+  if name ~= nil and type(name) ~= "string" then
+    api.bad("luabench.dialect.alias(driver, name)", "name must be a dialect's name or nil", name)
+  end
   aliases[driver] = name
 end
 
@@ -109,6 +114,9 @@ end
 -- Runs the Lua file at path, which registers dialects through require("luabench.dialect").
 -- Returns true, or nil and a one-line reason naming the file.
 function M.load_file(path)
+  if type(path) ~= "string" then
+    require("luabench.api_check").bad("luabench.dialect.load_file(path)", "path must be a file name", path)
+  end
   local chunk, err = loadfile(path)
   if not chunk then
     return nil, fmt("--db-dialect-file: %s", tostring(err):gsub("^cannot open ", "cannot read "))
@@ -139,8 +147,14 @@ end
 -- go out as statement(target, rows) ("t (cols)" and a list of "(...)") when max_rows are held
 -- or their values would pass max_columns, and at done().
 function M.batched_insert(con, head, max_columns, max_rows, statement)
+  local api, CALL = require("luabench.api_check"), "luabench.dialect.batched_insert(con, head, max_columns, max_rows, statement)"
+  if not (type(con) == "table" and type(con.query) == "function") then api.bad(CALL, "con must be a connection", con) end
+  if type(head) ~= "string" then api.bad(CALL, "head must be the INSERT text", head) end
+  if not (type(max_columns) == "number" and max_columns >= 1) then api.bad(CALL, "max_columns must be a number >= 1", max_columns) end
+  if not (type(max_rows) == "number" and max_rows >= 1) then api.bad(CALL, "max_rows must be a number >= 1", max_rows) end
+  if type(statement) ~= "function" then api.bad(CALL, "statement must be a function", statement) end
   local target = head:match("^%s*INSERT%s+INTO%s+(.-)%s+VALUES%s*$")
-  if not target then error("bulk insert: expected 'INSERT INTO t (cols) VALUES', got: " .. head, 2) end
+  if not target then api.raise("bulk insert: expected 'INSERT INTO t (cols) VALUES', got: " .. api.escape(head)) end
   local list = target:match("%((.*)%)")
   local per, rows = nil, {}
   local function flush()
@@ -165,6 +179,10 @@ end
 -- The statements bulk_insert(con, head) of a dialect would send for rows, as a list (for
 -- insert_values, where rows go out inside a transaction of the workload's).
 function M.bulk_statements(bulk_insert, head, rows)
+  local api, CALL = require("luabench.api_check"), "luabench.dialect.bulk_statements(bulk_insert, head, rows)"
+  if type(bulk_insert) ~= "function" then api.bad(CALL, "bulk_insert must be a dialect's bulk_insert function", bulk_insert) end
+  if type(head) ~= "string" then api.bad(CALL, "head must be the INSERT text", head) end
+  if type(rows) ~= "table" then api.bad(CALL, "rows must be a list of rows", rows) end
   local out = {}
   local b = bulk_insert({ query = function(_, sql) out[#out + 1] = sql end }, head)
   for _, r in ipairs(rows) do b:next(r) end

@@ -66,14 +66,31 @@ end
 
 -- luabench-only API --------------------------------------------------------------------------
 
-sb.json = { encode = C_.json_encode, decode = C_.json_decode, null = C_.json_null }
+-- Misuse of a call is raised at the script's line, naming the call and its rule (api_check.bad).
+local api = require("luabench.api_check")
+local bad = api.bad
+
+local json_encode, json_decode = C_.json_encode, C_.json_decode
+sb.json = {
+  encode = function(value) return json_encode(value) end,
+  decode = function(text)
+    if type(text) ~= "string" then bad("luabench.json.decode(text)", "text must be a string", text) end
+    return json_decode(text)
+  end,
+  null = C_.json_null,
+}
+
+-- Control characters of a text shown as escapes, for one-line messages (api_check.lua).
+sb.escape = api.escape
 
 -- Seconds since the run started (monotonic clock).
 function sb.time()
   return C.lb_clock_ns(worker) / 1e9
 end
 
+-- (NaN and negative seconds do not wait, as think's)
 function sb.sleep(seconds)
+  if type(seconds) ~= "number" then bad("luabench.sleep(seconds)", "seconds must be a number", seconds) end
   C.lb_sleep_ns(seconds * 1e9)
 end
 
@@ -84,38 +101,59 @@ end
 
 -- Memory shared by every thread's Lua state: luabench.shared(name, ctype, count) returns a
 -- pointer to `count` zero-initialised `ctype` elements, created on first use.
+local SHARED = "luabench.shared(name, ctype [, count])"
 function sb.shared(name, ctype, count)
-  if type(name) ~= "string" then
-    error("luabench.shared: the name must be a string (got " .. type(name) .. ")", 2)
+  if type(name) ~= "string" then bad(SHARED, "name must be a string", name) end
+  local ok, ct = pcall(ffi.typeof, ctype)
+  local elem = ok and ffi.sizeof(ct)
+  if not elem or elem == 0 then bad(SHARED, "ctype must be a C type of a known size (\"uint64_t\")", ctype) end
+  if count == nil then
+    count = 1
+  elseif not (type(count) == "number" and count >= 1 and count % 1 == 0 and count * elem < 2 ^ 40) then
+    bad(SHARED, "count must be a whole number >= 1 (of at most 1 TiB in all)", count)
   end
-  count = count or 1
-  local size = ffi.sizeof(ctype) * count
+  local size = elem * count
   local p = C.lb_shared_bytes(worker, name, size)
   if p == nil then
-    error(string.format("shared object '%s' exists with another size (asked %d bytes)", name, size), 2)
+    api.raise(string.format("%s: shared object '%s' exists with another size (asked %d bytes)", SHARED,
+      api.escape(name), size))
   end
-  return ffi.cast(ffi.typeof("$ *", ffi.typeof(ctype)), p)
+  return ffi.cast(ffi.typeof("$ *", ct), p)
 end
 
 -- Atomic operations on luabench.shared("name", "uint64_t", n) memory; each returns the value
 -- before the operation: luabench.atomic_add(p + i, 1) hands out tickets across threads.
 -- (A nil pointer, a misspelt variable most likely, is an error here rather than a crash in C.)
 local atomic_add, atomic_load, atomic_cas = C.lb_atomic_add, C.lb_atomic_load, C.lb_atomic_cas
+local POINTER = "p must be a pointer into luabench.shared(name, \"uint64_t\", n) memory"
+local function integer(v) return type(v) == "number" or type(v) == "cdata" end
 function sb.atomic_add(p, n)
-  if p == nil then error("atomic_add: nil pointer (use luabench.shared memory)", 2) end
+  if type(p) ~= "cdata" or p == nil then bad("luabench.atomic_add(p, n)", POINTER, p) end
+  if not integer(n) then bad("luabench.atomic_add(p, n)", "n must be a number", n) end
   return atomic_add(p, n)
 end
 function sb.atomic_load(p)
-  if p == nil then error("atomic_load: nil pointer (use luabench.shared memory)", 2) end
+  if type(p) ~= "cdata" or p == nil then bad("luabench.atomic_load(p)", POINTER, p) end
   return atomic_load(p)
 end
 function sb.atomic_cas(p, expected, desired)
-  if p == nil then error("atomic_cas: nil pointer (use luabench.shared memory)", 2) end
+  if type(p) ~= "cdata" or p == nil then bad("luabench.atomic_cas(p, expected, desired)", POINTER, p) end
+  if not integer(expected) then bad("luabench.atomic_cas(p, expected, desired)", "expected must be a number", expected) end
+  if not integer(desired) then bad("luabench.atomic_cas(p, expected, desired)", "desired must be a number", desired) end
   return atomic_cas(p, expected, desired)
 end
 
+local NCOUNTERS = 9 -- LB_CNT_MAX (engine/stats.h): luabench.counters below
 function sb.counter_add(counter, n)
-  C.lb_counter_add(worker, counter, n or 1)
+  if not (type(counter) == "number" and counter >= 0 and counter < NCOUNTERS and counter % 1 == 0) then
+    bad("luabench.counter_add(counter [, n])", "counter must be one of luabench.counters", counter)
+  end
+  if n == nil then
+    n = 1
+  elseif not (integer(n) and n >= 0) then
+    bad("luabench.counter_add(counter [, n])", "n must be a number >= 0", n)
+  end
+  C.lb_counter_add(worker, counter, n)
 end
 
 sb.counters = {

@@ -22,6 +22,40 @@ local worker = sb.worker
 local M = {}
 C.lb_fio_setup()
 
+-- Misuse is raised at the script's line, naming the call and its rule (api_check.bad); I/O that
+-- fails is an error naming the file and the reason (lua-api.md §2).
+local api = require("luabench.api_check")
+local bad = api.bad
+
+local function whole(n)
+  return type(n) == "number" and n >= 0 and n % 1 == 0
+end
+
+-- A buffer and its length, as the calls that take a pointer and a length (like memcpy) get them:
+-- a pointer (luabench.io.buffer(), ffi.new) whose size cannot be known, or, where the call only
+-- reads (readable), a Lua string, which may not be read past its end.
+local function check_buf(call, buf, len, readable)
+  if not whole(len) then bad(call, "len must be a whole number of bytes >= 0", len) end
+  if readable and type(buf) == "string" then
+    if len > #buf then bad(call, string.format("len must not exceed the string's %d bytes", #buf), len) end
+  elseif type(buf) ~= "cdata" or (buf == nil and len ~= 0) then
+    bad(call, readable and "buf must be a buffer (luabench.io.buffer()) or a string" or
+      "buf must be a buffer (luabench.io.buffer())", buf)
+  end
+end
+
+local function check_off(call, off)
+  if not whole(off) then bad(call, "off must be a whole number of bytes >= 0", off) end
+end
+
+-- A luabench.stats type to record under: a name, a type object, false (not recorded) or nil.
+local function check_stat(call, s)
+  local t = type(s)
+  if not (s == nil or s == false or t == "string" or (t == "table" and s.id)) then
+    bad(call, "s must be a name, a luabench.stats type, false or nil", s)
+  end
+end
+
 local ERRLEN = 512
 local errbuf = ffi.new("char[?]", ERRLEN)
 local USER_TAG = 2 ^ 48
@@ -63,17 +97,23 @@ M._type_id = type_id
 local function strerror(code)
   return ffi.string(C.lb_io_strerror(code))
 end
-M.strerror = strerror
+function M.strerror(code)
+  if type(code) ~= "number" then bad("luabench.io.strerror(code)", "code must be a number (a negative errno)", code) end
+  return strerror(code)
+end
 
--- Open flags from "direct,dsync", {"direct", "dsync"} or {direct = true, dsync = true}.
-function M.flags(spec)
+-- Open flags from "direct,dsync", {"direct", "dsync"} or {direct = true, dsync = true}. call:
+-- the call they were given to, for its messages.
+local function flags(spec, call)
   local bits = 0
   local function add(name)
-    name = tostring(name):lower():gsub("^%s+", ""):gsub("%s+$", "")
+    if type(name) ~= "string" then bad(call, "a flag must be a name", name) end
+    name = name:lower():gsub("^%s+", ""):gsub("%s+$", "")
     if name == "" or name == "none" then return end
     local b = FLAGS[name]
     if not b then
-      error(string.format("unknown file open flag '%s' (use direct, dsync, sync, create, rdonly, random, sequential)", name), 3)
+      api.raise(string.format("%s: unknown file open flag '%s' (use direct, dsync, sync, create, rdonly, random, sequential)",
+        call, api.escape(name)))
     end
     bits = bit.bor(bits, b)
   end
@@ -86,10 +126,11 @@ function M.flags(spec)
   elseif type(spec) == "number" then
     bits = spec
   elseif spec ~= nil then
-    error("file open flags must be a string, a list or a table", 3)
+    bad(call, "the flags must be a string, a list or a table", spec)
   end
   return bits
 end
+function M.flags(spec) return flags(spec, "luabench.io.flags(spec)") end
 
 -- Files ------------------------------------------------------------------------------------------
 
@@ -97,8 +138,9 @@ local File = {}
 File.__index = File
 M.File = File
 
-function M.open(path, flags)
-  local bits = M.flags(flags)
+function M.open(path, spec)
+  if type(path) ~= "string" or path == "" then bad("luabench.io.open(path [, flags])", "path must be a file name", path) end
+  local bits = flags(spec, "luabench.io.open(path [, flags])")
   local out = ffi.new("struct lb_io_file *[1]")
   if C.lb_io_file_open(tostring(path), bits, out, errbuf, ERRLEN) < 0 then
     error(ffi.string(errbuf), 0)
@@ -141,6 +183,7 @@ end
 function File:check_align(buf, len, off)
   file_of(self, "check_align()")
   if type(len) ~= "number" or type(off) ~= "number" then raise("io: check_align(buf, len, off) needs a length and an offset") end
+  if type(buf) ~= "cdata" then bad("f:check_align(buf, len, off)", "buf must be a buffer (luabench.io.buffer())", buf) end
   if C.lb_io_file_check_align(self.ptr, buf, len, off, errbuf, ERRLEN) < 0 then
     return ffi.string(errbuf)
   end
@@ -180,6 +223,7 @@ end
 -- O_DIRECT), direct (honours O_DIRECT), sized_files (maps the files: they need their size
 -- before the run, it cannot extend them), moves_data (false for null).
 function M.capabilities(name)
+  if type(name) ~= "string" then bad("luabench.io.capabilities(engine)", "engine must be a name (\"io_uring\")", name) end
   local f = tonumber(C.lb_io_engine_flags(name))
   if f == C.LB_IO_E_UNSUPPORTED and C.lb_io_engine_fallback(name) ~= nil then
     return M.capabilities(ffi.string(C.lb_io_engine_fallback(name)))
@@ -198,6 +242,7 @@ end
 -- The most I/Os one queue of engine `name` holds here, and where that limit comes from
 -- (io_uring: 32768, the kernel's; libaio: what /proc/sys/fs/aio-max-nr leaves).
 function M.max_depth(name)
+  if type(name) ~= "string" then bad("luabench.io.max_depth(engine)", "engine must be a name (\"io_uring\")", name) end
   local why = ffi.new("char[160]")
   local n = tonumber(C.lb_io_engine_max_depth(name, why, 160))
   return n, ffi.string(why)
@@ -255,9 +300,15 @@ local function fail(op, f, off, len, code)
     tonumber(off), f.path, strerror(code))
 end
 
+local BLOCKING = { [0] = "f:pread(buf, len, off [, s])", "f:pwrite(buf, len, off [, s])", "f:fsync([s])", "f:fdatasync([s])" }
 local function blocking(f, op, buf, len, off, s)
   file_of(f, OP_NAME[op] .. "()")
-  if buf == nil and op <= 1 and len ~= 0 then raise(string.format("io: %s(): no buffer (nil)", OP_NAME[op])) end
+  if op <= 1 then
+    if buf == nil and len ~= 0 then raise(string.format("io: %s(): no buffer (nil)", OP_NAME[op])) end
+    check_buf(BLOCKING[op], buf, len)
+    check_off(BLOCKING[op], off)
+  end
+  check_stat(BLOCKING[op], s)
   local r = C.lb_fio_sync(stat(), sctx(), op, f.ptr, buf, len or 0, off or 0, type_id(s, OP_NAME[op]), 0)
   if r < 0 then error(fail(op, f, off or 0, len or 0, r), 0) end
   return tonumber(r)
@@ -280,13 +331,19 @@ M.Queue = Queue
 -- batch (default false: each submit is committed at once; true: reap() commits the batch),
 -- check (default true: reap() raises on a failed or short I/O), event (internal: count each
 -- I/O as an engine event, as the fileio workload does).
+local QUEUE = "luabench.io.queue([{engine =, depth =, fallback =, batch =, check =}])"
 function M.queue(opts)
-  opts = opts or {}
+  if opts == nil then
+    opts = {}
+  elseif type(opts) ~= "table" then
+    bad(QUEUE, "the options must be a table", opts)
+  end
   local depth = tonumber(opts.depth) or 1
   if depth < 1 or depth > 65536 or depth % 1 ~= 0 then
-    error("queue depth must be an integer in 1..65536", 2)
+    api.raise(QUEUE .. ": depth must be a whole number in 1..65536 (got " .. api.show(opts.depth) .. ")")
   end
   local name = opts.engine or "io_uring"
+  if type(name) ~= "string" then bad(QUEUE, "engine must be a name (\"io_uring\")", name) end
   local ctx, engine, msg = new_ctx(name, depth, opts.fallback)
   if not opts.quiet then warn_once(msg) end
   ctx = ffi.gc(ctx, C.lb_io_ctx_free)
@@ -306,6 +363,7 @@ end
 
 -- Would engine e lose its asynchrony on file f (libaio without O_DIRECT)? The reason, or nil.
 function M.degraded(engine, f)
+  if type(engine) ~= "string" then bad("luabench.io.degraded(engine, f)", "engine must be a name (\"libaio\")", engine) end
   file_of(f, "degraded()")
   if C.lb_io_file_degraded(engine, f.ptr, errbuf, ERRLEN) == 1 then return ffi.string(errbuf) end
 end
@@ -318,11 +376,19 @@ local function queue_of(q, what)
   return q
 end
 
+local SUBMIT = { [0] = "q:read(f, buf, len, off [, s [, tag]])", "q:write(f, buf, len, off [, s [, tag]])",
+  "q:fsync(f [, s [, tag]])", "q:fdatasync(f [, s [, tag]])" }
 function Queue:submit(op, f, buf, len, off, s, tag)
   queue_of(self, "submit()")
   if type(op) ~= "number" or not OP_NAME[op] then raise("io: submit() needs an operation (0..3)") end
   file_of(f, "submit()")
-  if buf == nil and op <= 1 and len ~= 0 then raise(string.format("io: %s(): no buffer (nil)", OP_NAME[op])) end
+  if op <= 1 then
+    if buf == nil and len ~= 0 then raise(string.format("io: %s(): no buffer (nil)", OP_NAME[op])) end
+    check_buf(SUBMIT[op], buf, len)
+    check_off(SUBMIT[op], off)
+  end
+  check_stat(SUBMIT[op], s)
+  if tag ~= nil and not (whole(tag) and tag < USER_TAG) then bad(SUBMIT[op], "tag must be a whole number 0..2^48-1", tag) end
   local r = C.lb_fio_submit(self.st, self.ctx, op, f.ptr, buf, len or 0, off or 0, tag or 0,
     type_id(s, OP_NAME[op]), self.flags)
   if r < 0 then
@@ -342,8 +408,14 @@ function Queue:fdatasync(f, s, tag) return Queue.submit(self, OP.fdatasync, f, n
 -- collects up to `max` (default depth) within `timeout` seconds (default: no limit). Returns n;
 -- the I/Os are q.done[0] .. q.done[n-1] (struct lb_io *: error, result_bytes, offset_bytes,
 -- length_bytes, op, buf) and q:tag(i), valid until the next submit.
+local REAP = "q:reap([min [, max [, timeout]]])"
 function Queue:reap(min, max, timeout)
   queue_of(self, "reap()")
+  if min ~= nil and not whole(min) then bad(REAP, "min must be a whole number >= 0", min) end
+  if max ~= nil and not (whole(max) and max >= 1) then bad(REAP, "max must be a whole number >= 1", max) end
+  if timeout ~= nil and not (type(timeout) == "number" and timeout >= 0) then
+    bad(REAP, "timeout must be a number of seconds >= 0", timeout)
+  end
   local n = C.lb_fio_reap(self.st, self.ctx, min or 1, max or self.depth, self.done,
     timeout and timeout * 1e9 or -1)
   if n < 0 then error(ffi.string(C.lb_io_ctx_errmsg(self.ctx)), 0) end
@@ -413,12 +485,24 @@ local PREP_STATE = { "created", "reused", "extended", "truncated" }
 -- bytes_to_write) called before the first write, progress = function(done_bytes, total_bytes,
 -- written_bytes, seconds) called about every `every` seconds (default 2).
 -- Returns the state ("created", "reused", "extended" or "truncated"), bytes written, seconds.
+local PREPARE = "luabench.io.prepare(path, size [, opts])"
 function M.prepare(path, size, opts)
+  if type(path) ~= "string" or path == "" then bad(PREPARE, "path must be a file name", path) end
   local n = tonumber(size)
   if not n or n < 0 or n % 1 ~= 0 then
     raise("io.prepare(path, size): the size is a number of bytes (got " .. tostring(size) .. ")")
   end
-  opts = opts or {}
+  if opts == nil then
+    opts = {}
+  elseif type(opts) ~= "table" then
+    bad(PREPARE, "opts must be a table", opts)
+  end
+  for _, k in ipairs({ "block", "check_block", "every" }) do
+    if opts[k] ~= nil and not (type(opts[k]) == "number" and opts[k] >= 0) then bad(PREPARE, k .. " must be a number >= 0", opts[k]) end
+  end
+  for _, k in ipairs({ "start", "progress" }) do
+    if opts[k] ~= nil and type(opts[k]) ~= "function" then bad(PREPARE, k .. " must be a function", opts[k]) end
+  end
   local out = ffi.new("struct lb_io_prepare *[1]")
   local flags = bit.bor(opts.direct and C.LB_IO_O_DIRECT or 0, opts.keep_longer and C.LB_IO_PREP_KEEP_LONGER or 0)
   if C.lb_io_prepare_new(tostring(path), size, flags, opts.block or 0,
@@ -455,21 +539,31 @@ end
 
 M.BLOCK_HEADER = 32
 
--- The buffer functions take a pointer and a length, like memcpy: the length cannot be checked,
--- but no buffer at all (nil, NULL) can.
-local function some_buffer(buf, len, what)
+-- The buffer functions take a pointer and a length, like memcpy: the length cannot be checked
+-- against a pointer, but no buffer at all (nil, NULL) can, and a string's length can.
+local function some_buffer(buf, len, what, readable)
   if buf == nil and len ~= 0 then raise("io." .. what .. ": no buffer (nil) for " .. tostring(len) .. " bytes") end
+  check_buf("luabench.io." .. what .. "(buf, len, ...)", buf, len, readable)
+end
+
+local function check_seed(what, name, v)
+  if v ~= nil and type(v) ~= "number" and type(v) ~= "cdata" then
+    bad("luabench.io." .. what .. "(buf, len, ...)", name .. " must be a number", v)
+  end
 end
 
 function M.crc32c(buf, len, crc)
   if type(buf) == "string" then len = len or #buf end
-  some_buffer(buf, len, "crc32c")
+  some_buffer(buf, len, "crc32c", true)
+  check_seed("crc32c", "crc", crc)
   return C.lb_io_crc32c(crc or 0, buf, len)
 end
 
 -- Writes a self-describing block for offset `off` into buf (header with CRC32C, offset and seq).
 function M.block_fill(buf, len, off, seq)
   some_buffer(buf, len, "block_fill")
+  check_off("luabench.io.block_fill(buf, len, off [, seq])", off)
+  check_seed("block_fill", "seq", seq)
   if C.lb_io_block_fill(buf, len, off, seq or 0) < 0 then
     error(string.format("cannot make a checked block of %d bytes", len), 2)
   end
@@ -478,7 +572,8 @@ end
 -- true, seq if the block read from `off` is intact; false, message, kind ("torn" or
 -- "misplaced") if not.
 function M.block_verify(buf, len, off)
-  some_buffer(buf, len, "block_verify")
+  some_buffer(buf, len, "block_verify", true)
+  check_off("luabench.io.block_verify(buf, len, off)", off)
   local seq = ffi.new("uint64_t[1]")
   local r = C.lb_io_block_verify(buf, len, off, seq, errbuf, ERRLEN)
   if r == 0 then return true, seq[0] end
@@ -487,12 +582,16 @@ end
 
 function M.pattern_fill(buf, len, off, seed)
   some_buffer(buf, len, "pattern_fill")
+  check_off("luabench.io.pattern_fill(buf, len, off [, seed])", off)
+  check_seed("pattern_fill", "seed", seed)
   C.lb_io_pattern_fill(buf, len, off, seed or 0)
 end
 
 -- Index (0-based) of the first byte that differs from the pattern, or nil.
 function M.pattern_check(buf, len, off, seed)
-  some_buffer(buf, len, "pattern_check")
+  some_buffer(buf, len, "pattern_check", true)
+  check_off("luabench.io.pattern_check(buf, len, off [, seed])", off)
+  check_seed("pattern_check", "seed", seed)
   local r = C.lb_io_pattern_check(buf, len, off, seed or 0)
   if r >= 0 then return tonumber(r) end
 end

@@ -13,6 +13,10 @@ local POLL_S = 0.05
 -- prepare.new(name, total): `total` is the number of rows expected (for the percentage and ETA);
 -- 0 when unknown.
 function M.new(name, total)
+  if type(name) ~= "string" or name == "" then api.bad("luabench.prepare.new(name [, total])", "name must be a string", name) end
+  if total ~= nil and not (type(total) == "number" and total >= 0 and total < 2 ^ 53) then
+    api.bad("luabench.prepare.new(name [, total])", "total must be a number of rows >= 0", total)
+  end
   local threads = sysbench.opt.threads
   local now = luabench.time()
   return setmetatable({
@@ -25,6 +29,7 @@ end
 
 -- This thread loaded `n` more rows.
 function Load:add(n)
+  if not (type(n) == "number" and n >= 0 and n < 2 ^ 53) then api.bad("L:add(n)", "n must be a number of rows >= 0", n) end
   local t = self.tid
   self.rows_of[t] = self.rows_of[t] + n
   self:tick(false)
@@ -108,8 +113,14 @@ api.guard_methods(Load, "a loader from luabench.prepare.new()")
 
 -- Does table `name` exist in the connection's current schema (its dialect's table_exists)?
 function M.table_exists(con, name)
-  local d, why = require("luabench.dialect").of(con.driver:name())
-  if not d then error(why, 2) end
+  local CALL = "luabench.prepare.table_exists(con, name)"
+  local driver = type(con) == "table" and rawget(con, "driver") or (type(con) == "table" and con.driver)
+  if type(driver) ~= "table" or type(driver.name) ~= "function" then
+    api.bad(CALL, "con must be a connection from sysbench.sql.driver():connect()", con)
+  end
+  if type(name) ~= "string" or name == "" then api.bad(CALL, "name must be a table name", name) end
+  local d, why = require("luabench.dialect").of(driver:name())
+  if not d then api.raise(CALL .. ": " .. why) end
   return con:query_row(d.table_exists(name)) ~= nil
 end
 

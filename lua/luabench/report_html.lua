@@ -575,7 +575,7 @@ function M.render(inputs, title)
 end
 
 local function fail(msg)
-  io.stderr:write("FATAL: report: ", msg, "\n")
+  io.stderr:write("FATAL: report: ", require("luabench.api_check").escape(msg), "\n")
   return 1
 end
 

@@ -444,6 +444,8 @@ function M.describe(input)
   local parts = { M.what(d, M.swept(input)), M.concurrency_text(input) }
   if d.hostname and d.hostname ~= "" then parts[#parts + 1] = "host " .. d.hostname end
   parts[#parts + 1] = M.date(d)
+  -- a run that did not end well says so beside its figures (failed: it completed no event)
+  if d.status and d.status ~= "ok" then parts[#parts + 1] = "status " .. d.status end
   if input.kind == "merged" then parts[#parts + 1] = string.format("merged from %d instances", d.instances or 0) end
   return table.concat(parts, ", ")
 end

@@ -20,6 +20,24 @@ local function is_restart(ret)
   return type(ret) == "table" and ret.errcode == RESTART_EVENT
 end
 
+-- The text of an error object: a string, or a table's sql_errmsg or message (nil if none).
+local function error_text(ret)
+  if type(ret) == "table" then ret = ret.sql_errmsg or ret.message end
+  return ret ~= nil and tostring(ret) or nil
+end
+
+-- The worker keeps the text of its first counted error (a run that completes no event names
+-- it: engine/verdict.c). Retried or failed events only: the error path, once per thread.
+local noted = false
+local function note_error(ret)
+  if noted then return end
+  local text = error_text(ret)
+  if not text then return end
+  noted = true
+  text = text:match("^(.-)\nstack traceback:") or text -- (--debug)
+  C.lb_error_note(sb.worker, text, #text)
+end
+
 -- How event() is called. With --debug a failing event's message carries the traceback taken
 -- where it failed (the script's frames), not where the loop re-raises it; error objects
 -- (RESTART_EVENT descriptors) pass unchanged. Without --debug, a plain pcall: nothing to pay.
@@ -42,6 +60,7 @@ local function warn_cut_off(who, ret, start_ns)
   if not sb.additions then return end
   local q = tostring(type(ret) == "table" and ret.query or "?")
   if #q > 200 then q = q:sub(1, 200) .. "..." end
+  q = sb.escape(q) -- (a statement written over several lines: one line here)
   io.stderr:write(string.format("WARNING: %s: statement cut off at the end of the run, its event "
     .. "running for %.1f s: %s\n", who, (C.lb_clock_ns(sb.worker) - start_ns) / 1e9, q))
 end
@@ -66,6 +85,7 @@ local function thread_loop(tid)
       if s then s.after_event() end
       t = next_event(w, t)
     elseif is_restart(ret) then
+      if not noted then note_error(ret) end
       -- The failed attempt's transaction goes first: the retry must not commit its writes.
       local s = sb._sql_loop
       if s then s.before_retry() end
@@ -127,6 +147,7 @@ local function user_main(U, i, tid, event)
       for _, release in ipairs(U.release) do release(i) end
       t = C.lb_user_event_next(w, t, U.excluded[i])
     elseif is_restart(ret) then
+      if not noted then note_error(ret) end
       -- The failed attempt's transaction is rolled back before the retry (its connection goes
       -- back to the pool meanwhile).
       for _, release in ipairs(U.release) do release(i, "failed") end
@@ -144,6 +165,7 @@ local function user_main(U, i, tid, event)
       local failed = sb._stats_event_failed
       if failed then failed() end
       C.lb_counter_add(w, FAILED, 1)
+      if not noted then note_error(ret) end
       C.lb_event_abandon(w)
       if backoff_ns == 0 and not U.any_done then
         -- Every user of this worker failed its first event and nothing has worked yet: an
@@ -155,12 +177,12 @@ local function user_main(U, i, tid, event)
       end
       if not U.reported then
         U.reported = true
-        local msg = tostring(type(ret) == "table" and (ret.sql_errmsg or ret.message) or ret)
+        local msg = error_text(ret) or tostring(ret)
         local first, tb = msg:match("^(.-)(\nstack traceback:.*)$") -- (--debug)
         -- Printed once an event of the worker succeeded (or its users end): until then it may
         -- still turn out to be the run's fatal error, which is printed as in sysbench mode.
         U.alert = string.format("ALERT: user %d: %s (further user errors are only counted)%s\n",
-          uid, first or msg, tb or "")
+          uid, sb.escape(first or msg), tb or "")
         if U.any_done then
           io.stderr:write(U.alert)
           U.alert = nil
@@ -245,8 +267,14 @@ sb._default_thread_run = thread_run
 
 -- Think time: parks the user (or sleeps the thread) and leaves the time out of the event's
 -- latency, so response times stay response times.
+local bad = require("luabench.api_check").bad
+
 function sb.think(seconds)
-  if not seconds or seconds <= 0 then return end
+  if type(seconds) ~= "number" then
+    if seconds == nil then return end
+    bad("luabench.think(seconds)", "seconds must be a number", seconds)
+  end
+  if not (seconds > 0) then return end
   local U = sb._users
   local w = sb.worker
   if U and U.current >= 0 and coroutine.running() then
@@ -267,7 +295,11 @@ end
 -- and the time is part of the event's latency (it is response time, unlike think time).
 -- Without --users the thread sleeps.
 function sb.pause(seconds)
-  if not seconds or seconds <= 0 then return end
+  if type(seconds) ~= "number" then
+    if seconds == nil then return end
+    bad("luabench.pause(seconds)", "seconds must be a number", seconds)
+  end
+  if not (seconds > 0) then return end
   local U = sb._users
   local w = sb.worker
   if U and U.current >= 0 and coroutine.running() then

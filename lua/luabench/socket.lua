@@ -18,8 +18,16 @@ local errbuf = ffi.new("char[256]") -- lb_sock_open's reason (copied at once: on
 local Socket = {}
 Socket.__index = Socket
 
+local api = require("luabench.api_check")
+local escape, bad = api.escape, api.bad
+
 local function fail(self, what, err)
-  error(string.format("%s %s:%d: %s", what, self.host, self.port, err), 0)
+  error(string.format("%s %s:%d: %s", what, escape(self.host), self.port, err), 0)
+end
+
+-- A delimiter as a message shows it: quoted, control characters as escapes ("\r\n").
+local function quoted(delim)
+  return '"' .. escape(delim) .. '"'
 end
 
 -- True in an emulated user's coroutine: its waits yield to the worker's scheduler.
@@ -78,14 +86,32 @@ local function connect_rest(self, rc)
   end
 end
 
+-- Misuse is raised at the script's line, naming the call and its rule (api_check.bad); the
+-- checks are type tests on the arguments, which cost nothing once a trace has them.
+local CONNECT = "luabench.socket.connect(host, port [, {timeout = s, udp = bool}])"
+
+local function whole(n)
+  return type(n) == "number" and n >= 0 and n % 1 == 0
+end
+
 -- luabench.socket.connect(host, port [, {timeout = s, udp = bool}]): a connected socket.
 function M.connect(host, port, opts)
-  opts = opts or {}
-  if type(host) ~= "string" or not tonumber(port) then
-    error("luabench.socket.connect(host, port [, options]): host a string, port a number", 2)
+  if type(host) ~= "string" or host == "" then bad(CONNECT, "host must be a name or an address", host) end
+  local p = tonumber(port)
+  if not (whole(p) and p >= 1 and p <= 65535) then bad(CONNECT, "port must be a whole number 1..65535", port) end
+  if opts == nil then
+    opts = {}
+  elseif type(opts) ~= "table" then
+    bad(CONNECT, "the options must be a table", opts)
   end
-  local self = setmetatable({ host = host, port = tonumber(port), timeout = opts.timeout or 10,
-    udp = opts.udp and true or false }, Socket)
+  local timeout = opts.timeout
+  if timeout == nil then
+    timeout = 10
+  elseif not (type(timeout) == "number" and timeout > 0 and timeout < 1e9) then
+    bad(CONNECT, "timeout must be a number of seconds > 0", timeout)
+  end
+  if opts.udp ~= nil and type(opts.udp) ~= "boolean" then bad(CONNECT, "udp must be true or false", opts.udp) end
+  local self = setmetatable({ host = host, port = p, timeout = timeout, udp = opts.udp and true or false }, Socket)
   local s = C.lb_sock_open(sb.worker, host, self.port, self.udp and 1 or 0, kernel_wait_ns(self), errbuf, 256)
   if s == nil then fail(self, "connect to", ffi.string(errbuf)) end
   self.s = ffi.gc(s, C.lb_sock_close)
@@ -95,9 +121,21 @@ function M.connect(host, port, opts)
   return self
 end
 
-local function check_open(self)
+-- A method called with '.' (c.send(x)) or on something else gets one clear line.
+local function not_socket(name, self)
+  api.raise(string.format("c:%s(): called on %s, not on a socket from luabench.socket.connect() (call it with ':')",
+    name, api.show(self)))
+end
+
+-- Using a closed socket is the script's mistake: raised at its line, not as an I/O error.
+local function closed(self, name)
+  api.raise(string.format("c:%s(): use of %s:%d: the socket is closed", name, escape(self.host), self.port))
+end
+
+local function check_open(self, name)
+  if getmetatable(self) ~= Socket then not_socket(name, self) end
   local s = self.s
-  if not s then fail(self, "use of", "the socket is closed") end
+  if not s then closed(self, name) end
   return s
 end
 
@@ -140,8 +178,9 @@ end
 
 -- Sends len bytes of data (a string; nil: zeros), waiting whenever the socket's buffer is
 -- full; returns len. No closure or pointer is made unless the bytes go in several sends.
-local function send_all(self, data, len)
-  local s = check_open(self)
+local function send_all(self, data, len, name)
+  local s = self.s
+  if not s then closed(self, name) end
   local wait_ns = kernel_wait_ns(self)
   local n
   if data == nil then n = C.lb_sock_send_zeros(s, len, wait_ns) else n = C.lb_sock_send(s, data, len, wait_ns) end
@@ -151,12 +190,16 @@ end
 
 -- Sends all of data (a string); returns its length.
 function Socket:send(data)
-  return send_all(self, data, #data)
+  if getmetatable(self) ~= Socket then not_socket("send", self) end
+  if type(data) ~= "string" then bad("c:send(data)", "data must be a string", data) end
+  return send_all(self, data, #data, "send")
 end
 
 -- Sends n zero bytes (a request whose content does not matter); returns n.
 function Socket:send_zeros(n)
-  return send_all(self, nil, n)
+  if getmetatable(self) ~= Socket then not_socket("send_zeros", self) end
+  if not whole(n) then bad("c:send_zeros(n)", "n must be a whole number >= 0", n) end
+  return send_all(self, nil, n, "send_zeros")
 end
 
 -- fill's loop, once a read (result n) brought nothing: waits for the socket and reads again.
@@ -200,9 +243,14 @@ local function receive_rest(self, n, until_ns)
   end
 end
 
--- Exactly n bytes (an error if the peer closes before).
+-- Exactly n bytes (an error if the peer closes before); a string n is a delimiter
+-- (receive_until).
 function Socket:receive(n)
-  local s = check_open(self)
+  local s = check_open(self, "receive")
+  if not whole(n) then
+    if type(n) == "string" and n ~= "" then return self:receive_until(n) end
+    bad("c:receive(n)", "n must be a whole number >= 0 or a delimiter string", n)
+  end
   if C.lb_sock_buffered(s) < n then
     local more, until_ns = fill(self, nil, "receive from")
     if not more then
@@ -228,7 +276,8 @@ end
 
 -- Receives and drops exactly n bytes (counted, never copied into Lua); returns n.
 function Socket:skip(n)
-  local s = check_open(self)
+  local s = check_open(self, "skip")
+  if not whole(n) then bad("c:skip(n)", "n must be a whole number >= 0", n) end
   local left = n - C.lb_sock_consume(s, n)
   if left <= 0 then return n end
   local more, until_ns = fill(self, nil, "receive from")
@@ -242,8 +291,15 @@ end
 
 -- The bytes before the next `delim` (which is consumed too).
 function Socket:receive_until(delim, max)
-  check_open(self)
-  max = max or 1048576
+  check_open(self, "receive_until")
+  if type(delim) ~= "string" or delim == "" then
+    bad("c:receive_until(delim [, max])", "delim must be a string of at least one byte", delim)
+  end
+  if max == nil then
+    max = 1048576
+  elseif not (whole(max) and max >= 1) then
+    bad("c:receive_until(delim [, max])", "max must be a whole number of bytes >= 1", max)
+  end
   local until_ns, more
   while true do
     local at = C.lb_sock_find(self.s, delim, #delim)
@@ -252,28 +308,36 @@ function Socket:receive_until(delim, max)
       return s:sub(1, #s - #delim)
     end
     if C.lb_sock_buffered(self.s) > max then
-      fail(self, "receive from", string.format("no %q in %d bytes", delim, max))
+      fail(self, "receive from", string.format("no %s in %d bytes", quoted(delim), max))
     end
     more, until_ns = fill(self, until_ns, "receive from")
     if not more then
-      fail(self, "receive from", "connection closed before " .. string.format("%q", delim))
+      fail(self, "receive from", "connection closed before " .. quoted(delim))
     end
   end
 end
 
 -- What has arrived (at least one byte; waits for it), up to max; nil at the end of the stream.
 function Socket:receive_some(max)
-  check_open(self)
+  check_open(self, "receive_some")
+  if max ~= nil and not (whole(max) and max >= 1) then
+    bad("c:receive_some([max])", "max must be a whole number of bytes >= 1", max)
+  end
   if C.lb_sock_buffered(self.s) == 0 and not fill(self, nil, "receive from") then return nil end
   local n = C.lb_sock_buffered(self.s)
   return take(self, max and max < n and max or n)
 end
 
 function Socket:settimeout(seconds)
+  if getmetatable(self) ~= Socket then not_socket("settimeout", self) end
+  if not (type(seconds) == "number" and seconds > 0 and seconds < 1e9) then
+    bad("c:settimeout(seconds)", "seconds must be a number > 0", seconds)
+  end
   self.timeout = seconds
 end
 
 function Socket:close()
+  if getmetatable(self) ~= Socket then not_socket("close", self) end
   if self.s then
     C.lb_sock_close(ffi.gc(self.s, nil))
     self.s = nil

@@ -52,7 +52,8 @@ local CLOSED = "SQL API error: attempt to use an already closed connection"
 
 -- A method called on something else than its object (con.query(42), drv.connect({})): one line
 -- naming the script's call, instead of a nil handed to the C layer as a NULL pointer.
-local is_a = require("luabench.api_check").is_a
+local api = require("luabench.api_check")
+local is_a = api.is_a
 local function check_self(self, class, name, on)
   if getmetatable(self) ~= class and not is_a(self, class) then
     raise(string.format("SQL API error: %s called on %s, not on %s (call it with ':')", name, type(self), on))
@@ -207,6 +208,8 @@ ffi.metatype("struct lb_sql_result", {
   __eq = function(a, b) return rawequal(a, b) or (nullish(a) and nullish(b)) end,
   __tostring = function() return "<sql_result>" end,
 })
+-- (for the API's own surface walk, tests/fuzz/surface.lua: an FFI object's methods)
+sql._methods = result
 
 -- The result of the statement that just ran on connection con (whose rs the C layer filled):
 -- rs itself for a result set, else the connection's NULL result with the same counts.
@@ -260,6 +263,9 @@ end
 function Connection:check_error(rc, query)
   check_self(self, Connection, "check_error()", "a connection")
   if self.conn == nil then raise(CLOSED) end
+  if type(rc) ~= "number" then
+    raise("SQL API error: check_error(rc, query) needs the failed call's return code (got " .. api.show(rc) .. ")")
+  end
   local e = last_error(self)
   local desc = { connection = self, query = query, sql_errno = self.sql_errno,
     sql_state = self.sql_state, sql_errmsg = self.sql_errmsg }
@@ -274,7 +280,8 @@ function Connection:check_error(rc, query)
     error(desc)
   end
   if rc ~= ESQL then
-    raise("SQL API error: " .. self.sql_errmsg)
+    raise("SQL API error: " .. (self.sql_errmsg ~= "" and self.sql_errmsg or
+      string.format("check_error(rc, query): return code %s is not an error", api.show(rc))))
   end
   local hook = sb.hooks.sql_error_ignorable
   if e.error_class == sql.error.IGNORABLE or (hook and hook(desc)) then
@@ -301,6 +308,9 @@ end
 
 function Connection:query_row(q)
   check_self(self, Connection, "query_row()", "a connection")
+  if self.conn ~= nil and type(q) ~= "string" then
+    raise("SQL API error: query_row(query): query must be a string (got " .. type(q) .. ")")
+  end
   local rs = self:query(q)
   if rs == nil then return nil end
   local row = rs:fetch_row()
@@ -325,6 +335,9 @@ local function bulk_next(self, row, init, what)
     raise((init == "bulk_insert" and "db_bulk_insert" or init) .. "_next() failed")
   end
   if self.conn == nil then raise(CLOSED) end
+  if type(row) ~= "string" then
+    raise("SQL API error: " .. init .. "_next() needs the row's text (got " .. api.show(row) .. ")")
+  end
   local rc = C.lb_sql_bulk_next(worker, self.rs, row, #row)
   if rc ~= OK then return self:check_error(rc, what) end
 end
@@ -404,6 +417,9 @@ function Param:set(v)
   end
   s.is_null = 0
   local t = self.type
+  if t <= DOUBLE_MAX_TYPE and type(v) ~= "number" and type(v) ~= "cdata" then
+    raise("SQL API error: set() of a numeric parameter needs a number or nil (got " .. api.show(v) .. ")")
+  end
   if t <= INT_MAX_TYPE then
     s.i64 = v
   elseif t <= DOUBLE_MAX_TYPE then
@@ -442,6 +458,9 @@ local supported = { [1] = true, [2] = true, [3] = true, [4] = true, [5] = true, 
 -- any number of statements and re-binding never leaves a parameter writing into a freed array.
 function Statement:bind_create(t, max_len)
   if not supported[t] then raise("Unsupported argument type: " .. tostring(t)) end
+  if max_len ~= nil and not (type(max_len) == "number" and max_len >= 0) then
+    raise("SQL API error: bind_create(type [, max_len]): max_len must be a number of bytes (got " .. api.show(max_len) .. ")")
+  end
   local own = ffi.new("struct lb_db_param[1]")
   own[0].type = t
   own[0].is_null = 1
@@ -519,7 +538,7 @@ end
 function Connection:prepare(q)
   check_self(self, Connection, "prepare()", "a connection")
   if self.conn == nil then raise(CLOSED) end
-  if type(q) ~= "string" then raise("SQL API error: query must be a string (got " .. type(q) .. ")") end
+  if type(q) ~= "string" then raise("SQL API error: prepare(query): query must be a string (got " .. type(q) .. ")") end
   local out = ffi.new("struct lb_db_stmt *[1]")
   local rc = C.lb_db_prepare(self.conn, q, #q, out)
   if rc ~= OK then return self:check_error(rc, q) end
@@ -672,7 +691,7 @@ local function warn_open(c, what, outcome)
   if warned or not sb.additions then return end
   warned = true
   io.stderr:write(string.format("WARNING: %s inside an open transaction (last statement: %s); %s "
-    .. "(further cases in this thread are not reported)\n", what, short(c.last_sql), outcome))
+    .. "(further cases in this thread are not reported)\n", what, sb.escape(short(c.last_sql)), outcome))
 end
 
 -- The physical connections of this worker, for the checks around its events (an array with
@@ -864,7 +883,7 @@ local function check_session_statement(q)
   io.stderr:write(string.format("WARNING: %s ran '%s' on a pooled connection: with --users it "
     .. "reaches one of the pool's connections only; set session state in connection_init(con), "
     .. "which runs on every new connection and after every reconnect\n",
-    U and "user_init" or "thread_init", short(q)))
+    U and "user_init" or "thread_init", sb.escape(short(q))))
 end
 
 function Pooled:query(q)
@@ -965,10 +984,16 @@ local errbuf = ffi.new("char[512]")
 
 -- Whether sql.driver(name) would succeed (no message either way).
 function sql.driver_known(name)
+  if name ~= nil and type(name) ~= "string" then
+    raise("SQL API error: sysbench.sql.driver_known(name): name must be a driver's name (got " .. api.show(name) .. ")")
+  end
   return C.lb_sql_driver_known(worker, name) ~= 0
 end
 
 function sql.driver(name)
+  if name ~= nil and type(name) ~= "string" then
+    raise("SQL API error: sysbench.sql.driver([name]): name must be a driver's name (got " .. api.show(name) .. ")")
+  end
   local cfg = C.lb_sql_config(worker, name, errbuf, 512)
   if cfg == nil then
     local why = ffi.string(errbuf)

@@ -4,6 +4,15 @@ local sb = sysbench
 local RESTART_EVENT = sb.error.RESTART_EVENT
 local legacy = {}
 local con
+local api = require("luabench.api_check")
+
+-- A statement handle from db_prepare(), else one line at the script's call.
+local function stmt_of(call, st)
+  if type(st) ~= "table" or type(st.stmt) ~= "table" then
+    api.bad(call, "st must be a statement from db_prepare()", st)
+  end
+  return st
+end
 
 local function connection()
   if not con then
@@ -50,6 +59,8 @@ end
 
 -- The table's values are read again at every db_execute(), by position.
 function legacy.db_bind_param(st, vars)
+  stmt_of("db_bind_param(st, vars)", st)
+  if type(vars) ~= "table" then api.bad("db_bind_param(st, vars)", "vars must be a table of values", vars) end
   st.vars = vars
   local params = {}
   for i = 1, #vars do
@@ -62,9 +73,14 @@ function legacy.db_bind_param(st, vars)
   call("db_bind_param()", st.stmt.bind_param, st.stmt, unpack(params))
 end
 
-function legacy.db_bind_result(st, vars) st.results = vars end
+function legacy.db_bind_result(st, vars)
+  stmt_of("db_bind_result(st, vars)", st)
+  if type(vars) ~= "table" then api.bad("db_bind_result(st, vars)", "vars must be a table", vars) end
+  st.results = vars
+end
 
 function legacy.db_execute(st)
+  stmt_of("db_execute(st)", st)
   for i, p in ipairs(st.params or {}) do p:set(st.vars[i]) end
   local rs = call("db_execute()", st.stmt.execute, st.stmt)
   if rs ~= nil and st.results then
@@ -76,7 +92,11 @@ end
 
 function legacy.db_store_results(rs) end
 -- Through call() like the others: sql.lua leaves the position of its errors to this file.
-function legacy.db_free_results(rs) if rs ~= nil then call("db_free_results()", rs.free, rs) end end
-function legacy.db_close(st) st.stmt:close() end
+function legacy.db_free_results(rs)
+  if rs == nil then return end
+  if type(rs) ~= "cdata" then api.bad("db_free_results(rs)", "rs must be a result from db_query() or db_execute()", rs) end
+  call("db_free_results()", rs.free, rs)
+end
+function legacy.db_close(st) stmt_of("db_close(st)", st).stmt:close() end
 
 return legacy

@@ -71,6 +71,10 @@ return function(env)
   -- prepared on the physical connection the pipeline runs on when needed).
   function Pipeline:execute(stmt)
     local con = check_open(self)
+    if type(stmt) ~= "table" or (stmt.stmt == nil and stmt.per == nil) then
+      raise("SQL API error: execute(stmt) needs a statement from con:prepare() (got " ..
+        require("luabench.api_check").show(stmt) .. ")")
+    end
     local handle = stmt.stmt
     if stmt.per then -- a pooled statement: its statement on this physical connection
       sync(stmt)

@@ -86,11 +86,20 @@ local function ended(self)
   o.open[self.id] = nil
 end
 
+-- A start mark given to done()/rollback(): what begin() or start() returned.
+local function check_t0(what, t0)
+  if t0 ~= nil and type(t0) ~= "number" then
+    api.bad("T:" .. what .. "([t0])", "t0 must be a start mark from T:begin() or T:start()", t0)
+  end
+end
+
 function Type:done(t0)
+  if type(t0) ~= "number" then check_t0("done", t0) end
   C.lb_type_record(worker, self.id, t0 or open_t0(self), OK)
   ended(self)
 end
 function Type:rollback(t0)
+  if type(t0) ~= "number" then check_t0("rollback", t0) end
   C.lb_type_record(worker, self.id, t0 or open_t0(self), ROLLBACK)
   ended(self)
 end
@@ -136,8 +145,9 @@ end
 function stats.type(name)
   local t = types[name]
   if t then return t end
-  local id = C.lb_type_define(worker, tostring(name))
-  if id < 0 then error("too many statistics types (at most 64)", 2) end
+  if type(name) ~= "string" or name == "" then api.bad("luabench.stats.type(name)", "name must be a string", name) end
+  local id = C.lb_type_define(worker, name)
+  if id < 0 then api.raise("luabench.stats.type(name): too many statistics types (at most 64)") end
   t = setmetatable({ id = id, name = name }, Type)
   types[name] = t
   return t

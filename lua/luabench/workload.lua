@@ -7,17 +7,31 @@
 --   local con = wl.connect()          -- driver():connect() plus the session settings
 --   local d = wl.dialect()            -- the SQL differences of the server
 local dialect = require("luabench.dialect")
+local api = require("luabench.api_check")
 
 local M = {}
 
+-- Arguments of the wrong kind: one line at the script's call (api_check.bad).
+local function need(call, what, ok, v)
+  if not ok then api.bad("luabench.workload." .. call, what, v) end
+end
+local function connection(v)
+  return type(v) == "table" and type(v.query) == "function"
+end
+
 -- Raises msg (formatted) as one line, without a traceback.
 function M.fail(fmt, ...)
+  need("fail(fmt, ...)", "fmt must be a string", type(fmt) == "string", fmt)
   error(string.format(fmt, ...), 0)
 end
 
 -- The real name of each of `names` under `prefix`, plus t.config = prefix .. config_name.
 -- The prefix is checked: lower-case letters, digits and '_', not starting with a digit.
 function M.tables(prefix, names, config_name)
+  local CALL = "tables(prefix, names, config_name)"
+  need(CALL, "prefix must be a string", prefix == nil or type(prefix) == "string", prefix)
+  need(CALL, "names must be a list of names", type(names) == "table", names)
+  need(CALL, "config_name must be a string", type(config_name) == "string", config_name)
   prefix = prefix or ""
   if prefix ~= "" and not prefix:match("^[a-z_][a-z0-9_]*$") then
     M.fail("invalid --table-prefix value '%s' (lower-case letters, digits and '_', not starting with a digit)", prefix)
@@ -31,6 +45,10 @@ end
 -- --load-threads checked against --threads, 0 meaning all of them; `commands` names those
 -- that start --threads threads ("prepare and check").
 function M.load_threads(value, threads, commands)
+  local CALL = "load_threads(value, threads, commands)"
+  need(CALL, "value must be a number", type(value) == "number", value)
+  need(CALL, "threads must be a number", type(threads) == "number", threads)
+  need(CALL, "commands must be a string", type(commands) == "string", commands)
   if value < 0 or value ~= math.floor(value) then
     M.fail("invalid --load-threads value '%s'", tostring(value))
   end
@@ -44,6 +62,8 @@ end
 
 -- Every row of a query as arrays of strings (an empty table when it returns no result set).
 function M.rows(con, sql)
+  need("rows(con, sql)", "con must be a connection", connection(con), con)
+  need("rows(con, sql)", "sql must be a string", type(sql) == "string", sql)
   local rs = con:query(sql)
   local out = {}
   if rs == nil then return out end
@@ -57,12 +77,18 @@ end
 
 -- A workload's configuration table `t` (cfg_name, cfg_value): every pair, and setting one.
 function M.config_read(con, t)
+  need("config_read(con, t)", "con must be a connection", connection(con), con)
+  need("config_read(con, t)", "t must be a table name", type(t) == "string", t)
   local cfg = {}
   for _, r in ipairs(M.rows(con, "SELECT cfg_name, cfg_value FROM " .. t)) do cfg[r[1]] = r[2] end
   return cfg
 end
 
 function M.config_set(con, t, name, value)
+  local CALL = "config_set(con, t, name, value)"
+  need(CALL, "con must be a connection", connection(con), con)
+  need(CALL, "t must be a table name", type(t) == "string", t)
+  need(CALL, "name must be a string", type(name) == "string", name)
   con:query(string.format("DELETE FROM %s WHERE cfg_name = '%s'", t, name))
   con:query(string.format("INSERT INTO %s (cfg_name, cfg_value) VALUES ('%s', '%s')", t, name, tostring(value)))
 end
@@ -71,6 +97,12 @@ end
 -- in `numbers` as numbers, or a one-line error; `again` says what to do after an interrupted
 -- prepare ("run 'prepare' again to finish it").
 function M.ready_config(con, name, t, again, numbers)
+  local CALL = "ready_config(con, name, t, again, numbers)"
+  need(CALL, "con must be a connection", connection(con), con)
+  need(CALL, "name must be a string", type(name) == "string", name)
+  need(CALL, "t must be a table name", type(t) == "string", t)
+  need(CALL, "again must be a string", type(again) == "string", again)
+  need(CALL, "numbers must be a list of names", type(numbers) == "table", numbers)
   if not require("luabench.prepare").table_exists(con, t) then
     M.fail("no %s schema here (table '%s' does not exist): run 'prepare' first", name, t)
   end
@@ -110,6 +142,8 @@ end
 -- A workload's connections. opts.session(con, dialect), optional: the settings every
 -- connection of the workload needs, applied at connect and again after a reconnect.
 function M.new(name, opts)
+  need("new(name [, opts])", "name must be a string", type(name) == "string", name)
+  need("new(name [, opts])", "opts must be a table", opts == nil or type(opts) == "table", opts)
   opts = opts or {}
   local w = {}
   local drv, dia
@@ -183,6 +217,7 @@ end
 --             report_json, report_footer and report_merge hooks
 --   hooks     the workload's own sysbench.hooks (run_header, report_intermediate, ...)
 function M.wire(w)
+  need("wire(w)", "w must be a table describing the workload", type(w) == "table" and type(w.common) == "table", w)
   local common = w.common
   sysbench.cmdline.options = common.options
 

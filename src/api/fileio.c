@@ -332,6 +332,14 @@ static void record(struct lb_fio_stat *s, struct lb_io *io)
 		lb_stats_type(&w->stats, type, lat, failed ? LB_OUTCOME_ERROR : LB_OUTCOME_OK);
 	if (failed) {
 		lb_stats_add(&w->stats, LB_CNT_ERROR, 1);
+		if (!w->first_error) {
+			static const char *const names[] = { [DIR_READ] = "read", [DIR_WRITE] = "write", [DIR_SYNC] = "sync" };
+			char *m = io->error ? lb_xasprintf("%s: %s", names[dir], lb_io_strerror(io->error))
+				: lb_xasprintf("short %s: %lld of %llu bytes", names[dir], (long long)io->result_bytes,
+					       (unsigned long long)io->length_bytes);
+			lb_worker_note_error(w, m, strlen(m));
+			free(m);
+		}
 		return;
 	}
 	if (dir == DIR_READ) {

@@ -266,14 +266,24 @@ static int32_t closed(struct lb_sql_result *rs)
 			return closed(rs);             \
 	} while (0)
 
+/* The first failed statement of a worker is the one a run that completed no event names. */
+__attribute__((cold, noinline)) static void note_error(struct lb_worker *w, struct lb_db_conn *c)
+{
+	if (!w->first_error) {
+		const char *m = lb_db_conn_error(c)->message;
+		lb_worker_note_error(w, m, strlen(m));
+	}
+}
+
 /* Counts a finished statement and fills the sysbench-visible fields of rs. */
 static int32_t finish(struct lb_worker *w, struct lb_sql_result *rs, int32_t rc, const char *what,
 		      uint64_t len, int64_t t0)
 {
 	struct lb_db_result *r = &rs->r;
-	if (rc == LB_DB_ESQL)
+	if (rc == LB_DB_ESQL) {
 		r->kind = LB_DB_KIND_ERROR;
-	else if (rc != LB_DB_OK)
+		note_error(w, rs->conn);
+	} else if (rc != LB_DB_OK)
 		r->kind = LB_DB_KIND_NONE; /* lost connections count as reconnects, misuse as nothing */
 	if (r->kind != LB_DB_KIND_NONE) {
 		rs->counter = kind_counter[r->kind];
@@ -389,8 +399,11 @@ static int32_t pipeline_finish(struct lb_worker *w, struct lb_sql_result *rs, in
 		lost = lb_db_pipeline_result(rs->conn, i)->status == LB_DB_PIPE_LOST;
 	for (uint32_t i = 0; i < n && !lost; i++) {
 		const struct lb_db_pipe_result *it = lb_db_pipeline_result(rs->conn, i);
-		if (it->status != LB_DB_PIPE_QUEUED && it->r.kind != LB_DB_KIND_NONE)
+		if (it->status != LB_DB_PIPE_QUEUED && it->r.kind != LB_DB_KIND_NONE) {
 			lb_stats_add(&w->stats, (enum lb_cnt)kind_counter[it->r.kind], 1);
+			if (it->r.kind == LB_DB_KIND_ERROR)
+				note_error(w, rs->conn);
+		}
 	}
 	memset(&rs->r, 0, sizeof(rs->r));
 	rs->nrows = 0;

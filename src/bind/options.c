@@ -160,7 +160,9 @@ static int register_one(lua_State *L, struct lb_opts *opts, const char *name, co
 	lua_pop(L, 3);
 	if (!o) {
 		snprintf(err, errlen, "%s", msg);
-		return LB_VM_OPTION_VALUE;
+		/* luabench's line for a script's option is a FATAL one (scripting.md §6.3); sysbench's
+		 * has no level */
+		return opts->declared_names ? -1 : LB_VM_OPTION_VALUE;
 	}
 	/* { ..., luabench = true }: an option sysbench's own script does not have. */
 	lua_getfield(L, -1, "luabench");
@@ -215,12 +217,14 @@ int lb_vm_register_options(struct lb_vm *vm, struct lb_opts *opts, bool *declare
 	const char *group = s->script ? s->script->test_name : "script";
 	/* sysbench's C tests read their values their own way (the test then checks them) */
 	opts->sysbench_values = s->plain_init_errors;
+	opts->declared_names = s->additions && !s->plain_init_errors;
 	for (int i = 0; i < n && rc == 0; i++) {
 		lua_getfield(L, -1, names[i]);
 		rc = register_one(L, opts, names[i], group, err, errlen);
 		lua_pop(L, 1);
 	}
 	opts->sysbench_values = false;
+	opts->declared_names = false;
 	for (int i = 0; i < n; i++)
 		free(names[i]);
 	free(names);

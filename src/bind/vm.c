@@ -24,6 +24,9 @@ static int on_panic(lua_State *L)
 }
 
 #define TRACEBACKS_KEY "luabench.tracebacks"
+/* luabench's personality: an error's text shows control characters as escapes (one line each);
+ * sysbench prints them as they are. */
+#define ONE_LINE_KEY "luabench.one_line"
 
 /* Message handler for every protected call: keeps error objects (tables) as they are so
  * RESTART_EVENT descriptors survive, and adds a traceback for --debug (not as sysbench, which
@@ -42,21 +45,41 @@ static int on_error(lua_State *L)
 	return 1;
 }
 
-/* Renders an error value as one line: strings as they are, SQL error descriptors by their
+/* The text of an error as the personality prints it: luabench's shows control characters as
+ * escapes (lb_log_escape), sysbench's as they are. */
+static void put_error_text(lua_State *L, const char *m, size_t len, char *err, size_t errlen)
+{
+	lua_getfield(L, LUA_REGISTRYINDEX, ONE_LINE_KEY);
+	bool one_line = lua_toboolean(L, -1);
+	lua_pop(L, 1);
+	char *shown = one_line ? lb_log_escape(m, len) : NULL;
+	snprintf(err, errlen, "%s", shown ? shown : m);
+	free(shown);
+}
+
+/* Renders an error value as a message: strings as they are, SQL error descriptors by their
  * message (never "(not a string)"). */
 void lb_lua_error_text(lua_State *L, int idx, char *err, size_t errlen)
 {
 	if (idx < 0)
 		idx = lua_gettop(L) + idx + 1; /* absolute: we push below */
+	size_t len;
 	if (lua_type(L, idx) == LUA_TSTRING || lua_type(L, idx) == LUA_TNUMBER) {
-		snprintf(err, errlen, "%s", lua_tostring(L, idx));
+		const char *m = lua_tolstring(L, idx, &len);
+		put_error_text(L, m, len, err, errlen);
 		return;
 	}
 	if (lua_type(L, idx) == LUA_TTABLE) {
 		lua_getfield(L, idx, "sql_errmsg");
 		lua_getfield(L, idx, "message");
-		const char *m = lua_tostring(L, -2) ? lua_tostring(L, -2) : lua_tostring(L, -1);
-		snprintf(err, errlen, "%s", m ? m : "error object without a message");
+		const char *m = lua_tolstring(L, -2, &len);
+		if (!m)
+			m = lua_tolstring(L, -1, &len);
+		if (!m) {
+			m = "error object without a message";
+			len = strlen(m);
+		}
+		put_error_text(L, m, len, err, errlen);
 		lua_pop(L, 2);
 		return;
 	}
@@ -213,6 +236,8 @@ struct lb_vm *lb_vm_new(struct lb_engine *eng, struct lb_worker *w, char *err, s
 	lua_atpanic(L, on_panic);
 	lua_pushboolean(L, eng->session.additions && lb_log_verbosity() >= LB_LOG_DEBUG);
 	lua_setfield(L, LUA_REGISTRYINDEX, TRACEBACKS_KEY);
+	lua_pushboolean(L, eng->session.additions);
+	lua_setfield(L, LUA_REGISTRYINDEX, ONE_LINE_KEY);
 	luaL_openlibs(L);
 	set_paths(L);
 	install_searchers(L);

@@ -179,13 +179,24 @@ static void print_version_header(struct cli *c)
 	fflush(out);
 }
 
+/* Where luabench's hint lines start in a message ("\nDid you mean ...", "\n(given in ...)",
+ * "\n(see --help ...)"), NULL if it has none: what comes before is sysbench's, a value given
+ * with a newline in it included. */
+static const char *hint_start(const char *msg)
+{
+	for (const char *nl = strchr(msg, '\n'); nl; nl = strchr(nl + 1, '\n'))
+		if (!strncmp(nl, "\nDid you mean", 13) || nl[1] == '(')
+			return nl;
+	return NULL;
+}
+
 /* A command-line mistake: sysbench prints these on stderr, without a level prefix. The first
- * line of msg is sysbench's; further lines are luabench's hints, shown with its additions. */
+ * part of msg is sysbench's; the hint lines after it are luabench's, shown with its additions. */
 static void usage_error(struct cli *c, const char *msg)
 {
-	const char *nl = strchr(msg, '\n');
-	if (nl && !c->p->additions)
-		fprintf(stderr, "%.*s\n", (int)(nl - msg), msg);
+	const char *hint = hint_start(msg);
+	if (hint && !c->p->additions)
+		fprintf(stderr, "%.*s\n", (int)(hint - msg), msg);
 	else
 		fprintf(stderr, "%s\n", msg);
 }
@@ -257,8 +268,13 @@ static int check_unknown(struct cli *c)
 		const char *hint = lb_opts_suggest(&c->opts, p->name);
 		bool secret = lb_secret_option(p->name, strlen(p->name)) ||
 			      lb_secret_conn_string_option(p->name, strlen(p->name));
-		int n = snprintf(c->err, ERRLEN, "invalid option: --%s%s%s", p->name, p->value ? "=" : "",
-				 p->value ? (secret ? "***" : p->value) : "");
+		/* (luabench's line shows control characters as escapes, sysbench's as they came) */
+		char *name = c->p->additions ? lb_escape(p->name, strlen(p->name)) : NULL;
+		char *shown = c->p->additions && p->value && !secret ? lb_escape(p->value, strlen(p->value)) : NULL;
+		int n = snprintf(c->err, ERRLEN, "invalid option: --%s%s%s", name ? name : p->name, p->value ? "=" : "",
+				 p->value ? (secret ? "***" : shown ? shown : p->value) : "");
+		free(name);
+		free(shown);
 		if (hint) {
 			/* Spell the suggestion the way the user writes names ('-' or '_'). */
 			char *h = lb_xstrdup(hint);
@@ -510,7 +526,8 @@ static int run_plot(int argc, char **argv)
 	}
 	argv[0] = (char *)script;
 	execv(script, argv);
-	lb_fatal("plot: cannot run '%s': %s", script, strerror(errno));
+	char b[1024];
+	lb_fatal("plot: cannot run '%s': %s", lb_escape_to(b, sizeof(b), script), strerror(errno));
 	return 1;
 }
 

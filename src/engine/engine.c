@@ -88,6 +88,7 @@ void lb_engine_fini(struct lb_engine *e)
 	free(e->window_base_events);
 	free(e->window_base_sum_ns);
 	free(e->fatal);
+	free(e->nothing_done);
 	lb_snap_fini(&e->window_base);
 	if (e->rate_mode && e->started)
 		lb_arrivals_fini(&e->sched);

@@ -108,6 +108,7 @@ struct lb_engine {
 	uint64_t proc_reads_done;    /* the server processes' CPU (run.c, read_before_close) */
 	bool forced;                 /* forced shutdown fired */
 	char *fatal;                 /* first fatal error message */
+	char *nothing_done;          /* a run that completed no event: why it failed (verdict.c) */
 	struct lb_snap window_base;  /* baseline of the current statistics window */
 	int64_t window_start_ns;
 	uint64_t *window_base_events; /* per-worker baselines for fairness */
@@ -201,6 +202,11 @@ void lb_window_buffers_fini(struct lb_window_buffers *b);
  * (lb_window_buffers_fini when done). False, and nothing to free, before the run's workers
  * exist. */
 bool lb_engine_window_now(struct lb_engine *e, struct lb_window_buffers *b, struct lb_result *r);
+
+/* luabench's rule for a run that ran to its end: the FATAL message when its measured window
+ * (ending at end_ns) completed no event while errors were counted (naming the first and how
+ * many), or when the run ended during its warm-up; NULL otherwise. Allocated. */
+char *lb_engine_nothing_completed(const struct lb_engine *e, int64_t end_ns);
 
 /* The process's placement and, for a run whose result is written, the machine's fingerprint
  * with the storage under the run's data (fingerprint.c): at the start of the run. The storage

@@ -32,6 +32,9 @@ LB_FFI double lb_clock_ns(struct lb_worker *w);
  * current event's latency. */
 LB_FFI void lb_think_ns(struct lb_worker *w, double ns);
 LB_FFI void lb_counter_add(struct lb_worker *w, int counter, uint64_t n);
+/* The text of an error the script counted or retried (len bytes): the worker keeps its first,
+ * which a run that completes no event names in its FATAL line. */
+LB_FFI void lb_error_note(struct lb_worker *w, const char *msg, size_t len);
 LB_FFI int lb_worker_tid(struct lb_worker *w);
 LB_FFI struct lb_rng *lb_worker_rng(struct lb_worker *w);
 /* 1 once the run is stopping (time up, signal, fatal error): long custom loops should poll it. */

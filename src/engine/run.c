@@ -485,7 +485,7 @@ static void result_head(struct lb_engine *e, struct lb_result *r, const char *st
 	r->start_wall_ns = e->start_wall_ns;
 	r->end_wall_ns = e->end_wall_ns ? e->end_wall_ns : e->start_wall_ns;
 	r->status = status;
-	r->error = e->fatal;
+	r->error = e->fatal ? e->fatal : e->nothing_done;
 	r->intervals = e->intervals;
 	r->nintervals = e->nintervals;
 	r->sysmon = e->sysmon;
@@ -879,6 +879,9 @@ static int finish_run(struct lb_engine *e, bool completed, bool hook_failed)
 	bool cut_off = __atomic_load_n(&e->cut_off, __ATOMIC_RELAXED) > 0;
 	const char *status = e->fatal ? "error" : !completed ? "forced_shutdown"
 			     : e->interrupts ? "interrupted" : cut_off ? "cut_off" : "ok";
+	if (completed && !e->fatal && !e->interrupts && e->session.additions &&
+	    (e->nothing_done = lb_engine_nothing_completed(e, end)))
+		status = "failed";
 	if (!e->fatal) {
 		struct lb_window_buffers b;
 		if (report_window(e, end, true, status, &b) < 0)
@@ -887,7 +890,9 @@ static int finish_run(struct lb_engine *e, bool completed, bool hook_failed)
 	}
 	if (e->fatal)
 		report_failure(e, e->fatal);
-	if (e->fatal || hook_failed)
+	if (e->nothing_done)
+		lb_fatal("%s", e->nothing_done); /* after the report, whose counters it sums up */
+	if (e->fatal || e->nothing_done || hook_failed)
 		return 1;
 	if (!completed)
 		return 2;

@@ -108,7 +108,9 @@ static void reading_copy(struct reading *dst, const struct reading *src)
 static void fail(struct lb_srvmon *m, const char *err)
 {
 	if (!m->failed) {
-		lb_warn("server statistics: a reading failed (%s); no more readings of the server's counters", err);
+		char b[512];
+		lb_warn("server statistics: a reading failed (%s); no more readings of the server's counters",
+			lb_escape_to(b, sizeof(b), err));
 		snprintf(m->error, sizeof(m->error), "a reading failed (%s)", err);
 	}
 	m->failed = true;
@@ -186,9 +188,9 @@ struct lb_srvmon *lb_srvmon_new(struct lb_db_config *cfg, int32_t reading_timeou
 	struct lb_srvmon *m = lb_xzalloc(sizeof(*m));
 	m->cfg = cfg;
 	m->conn = lb_db_conn_new(cfg);
-	char err[LB_DB_ERRMSG_BYTES];
+	char err[LB_DB_ERRMSG_BYTES], b[512];
 	if (lb_db_connect(m->conn) != LB_DB_OK) {
-		lb_warn("server statistics: cannot connect: %s", lb_db_conn_error(m->conn)->message);
+		lb_warn("server statistics: cannot connect: %s", lb_escape_to(b, sizeof(b), lb_db_conn_error(m->conn)->message));
 		lb_srvmon_free(m);
 		return NULL;
 	}
@@ -199,7 +201,7 @@ struct lb_srvmon *lb_srvmon_new(struct lb_db_config *cfg, int32_t reading_timeou
 		return NULL;
 	}
 	if (lb_db_monitor_settings(desc, m->conn, LB_SRVMON_START_TIMEOUT_MS, &m->settings, err, sizeof(err)) < 0)
-		lb_warn("server statistics: cannot read the server's settings: %s", err);
+		lb_warn("server statistics: cannot read the server's settings: %s", lb_escape_to(b, sizeof(b), err));
 	sort_settings(&m->settings);
 	if (lb_db_monitor_pending(desc, m->conn, LB_SRVMON_START_TIMEOUT_MS, &m->pending, err, sizeof(err)) < 0)
 		lb_warn("server statistics: cannot read the settings not yet in force: %s", err);
@@ -209,7 +211,7 @@ struct lb_srvmon *lb_srvmon_new(struct lb_db_config *cfg, int32_t reading_timeou
 	int n = lb_db_monitor_probe(&m->plan, desc, m->conn, LB_SRVMON_START_TIMEOUT_MS, m->missing, sizeof(m->missing));
 	m->plan.timeout_ms = reading_timeout_ms;
 	if (m->missing[0])
-		lb_warn("server statistics: not readable without more privileges: %s", m->missing);
+		lb_warn("server statistics: not readable without more privileges: %s", lb_escape_to(b, sizeof(b), m->missing));
 	if (n <= 0) {
 		lb_srvmon_free(m);
 		return NULL;

@@ -36,6 +36,7 @@ void lb_worker_free(struct lb_worker *w)
 		return;
 	lb_stats_fini(&w->stats);
 	free(w->errmsg);
+	free(w->first_error);
 	free(w);
 }
 
@@ -156,6 +157,14 @@ void lb_worker_record(struct lb_worker *w, int64_t start_ns)
 	record_at(w, start_ns, lb_now_ns() - w->eng->epoch_ns);
 }
 
+void lb_worker_note_error(struct lb_worker *w, const char *msg, size_t len)
+{
+	if (w->first_error)
+		return;
+	w->first_error = lb_xstrndup(msg ? msg : "", msg ? len : 0);
+	w->first_error_ns = lb_now_ns() - w->eng->epoch_ns;
+}
+
 /* ---- FFI entry points ---------------------------------------------------------------------- */
 
 LB_FFI double lb_event_next(struct lb_worker *w, double prev_start_ns)
@@ -221,6 +230,11 @@ LB_FFI void lb_counter_add(struct lb_worker *w, int counter, uint64_t n)
 {
 	if (counter >= 0 && counter < LB_CNT_MAX)
 		lb_stats_add(&w->stats, (enum lb_cnt)counter, n);
+}
+
+LB_FFI void lb_error_note(struct lb_worker *w, const char *msg, size_t len)
+{
+	lb_worker_note_error(w, msg, len);
 }
 
 LB_FFI int lb_worker_tid(struct lb_worker *w)

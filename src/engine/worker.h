@@ -44,6 +44,8 @@ struct lb_worker {
 	int sql_sessions;      /* holds database sessions: the monitor's publish requests concern it */
 	uint32_t published;    /* the last publish request it answered (ffi_engine.h) */
 	char *errmsg;          /* owned; set when failed */
+	char *first_error;     /* owned: the first error it counted (ignored, retried, failed), NULL none */
+	int64_t first_error_ns; /* when (ns since the run started) */
 	struct lb_placement place; /* where the thread runs, asked or inherited */
 	struct lb_task_sched sched_end; /* its schedstat as it left its loop (tid 0: not read) */
 };
@@ -57,6 +59,11 @@ void lb_worker_record(struct lb_worker *w, int64_t start_ns); /* event done */
 void lb_worker_give_back(struct lb_worker *w);               /* return unused --events quota */
 /* n events of w were cut off at the end of the run (their statements still running). */
 void lb_worker_cut_off(struct lb_worker *w, uint32_t n);
+
+/* Records the text of the first error w counts (an ignored SQL error, a restarted or failed
+ * event, a failed I/O): the message of a run that completed no event (engine/verdict.c). Only
+ * the first costs anything; len bytes of msg, not NUL-terminated. */
+void lb_worker_note_error(struct lb_worker *w, const char *msg, size_t len);
 
 /* Worker lookup by tid for the sysbench-compatible FFI names, which only get a thread id. */
 struct lb_worker *lb_worker_by_tid(int tid);

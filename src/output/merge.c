@@ -75,6 +75,7 @@ static void build_result(struct merge *m, struct lb_result *r)
 	r->start_wall_ns = llround(m->start_unix_s * 1e9);
 	r->end_wall_ns = m->end_wall_ns;
 	r->status = lb_merge_statuses[m->status];
+	r->error = m->failed;
 	r->window_start_wall_ns = m->start_us * LB_NS_PER_US;
 	r->snap = &m->snap;
 	uint64_t n = lb_hist_total(&m->snap.lat);
@@ -136,7 +137,9 @@ static void workload_merge(struct merge *m, const struct lb_result *r, char **js
 		*json = lb_vm_report_merge(lb_standalone_vm(st), inputs, &r->st, text);
 		cJSON_Delete(inputs);
 	} else {
-		lb_warn("merge: workload '%s' does not load here, so its own figures are left out: %s", name, err);
+		char b1[256], b2[1024];
+		lb_warn("merge: workload '%s' does not load here, so its own figures are left out: %s",
+			lb_escape_to(b1, sizeof(b1), name), lb_escape_to(b2, sizeof(b2), err));
 	}
 	lb_standalone_close(st);
 	lb_script_free(script);
@@ -265,7 +268,8 @@ static int emit(struct merge *m, const struct args *a)
 		char *text = lb_xasprintf("%s\n", json);
 		int w = lb_write_file_atomic(a->output, text, strlen(text));
 		if (w < 0) {
-			lb_fatal("merge: cannot write '%s': %s", a->output, strerror(-w));
+			char b[1024];
+			lb_fatal("merge: cannot write '%s': %s", lb_escape_to(b, sizeof(b), a->output), strerror(-w));
 			rc = 1;
 		}
 		free(text);
@@ -362,8 +366,10 @@ int lb_merge_main(int argc, char **argv)
 	check_instances(m);
 	rc = emit(m, &a);
 out:
-	if (rc && *m->err)
-		lb_fatal("merge: %s", m->err);
+	if (rc && *m->err) {
+		char b[ERRLEN * 4];
+		lb_fatal("merge: %s", lb_escape_to(b, sizeof(b), m->err));
+	}
 	for (int i = 0; i < argc; i++)
 		cJSON_Delete(docs[i]);
 	free(docs);
@@ -378,6 +384,7 @@ out:
 	lb_intervals_free_types(m->intervals, m->nintervals);
 	free(m->intervals);
 	free(m->threads);
+	free(m->failed);
 	free(m->windows);
 	free(m);
 	return rc;

@@ -40,6 +40,7 @@ struct merge {
 	uint64_t cut_off;
 	int64_t cut_off_age_max_ns;
 	int status;              /* index into statuses[]: the worst input's */
+	char *failed;            /* the first input whose run failed (completed no event): why */
 	const cJSON *first;      /* the first input: workload, options, percentiles */
 	const char *first_file;
 	cJSON *hosts, *from, *systems;
@@ -47,7 +48,7 @@ struct merge {
 };
 
 /* The run statuses, worst last; struct merge.status indexes it. */
-extern const char *const lb_merge_statuses[4];
+extern const char *const lb_merge_statuses[5];
 
 /* Reads and parses one input (NULL and a message in err on failure). */
 cJSON *lb_merge_read_doc(const char *path, char *err);

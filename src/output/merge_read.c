@@ -12,7 +12,7 @@
 #include "util/log.h"
 #include "util/util.h"
 
-const char *const lb_merge_statuses[4] = { "ok", "cut_off", "interrupted", "forced_shutdown" };
+const char *const lb_merge_statuses[5] = { "ok", "cut_off", "interrupted", "forced_shutdown", "failed" };
 
 static const struct {
 	const char *key;
@@ -120,9 +120,11 @@ static bool ignored_opt(const char *name)
 /* Warns (does not refuse) when an input ran another workload or with other options. */
 static void compare(const struct merge *m, const char *path, const cJSON *d)
 {
+	char b1[1024], b2[256], b3[1024], b4[256];
 	if (strcmp(str(d, "workload"), str(m->first, "workload")))
-		lb_warn("'%s' ran workload '%s', '%s' ran '%s'", path, str(d, "workload"), m->first_file,
-			str(m->first, "workload"));
+		lb_warn("'%s' ran workload '%s', '%s' ran '%s'", lb_escape_to(b1, sizeof(b1), path),
+			lb_escape_to(b2, sizeof(b2), str(d, "workload")), lb_escape_to(b3, sizeof(b3), m->first_file),
+			lb_escape_to(b4, sizeof(b4), str(m->first, "workload")));
 	const cJSON *a = get(m->first, "options"), *b = get(d, "options");
 	struct lb_buf diff = { 0 };
 	int n = 0;
@@ -133,8 +135,8 @@ static void compare(const struct merge *m, const char *path, const cJSON *d)
 			lb_buf_printf(&diff, "%s--%s", n > 1 ? ", " : "", o->string);
 	}
 	if (n)
-		lb_warn("'%s' ran with other options than '%s': %s%s", path, m->first_file, diff.data,
-			n > 8 ? ", …" : "");
+		lb_warn("'%s' ran with other options than '%s': %s%s", lb_escape_to(b1, sizeof(b1), path),
+			lb_escape_to(b3, sizeof(b3), m->first_file), lb_escape_to(b2, sizeof(b2), diff.data), n > 8 ? ", …" : "");
 	lb_buf_free(&diff);
 }
 
@@ -190,7 +192,9 @@ static void add_window(struct merge *m, const char *path, const cJSON *d)
 		s = i64_of(num(w, "start_unix_us"));
 		e = i64_of(num(w, "end_unix_us"));
 	} else {
-		lb_warn("'%s' has no measured window (written by an older luabench): using its start time", path);
+		char b[1024];
+		lb_warn("'%s' has no measured window (written by an older luabench): using its start time",
+			lb_escape_to(b, sizeof(b), path));
 		s = i64_of(num(d, "start_unix_s") * 1e6);
 		e = s + i64_of(num(d, "time_s") * 1e6);
 	}
@@ -562,6 +566,8 @@ int lb_merge_add_doc(struct merge *m, const char *path, const cJSON *d)
 	int st = status_index(str(d, "status"));
 	if (st > m->status)
 		m->status = st;
+	if (!strcmp(str(d, "status"), "failed") && !m->failed)
+		m->failed = lb_xasprintf("'%s' failed: %s", path, str(d, "error"));
 	m->sql |= cJSON_IsTrue(get(d, "sql"));
 	m->unfinished += u64(d, "unfinished_events");
 	m->cut_off += u64(d, "cut_off_events");

@@ -635,8 +635,9 @@ static int write_doc(const char *path, char *doc)
 	doc[n] = '\n';
 	doc[n + 1] = '\0';
 	int rc = lb_write_file_atomic(path, doc, n + 1);
+	char b[1024];
 	if (rc < 0)
-		lb_alert("cannot write the result file '%s': %s", path, strerror(-rc));
+		lb_alert("cannot write the result file '%s': %s", lb_escape_to(b, sizeof(b), path), strerror(-rc));
 	free(doc);
 	return rc < 0 ? -1 : 0;
 }

@@ -496,8 +496,9 @@ static void warn_unmatched(struct lb_sysmon *m)
 		bool found = false;
 		for (int i = 0; i < m->nseen && !found; i++)
 			found = !strncmp(m->seen[i].comm, c->names[k], 15);
+		char b[128];
 		if (!found)
-			lb_warn("no process named '%s' is running (--db-server-name)", c->names[k]);
+			lb_warn("no process named '%s' is running (--db-server-name)", lb_escape_to(b, sizeof(b), c->names[k]));
 	}
 	for (int k = 0; k < c->npids; k++)
 		if (!find_pid(m->seen, m->nseen, c->pids[k]))

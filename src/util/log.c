@@ -1,7 +1,10 @@
 #include "util/log.h"
 
 #include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include "util/util.h"
 
 /* Process-wide settings written once at startup, before any thread exists. */
 static int verbosity = LB_LOG_NOTICE;
@@ -83,4 +86,24 @@ void lb_log(enum lb_log_level level, const char *fmt, ...)
 		cur = (enum lb_log_level)continuation_level(start);
 		start += strlen(prefixes[cur]);
 	}
+}
+
+char *lb_log_escape(const char *msg, size_t len)
+{
+	struct lb_buf out = { 0 };
+	lb_buf_append(&out, "", 0);
+	const char *tb = memmem(msg, len, "\nstack traceback:", 17);
+	size_t end = tb ? (size_t)(tb - msg) : len;
+	size_t start = 0;
+	for (size_t i = 0; i <= end; i++) {
+		if (i < end && !(msg[i] == '\n' && continuation_level(msg + i + 1) >= 0))
+			continue;
+		char *piece = lb_escape(msg + start, i - start);
+		lb_buf_printf(&out, "%s%s", piece, i < end ? "\n" : "");
+		free(piece);
+		start = i + 1;
+	}
+	if (tb)
+		lb_buf_append(&out, tb, len - (size_t)(tb - msg));
+	return out.data;
 }

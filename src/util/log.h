@@ -24,6 +24,12 @@ FILE *lb_log_info_stream(void);
 void lb_log_set_problem_stream(FILE *f);
 void lb_log(enum lb_log_level level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* msg with the control characters of the text it carries shown as escapes (lb_escape), so that
+ * it prints as the lines luabench means: the newlines that start a level's own line ("\nWARNING:
+ * ...", see lb_log) and a --debug traceback from "\nstack traceback:" on are kept. len bytes of
+ * msg (a NUL among them is shown as \0); allocated. */
+char *lb_log_escape(const char *msg, size_t len);
+
 #define lb_fatal(...) lb_log(LB_LOG_FATAL, __VA_ARGS__)
 #define lb_alert(...) lb_log(LB_LOG_ALERT, __VA_ARGS__)
 #define lb_warn(...) lb_log(LB_LOG_WARNING, __VA_ARGS__)

@@ -337,9 +337,12 @@ int lb_opt_set(struct lb_opt *opt, const char *value, char *err, int errlen)
 		/* sysbench names the option as it stores it, with '_' for '-'. */
 		int n = snprintf(err, (size_t)errlen, "Invalid value for the '");
 		for (const char *c = opt->name; *c && n < errlen - 1; c++)
-			err[n++] = *c == '-' ? '_' : *c;
+			err[n++] = *c == '-' && !opt->declared_name ? '_' : *c;
 		err[n] = '\0';
-		snprintf(err + n, (size_t)(errlen - n), "' option: '%s'", opt->secret ? "***" : value);
+		/* (luabench's line shows control characters as escapes: one line, whatever was given) */
+		char *shown = opt->declared_name && !opt->secret ? lb_escape(value, strlen(value)) : NULL;
+		snprintf(err + n, (size_t)(errlen - n), "' option: '%s'", opt->secret ? "***" : shown ? shown : value);
+		free(shown);
 		return -1;
 	}
 	char *copy = lb_xstrdup(value); /* value may be opt->value itself */
@@ -402,6 +405,7 @@ static struct lb_opt *add_opt(struct lb_opts *o, const char *name, enum lb_opt_t
 		opt->type = type;
 		opt->secret = is_secret_name(name);
 		opt->sysbench_values = o->sysbench_values;
+		opt->declared_name = o->declared_names;
 		opt->words = words;
 		if (o->n == o->cap) {
 			o->cap = o->cap ? o->cap * 2 : 64;
@@ -460,6 +464,42 @@ const struct lb_pending *lb_opts_pending(const struct lb_opts *o, const char *na
 	return NULL;
 }
 
+static bool is_sep(char c)
+{
+	return c == '-' || c == '_';
+}
+
+/* Whether hay holds needle as whole words ('port' in 'redis-port', 'think' in 'think-time'),
+ * '-' and '_' alike. */
+static bool holds_words(const char *hay, const char *needle)
+{
+	size_t lh = strlen(hay), ln = strlen(needle);
+	for (size_t i = 0; ln && i + ln <= lh; i++)
+		if ((i == 0 || is_sep(hay[i - 1])) && (i + ln == lh || is_sep(hay[i + ln])) &&
+		    lb_name_eqn(hay + i, needle, ln))
+			return true;
+	return false;
+}
+
+/* The option whose name holds the given one's words or is held by it, the longest shared part
+ * first ('think-time': 'think' over 'time'); NULL when none, or when two tie. */
+static const char *word_match(const struct lb_opts *o, const char *name)
+{
+	const char *found = NULL;
+	size_t found_len = 0;
+	bool tie = false;
+	for (int i = 0; i < o->n; i++) {
+		const char *cand = o->v[i]->name;
+		size_t shared = strlen(strlen(cand) < strlen(name) ? cand : name);
+		if (shared < 3 || !(holds_words(cand, name) || holds_words(name, cand)) || shared < found_len)
+			continue;
+		tie = shared == found_len;
+		found = cand;
+		found_len = shared;
+	}
+	return tie ? NULL : found;
+}
+
 const char *lb_opts_suggest(const struct lb_opts *o, const char *name)
 {
 	const char *best = NULL;
@@ -474,7 +514,7 @@ const char *lb_opts_suggest(const struct lb_opts *o, const char *name)
 			best = o->v[i]->name;
 		}
 	}
-	return best;
+	return best ? best : word_match(o, name);
 }
 
 static const struct lb_opt *must_find(const struct lb_opts *o, const char *name)

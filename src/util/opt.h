@@ -38,6 +38,7 @@ struct lb_opt {
 	bool extension;     /* luabench's, beyond what sysbench has: left out of its help */
 	bool sysbench_values; /* read as sysbench's C tests read it (lb_opts.sysbench_values) */
 	bool coerced;       /* value is not one of its type: it reads as sysbench reads it (0) */
+	bool declared_name; /* a bad value names it as declared, not with '_' (lb_opts.declared_names) */
 	/* A STRING that sysbench has as a BOOL (luabench takes more words): a boolean's value or
 	 * one of these, anything else refused as sysbench refuses a boolean's value. */
 	const char *const *words;
@@ -72,6 +73,10 @@ struct lb_opts {
 	 * C tests do (an empty number, a size or a real number that does not parse: 0) and are
 	 * marked coerced, so the test's own check can answer with sysbench's message first. */
 	bool sysbench_values;
+	/* Options added while this is set are a script's, in luabench's personality: a bad value
+	 * names the option as the script declared it ('value-size'), where sysbench's line has
+	 * '_' for '-'. */
+	bool declared_names;
 	struct lb_pending *pending;
 	int npending, cappending;
 };

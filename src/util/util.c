@@ -63,6 +63,42 @@ char *lb_xasprintf(const char *fmt, ...)
 	return s;
 }
 
+/* Escapes len bytes of s into out, which holds at least 4 * len + 1 bytes. */
+static void escape_into(char *out, const char *s, size_t len)
+{
+	static const char letters[] = "0......abtnvfr";
+	char *o = out;
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)s[i];
+		if (c >= 0x20 && c != 0x7f) {
+			*o++ = (char)c;
+		} else if (c < sizeof(letters) - 1 && letters[c] != '.') {
+			*o++ = '\\';
+			*o++ = letters[c];
+		} else {
+			o += sprintf(o, "\\x%02x", c);
+		}
+	}
+	*o = '\0';
+}
+
+char *lb_escape(const char *s, size_t len)
+{
+	char *out = lb_xcalloc(len * 4 + 1, 1);
+	escape_into(out, s, len);
+	return out;
+}
+
+const char *lb_escape_to(char *buf, size_t n, const char *s)
+{
+	if (!n)
+		return buf;
+	char *e = lb_escape(s ? s : "", s ? strlen(s) : 0);
+	snprintf(buf, n, "%s", e);
+	free(e);
+	return buf;
+}
+
 static char fold(char c)
 {
 	return c == '-' ? '_' : c;

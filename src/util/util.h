@@ -21,6 +21,15 @@ char *lb_xstrndup(const char *s, size_t n);
 /* Allocates and formats like asprintf; aborts on OOM. */
 char *lb_xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* User- or server-supplied text made fit for a one-line message: control characters and DEL
+ * become escapes (\r \n \t \0 ..., \x1b for those without a letter); every other byte,
+ * backslashes and UTF-8 included, stays as it is. len bytes of s; allocated. The Lua twin is
+ * luabench.escape (lua/luabench/init.lua). */
+char *lb_escape(const char *s, size_t len);
+/* The same for a NUL-terminated s, into buf (n bytes, cut short if need be); returns buf: for a
+ * message's argument, lb_warn("... '%s'", lb_escape_to(b, sizeof(b), name)). */
+const char *lb_escape_to(char *buf, size_t n, const char *s);
+
 /* Edit distance between two strings, '-' and '_' counted as equal; for "did you mean". */
 int lb_str_distance(const char *a, const char *b);
 /* True if both names are equal once '-' and '_' are treated as the same character. */

@@ -76,6 +76,53 @@ describe("bad input", function()
     end)
   end
 
+  -- scripting.md §6.3: a script's option is named as declared, in a FATAL line; a mistyped one
+  -- gets "did you mean" (also when it is part of a name: --value for --value-size); as sysbench,
+  -- sysbench's line ('_' for '-', no level) and no hint
+  it("a script's option: named as declared, FATAL, did you mean", function()
+    local kv = h.write("kv_opts.lua", 'sysbench.cmdline.options = {\n' ..
+      '  ["value-size"] = { "bytes per value", 100, sysbench.cmdline.ARG_INT },\n' ..
+      '  think = { "think time, s", 0, sysbench.cmdline.ARG_DOUBLE },\n}\nfunction event() end\n')
+    local sb = { env = "LUABENCH_PERSONALITY=sysbench " }
+    local cases = {
+      { "--value-size=1G", "FATAL: Invalid value for the 'value-size' option: '1G'\n",
+        "Invalid value for the 'value_size' option: '1G'\n" },
+      { "--value_size=x", "FATAL: Invalid value for the 'value-size' option: 'x'\n",
+        "Invalid value for the 'value_size' option: 'x'\n" },
+      { [[--value-size="$(printf '1\r\nx')"]], "FATAL: Invalid value for the 'value-size' option: '1\\r\\nx'\n",
+        "Invalid value for the 'value_size' option: '1\r\nx'\n" },
+      { "--value-sise=5", "invalid option: --value-sise=5\nDid you mean --value-size?\n", "invalid option: --value-sise=5\n" },
+      { "--value=5", "invalid option: --value=5\nDid you mean --value-size?\n", "invalid option: --value=5\n" },
+      { "--think-time=5", "invalid option: --think-time=5\nDid you mean --think?\n", "invalid option: --think-time=5\n" },
+    }
+    for _, c in ipairs(cases) do
+      local out, err, rc = h.run(h.q(kv) .. " " .. c[1] .. " run")
+      assert.are.equal(1, rc, err)
+      assert.are.equal(c[2], err, c[1])
+      out, err, rc = h.run(h.q(kv) .. " " .. c[1] .. " run", sb)
+      assert.are.equal(1, rc, err)
+      assert.are.equal(c[3], err, c[1] .. " as sysbench")
+    end
+  end)
+
+  -- every message is one line: control characters from a script or a server as escapes (not
+  -- as sysbench, which prints them as they are)
+  it("a message quoting control characters is one line", function()
+    local ctl = h.write("ctl_err.lua", 'function event()\n' ..
+      '  if luabench.user == 1 then return end\n' ..
+      '  error("bad reply \\27[31m-ERR\\r\\nnext\\0", 0)\nend\n')
+    local out, err, rc = h.run(h.q(ctl) .. " --events=1 run")
+    assert.are.equal(1, rc, err)
+    assert.are.equal("FATAL: `thread_run' function failed: bad reply \\x1b[31m-ERR\\r\\nnext\\0\n", err)
+    out, err, rc = h.run(h.q(ctl) .. " --events=1 run", { env = "LUABENCH_PERSONALITY=sysbench " })
+    assert.are.equal(1, rc, err)
+    assert.is_truthy(out:find("FATAL: `thread_run' function failed: bad reply \27[31m-ERR\r\nnext\n", 1, true), out)
+    -- an emulated user's ALERT (user 1 succeeds, so the run goes on)
+    out, err, rc = h.run(h.q(ctl) .. " --users=2 --threads=1 --time=1 run")
+    assert.are.equal(0, rc, err)
+    assert.is_truthy(err:find("ALERT: user 0: bad reply \\x1b[31m-ERR\\r\\nnext\\0 (further user errors are only counted)\n", 1, true), err)
+  end)
+
   it("a directory given as the script: says so", function()
     local dir = h.tmpdir() .. "/scripts_dir"
     os.execute("mkdir -p " .. h.q(dir))

@@ -1,6 +1,7 @@
 -- The Lua API fuzz harness (tests/fuzz/fuzz_lua_api.c runs it): the input bytes are read as a
--- program of up to 48 calls. Each call is to a function of the sysbench/luabench table (two
--- levels deep, plus the 0.5-style globals and sysbench's C names scripts declare), or a method of
+-- program of up to 48 calls. Each call is to a function of the sysbench/luabench table (found by
+-- walking it, every level, and the 0.5-style globals: tests/fuzz/surface.lua; plus sysbench's C
+-- names scripts declare), or a method of
 -- an object an earlier call returned (connections, statements, parameters, result sets, files,
 -- queues, buffers, histograms, statistics types), with arguments of every type: nil, booleans,
 -- numbers (NaN, infinities, huge, negative, fractions), strings (empty, with NULs, long, SQL,
@@ -169,26 +170,6 @@ end
 
 -- The functions: name -> function, sorted so that a given input always calls the same one.
 local functions = {}
-local function add_functions(t, prefix, depth, seen)
-  if seen[t] then return end
-  seen[t] = true
-  local names = {}
-  for k in pairs(t) do
-    if type(k) == "string" and not k:match("^_") then names[#names + 1] = k end
-  end
-  table.sort(names)
-  for _, k in ipairs(names) do
-    local v = rawget(t, k)
-    if type(v) == "function" then
-      functions[#functions + 1] = { prefix .. k, v }
-    elseif type(v) == "cdata" then -- C functions (atomic_add ...); calling anything else raises
-      functions[#functions + 1] = { prefix .. k, v }
-    elseif type(v) == "table" and depth < 2 and k ~= "opt" and k ~= "hooks" then
-      add_functions(v, prefix .. k .. ".", depth + 1, seen)
-    end
-  end
-end
-
 -- (a 64-bit integer cdata is a size too: 2^64-1 as uint64_t asked for a 16 EiB file)
 local function limit(v, max)
   if type(v) == "cdata" then v = tonumber(v) or v end
@@ -273,14 +254,11 @@ local tame_method = {
 }
 
 local function collect()
-  -- the modules sysbench loads on first use (sql, io, stats, ...) are part of the surface
-  for k in pairs(rawget(sysbench, "_lazy") or {}) do pcall(function() return sysbench[k] end) end
-  add_functions(sysbench, "", 0, {})
-  for _, g in ipairs({ "sb_rand", "sb_rand_uniform", "sb_rand_gaussian", "sb_rand_special", "sb_rand_str",
-    "sb_rnd", "db_connect", "db_disconnect", "db_query", "db_bulk_insert_init",
-    "db_bulk_insert_next", "db_bulk_insert_done", "db_prepare", "db_bind_param", "db_bind_result",
-    "db_execute", "db_store_results", "db_free_results", "db_close" }) do
-    functions[#functions + 1] = { g, _G[g] }
+  -- Every function of the API, found by walking the sysbench table and the 0.5-style globals at
+  -- run time (surface.functions): a function added later is fuzzed without being listed here.
+  -- luabench.socket is left out (see the top of this file).
+  for _, e in ipairs(surface.functions(sysbench, "")) do
+    if not e.name:find("^socket%.") then functions[#functions + 1] = { e.name, e.f } end
   end
   for _, n in ipairs({ "sb_counter_inc", "sb_counter_val", "sb_more_events", "sb_event_start", "sb_event_stop",
     "sb_rand_uniform", "sb_rand_gaussian", "sb_rand_special", "sb_rand_pareto", "sb_rand_zipfian",

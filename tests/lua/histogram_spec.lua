@@ -19,9 +19,10 @@ describe("sysbench.histogram", function()
       -- called from a Lua line: the message names that line, not histogram.lua
       local ok, err = pcall(function() local hist = sysbench.histogram.new(p[1], p[2], p[3]) return hist end)
       assert.is_false(ok)
-      assert.are.equal(string.format("histogram_spec.lua:%d: invalid histogram parameters (size %s, range %s..%s)",
-        debug.getinfo(1, "l").currentline - 3, tostring(p[1]), tostring(p[2]), tostring(p[3])),
-        err:match("[^/]*$"))
+      local show = require("luabench.api_check").show
+      assert.are.equal(string.format("histogram_spec.lua:%d: sysbench.histogram.new(size, min, max): invalid " ..
+        "histogram parameters (size %s, range %s..%s)", debug.getinfo(1, "l").currentline - 4, show(p[1]),
+        show(p[2]), show(p[3])), err:match("[^/]*$"))
     end
     assert.are.equal(0, sysbench.histogram.new(2, 1, 2):percentile(50))
   end)

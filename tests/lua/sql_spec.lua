@@ -62,7 +62,7 @@ describe("sysbench.sql", function()
       "NAME\tnull",
       "RS\t0\t0\tnil",
       "ERR\tfalse\tSQL API error: query must be a string (got nil)",
-      "ERR\tfalse\tSQL API error: query must be a string (got number)",
+      "ERR\tfalse\tSQL API error: prepare(query): query must be a string (got number)",
       "ERR\tfalse\tUnsupported argument type: 999",
       "ERR\tfalse\tSQL API error: execute() on a closed statement",
       "ERR\tfalse\tSQL API error: attempt to use an already closed connection",

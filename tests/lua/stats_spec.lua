@@ -40,7 +40,7 @@ describe("luabench.stats", function()
       print("ERR", select(2, pcall(luabench.stats.type, "one too many")))
     ]] })
     assert.are.equal(0, rc, err)
-    assert.are.equal("ERR\ttoo many statistics types (at most 64)", out:match("ERR[^\n]*"))
+    assert.are.equal("ERR\tstdin:2: luabench.stats.type(name): too many statistics types (at most 64)", out:match("ERR[^\n]*"))
   end)
 
   it("done, rollback, error, retry and measure count exactly", function()

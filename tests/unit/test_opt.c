@@ -81,6 +81,26 @@ int main(void)
 	ok(p && !strcmp(p->name, "tabel-size"), "unknown option stays pending");
 	is_str(lb_opts_suggest(&o, "tabel-size"), "table-size", "did you mean");
 	ok(lb_opts_suggest(&o, "completely-different") == NULL, "no suggestion for far names");
+	/* A name that holds a declared one's words, or is held by it: the longest match, not a tie. */
+	add(&o, "value-size", LB_OPT_INT, "1");
+	add(&o, "think", LB_OPT_DOUBLE, "0");
+	add(&o, "time", LB_OPT_INT, "0");
+	add(&o, "redis-port", LB_OPT_INT, "1");
+	add(&o, "mysql-port", LB_OPT_INT, "1");
+	is_str(lb_opts_suggest(&o, "value"), "value-size", "did you mean: a word of a name");
+	is_str(lb_opts_suggest(&o, "think-time"), "think", "did you mean: the longest name held");
+	ok(lb_opts_suggest(&o, "port") == NULL, "no suggestion when two names hold it alike");
+
+	/* A script's option names itself as declared and shows its value's control characters as
+	 * escapes; one registered otherwise is named as sysbench does ('_' for '-'). */
+	o.declared_names = true;
+	lb_opts_push(&o, "key-size=1\r\n", "command line");
+	ok(add(&o, "key-size", LB_OPT_INT, "0") == NULL, "a declared option's bad value fails");
+	is_str(err, "Invalid value for the 'key-size' option: '1\\r\\n'", "named as declared, escaped");
+	o.declared_names = false;
+	lb_opts_push(&o, "row-size=1\t", "command line");
+	ok(add(&o, "row-size", LB_OPT_INT, "0") == NULL, "a built-in option's bad value fails");
+	is_str(err, "Invalid value for the 'row_size' option: '1\t'", "named as sysbench, as given");
 
 	lb_opts_push(&o, "bad-int=zz", "command line");
 	ok(add(&o, "bad-int", LB_OPT_INT, "0") == NULL, "invalid pending value fails registration");

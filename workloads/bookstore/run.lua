@@ -69,7 +69,7 @@ function M.done()
     con:disconnect()
   end)
   if not ok then
-    io.stderr:write("ALERT: could not record the run's Buy Confirms and new customers for 'check': " .. tostring(err) .. "\n")
+    io.stderr:write("ALERT: could not record the run's Buy Confirms and new customers for 'check': " .. luabench.escape(err) .. "\n")
   end
 end
 
