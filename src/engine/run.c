@@ -395,6 +395,22 @@ static bool ask_publish(struct lb_engine *e, int64_t wait_ns)
 }
 
 
+/* The events counted in the window that the workers' sessions completed before they published
+ * for its base reading (between the window's start and their answer): the server's window
+ * starts after the client's by that much work. A busy monitor thread answers late, so this is
+ * measured, not bounded (server statistics in doc/results.md). */
+static int64_t events_before_publish(const struct lb_engine *e)
+{
+	int64_t n = 0;
+	for (int i = 0; e->publish_sessions && lb_srvmon_wants_publish(e->srvmon) && i < e->nworkers; i++) {
+		const struct lb_worker *w = e->workers[i];
+		if (__atomic_load_n(&w->sql_sessions, __ATOMIC_ACQUIRE) &&
+		    __atomic_load_n(&w->published, __ATOMIC_ACQUIRE) == e->publish_request)
+			n += (int64_t)(__atomic_load_n(&w->published_events, __ATOMIC_RELAXED) - e->window_base_events[i]);
+	}
+	return n;
+}
+
 /* Starts a statistics window at `now`. `reported` is the snapshot the previous window was just
  * reported from (a checkpoint), or NULL (the warm-up's end): starting from the very snapshot
  * that ended the last window leaves no event between the two, where a second reading would
@@ -420,7 +436,8 @@ static void new_window(struct lb_engine *e, int64_t now, const struct lb_window_
 	lb_sysmon_new_window(e->sysmon, e->epoch_ns + now);
 	/* The window's base waits longer than an interval's reading: up to a second, by when a busy
 	 * PostgreSQL session has published on its own. */
-	ask_publish(e, LB_NS_PER_S);
+	if (ask_publish(e, LB_NS_PER_S))
+		lb_srvmon_window_offset(e->srvmon, events_before_publish(e));
 	lb_srvmon_new_window(e->srvmon, lb_now_ns());
 	/* Lets a workload snapshot its own counters (e.g. NOPM) where the measurement starts. */
 	char err[ERRLEN];

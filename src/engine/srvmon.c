@@ -60,6 +60,7 @@ struct lb_srvmon {
 	char error[LB_DB_ERRMSG_BYTES + 64]; /* why, for the result */
 	int statements;            /* the monitor's statements so far (and the sessions' for it) */
 	uint64_t others;           /* of those, the sessions' (lb_srvmon_other_statements) */
+	int64_t offset_events;     /* lb_srvmon_window_offset */
 	/* counters, in the order first seen */
 	char **names;
 	bool *gauge;
@@ -285,6 +286,17 @@ int lb_srvmon_sample(struct lb_srvmon *m, int64_t now_ns, int64_t min_ns)
 	reading_copy(&m->prev, &r);
 	reading_fini(&r);
 	return m->nsamples++;
+}
+
+void lb_srvmon_window_offset(struct lb_srvmon *m, int64_t events)
+{
+	if (m)
+		m->offset_events = events;
+}
+
+int64_t lb_srvmon_offset_events(const struct lb_srvmon *m)
+{
+	return m ? m->offset_events : 0;
 }
 
 void lb_srvmon_other_statements(struct lb_srvmon *m, uint64_t total)

@@ -42,6 +42,8 @@ int lb_srvmon_npending(const struct lb_srvmon *m);
 void lb_srvmon_pending(const struct lb_srvmon *m, int i, const char **name, const char **value);
 /* The driver's name ("pgsql", "mysql"): which counters to expect. */
 const char *lb_srvmon_driver(const struct lb_srvmon *m);
+/* The events the client counted in its window before the server's base reading (srvmon.h). */
+int64_t lb_srvmon_offset_events(const struct lb_srvmon *m);
 /* What could not be read for want of privileges ("" when nothing). */
 const char *lb_srvmon_missing(const struct lb_srvmon *m);
 /* Why the readings stopped during the run ("" when they did not): the window then has no

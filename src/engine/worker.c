@@ -267,6 +267,8 @@ LB_FFI uint32_t lb_worker_publish_due(struct lb_worker *w)
 
 LB_FFI void lb_worker_published(struct lb_worker *w, uint32_t request)
 {
+	__atomic_store_n(&w->published_events, __atomic_load_n(&w->stats.cnt[LB_CNT_EVENT], __ATOMIC_RELAXED),
+			 __ATOMIC_RELAXED);
 	__atomic_store_n(&w->published, request, __ATOMIC_RELEASE);
 }
 

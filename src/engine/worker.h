@@ -43,6 +43,7 @@ struct lb_worker {
 	int64_t last_done_ns;  /* when its last counted event completed (ns since the run started) */
 	int sql_sessions;      /* holds database sessions: the monitor's publish requests concern it */
 	uint32_t published;    /* the last publish request it answered (ffi_engine.h) */
+	uint64_t published_events; /* its events counted when it answered it */
 	char *errmsg;          /* owned; set when failed */
 	char *first_error;     /* owned: the first error it counted (ignored, retried, failed), NULL none */
 	int64_t first_error_ns; /* when (ns since the run started) */

@@ -192,6 +192,7 @@ cJSON *lb_srv_json(const struct lb_srvmon *m, const struct lb_srv_sample *s, uin
 	}
 	if (!total)
 		return o;
+	cJSON_AddNumberToObject(o, "window_offset_events", (double)lb_srvmon_offset_events(m));
 	if (*lb_srvmon_missing(m))
 		cJSON_AddStringToObject(o, "missing", lb_srvmon_missing(m));
 	if (*lb_srvmon_error(m))
