@@ -53,6 +53,7 @@ struct lb_user_sched {
 	int nfd;
 	struct epoll_event evs[MAX_EVENTS];
 	int nev, iev;
+	bool no_pwait2; /* the kernel (or valgrind) lacks epoll_pwait2: millisecond epoll_wait */
 };
 
 LB_FFI struct lb_user_sched *lb_user_sched_new(struct lb_worker *w, int nusers)
@@ -312,9 +313,15 @@ static void wait_events(struct lb_user_sched *s, int64_t now, int64_t until)
 		wait = SLICE_NS;
 	if (wait < 0)
 		wait = 0;
-	struct timespec ts = lb_ns_to_timespec(wait);
-	/* epoll_pwait2 takes a nanosecond timeout: think-time wake-ups are not rounded to ms. */
-	int n = epoll_pwait2(s->epfd, s->evs, MAX_EVENTS, &ts, NULL);
+	int n = -1;
+	if (!s->no_pwait2) {
+		/* epoll_pwait2 takes a nanosecond timeout: think-time wake-ups are not rounded to ms. */
+		struct timespec ts = lb_ns_to_timespec(wait);
+		n = epoll_pwait2(s->epfd, s->evs, MAX_EVENTS, &ts, NULL);
+		s->no_pwait2 = n < 0 && errno == ENOSYS;
+	}
+	if (s->no_pwait2) /* before Linux 5.11: rounded up, so a timer is never woken early */
+		n = epoll_wait(s->epfd, s->evs, MAX_EVENTS, (int)((wait + LB_NS_PER_MS - 1) / LB_NS_PER_MS));
 	s->nev = n > 0 ? n : 0;
 	s->iev = 0;
 }
