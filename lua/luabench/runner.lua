@@ -119,10 +119,19 @@ local function event_done(U, i, w, t)
   return next_t
 end
 
+-- The start of a user's first event (-1: none). C calls made by the interpreter need 20 free
+-- stack slots above the caller's: one in the user's first steps, which the JIT has not compiled,
+-- would double its coroutine's stack (40 slots) for good; a function compiled on its own needs
+-- none.
+local function first_event(w)
+  local t = C.lb_user_event_next(w, -1, 0)
+  return t
+end
+
 local function user_main(U, i, tid, event)
   local w = sb.worker
   local hooks = sb.hooks
-  local uid = C.lb_users_global_id(w, i)
+  local uid = sb.user -- (set by the worker's loop: C.lb_users_global_id)
   local backoff_ns = 0
   local pcall = protected_call()
   if user_init then
@@ -130,7 +139,7 @@ local function user_main(U, i, tid, event)
     user_init(uid)
     U.in_user_init = false
   end
-  local t = C.lb_user_event_next(w, -1, 0)
+  local t = first_event(w)
   while t >= 0 do
     U.excluded[i] = 0
     U.start[i] = t -- the event's mark, the same for its retries (stats.lua: begin())
