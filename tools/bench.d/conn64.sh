@@ -27,23 +27,30 @@ conn64_run() {
   echo "conn64: $name: ${q:-0} q/s, $us us of client CPU per query" >&2
 }
 
-bench_conn64() {
-  local before="" a
+# conn64_setup ARGS...: --before=PATH into the caller's `before`, and the tables prepared; the
+# caller's `base` gets the workload and its options (declare both local first). (Also cg64's.)
+conn64_setup() {
+  local a pg
+  before=""
   for a in "$@"; do
     case $a in
       --before=*) before=${a#*=} ;;
     esac
   done
   if [[ -n $before && ! -x $before ]]; then
-    echo "bench conn64: --before=$before is not an executable" >&2
+    echo "bench: --before=$before is not an executable" >&2
     return 1
   fi
   ./tools/sandbox-db start pgsql >/dev/null
-  local pg
   read -r -a pg <<<"$(./tools/sandbox-db env pgsql)"
-  local base=(oltp_point_select "${pg[@]}" --tables=4 --table-size=100000)
+  base=(oltp_point_select "${pg[@]}" --tables=4 --table-size=100000)
   "$LB" "${base[@]}" cleanup >/dev/null
   "$LB" "${base[@]}" --threads=2 prepare >/dev/null
+}
+
+bench_conn64() {
+  local before base a
+  conn64_setup "$@" || return 1
   declare -gA conn64_q=() conn64_c=()
   local cases=("luabench --users=64 --threads=2" "luabench --threads=64" "sysbench --threads=64")
   [[ -n $before ]] && cases+=("before --users=64 --threads=2" "before --threads=64")
