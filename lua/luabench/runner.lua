@@ -117,10 +117,41 @@ local FAILED = sb.counters.FAILED
 -- A failing user waits before its next event, 1 ms doubling up to 1 s while it keeps failing.
 local BACKOFF_MIN_NS, BACKOFF_MAX_NS = 1e6, 1e9
 
+-- What a user's coroutine returns when the user is done (a wait yields nothing): the loop tells
+-- an ended user by it without coroutine.status(), which the JIT cannot compile.
+local USER_DONE = {}
+
+-- Gives back what the user holds (pooled connections) with why (nil: the event ended).
+local function release_all(U, i, why)
+  local release = U.release
+  local first = release[1]
+  if not first then return end
+  first(i, why)
+  for k = 2, #release do release[k](i, why) end
+end
+
+-- The end of an event that succeeded, and the start of the next (-1: none). A function of its
+-- own so that it is compiled alone: after the event's last statement, the user's loop runs in
+-- the interpreter until its next iteration.
+local function event_done(U, i, w, t)
+  release_all(U, i)
+  local next_t = C.lb_user_event_next(w, t, U.excluded[i])
+  return next_t
+end
+
+-- The start of a user's first event (-1: none). C calls made by the interpreter need 20 free
+-- stack slots above the caller's: one in the user's first steps, which the JIT has not compiled,
+-- would double its coroutine's stack (40 slots) for good; a function compiled on its own needs
+-- none.
+local function first_event(w)
+  local t = C.lb_user_event_next(w, -1, 0)
+  return t
+end
+
 local function user_main(U, i, tid, event)
   local w = sb.worker
   local hooks = sb.hooks
-  local uid = C.lb_users_global_id(w, i)
+  local uid = sb.user -- (set by the worker's loop: C.lb_users_global_id)
   local backoff_ns = 0
   local pcall = protected_call()
   if user_init then
@@ -128,7 +159,7 @@ local function user_main(U, i, tid, event)
     user_init(uid)
     U.in_user_init = false
   end
-  local t = C.lb_user_event_next(w, -1, 0)
+  local t = first_event(w)
   while t >= 0 do
     U.excluded[i] = 0
     U.start[i] = t -- the event's mark, the same for its retries (stats.lua: begin())
@@ -144,13 +175,12 @@ local function user_main(U, i, tid, event)
         if U.alert then io.stderr:write(U.alert) end
         U.alert = nil
       end
-      for _, release in ipairs(U.release) do release(i) end
-      t = C.lb_user_event_next(w, t, U.excluded[i])
+      t = event_done(U, i, w, t)
     elseif is_restart(ret) then
       if not noted then note_error(ret) end
       -- The failed attempt's transaction is rolled back before the retry (its connection goes
       -- back to the pool meanwhile).
-      for _, release in ipairs(U.release) do release(i, "failed") end
+      release_all(U, i, "failed")
       if C.lb_worker_stopping(w) ~= 0 then
         if C.lb_event_abandon(w) ~= 0 then warn_cut_off("user " .. uid, ret, t) end
         break
@@ -161,7 +191,7 @@ local function user_main(U, i, tid, event)
       -- A failed interaction is counted as a failed event (not as an ignored error: nothing
       -- ignored it) and the user carries on (a failing thread would stop the whole run: users
       -- are independent customers). A run where most events fail ends as failed (run.c).
-      for _, release in ipairs(U.release) do release(i, "failed") end
+      release_all(U, i, "failed")
       local failed = sb._stats_event_failed
       if failed then failed() end
       C.lb_counter_add(w, FAILED, 1)
@@ -196,7 +226,8 @@ local function user_main(U, i, tid, event)
       t = C.lb_user_event_next(w, -1, 0)
     end
   end
-  for _, release in ipairs(U.release) do release(i) end
+  release_all(U, i)
+  return USER_DONE
 end
 
 local function users_loop(tid, n)
@@ -214,6 +245,7 @@ local function users_loop(tid, n)
     C.lb_user_sched_sleep(sched, i, C.lb_users_start_ns(w, C.lb_users_global_id(w, i)))
   end
   local bits = ffi.new("uint32_t[1]")
+  local step_rs, step_fn = U.step_rs, U.step_fn
   local alive, first = n, {}
   while alive > 0 do
     local i = C.lb_user_sched_next(sched, bits)
@@ -223,14 +255,21 @@ local function users_loop(tid, n)
     sb.user = C.lb_users_global_id(w, i)
     sb.user_data = U.data[i]
     local ok, err
-    if not first[i] then
+    local rs = step_rs[i]
+    if rs then
+      -- a statement the user waits for (sql.lua): stepped here, the user gets the answer
+      step_rs[i] = nil
+      ok, err = coroutine.resume(co, step_fn[i](w, rs, bits[0]))
+    elseif not first[i] then
       first[i] = true
       ok, err = coroutine.resume(co, U, i, tid, event)
     else
       ok, err = coroutine.resume(co, bits[0])
     end
+    -- -1 whenever no user runs: the SQL layer and think() tell a user's code by it alone
+    U.current = -1
     if not ok then error(err, 0) end
-    if coroutine.status(co) == "dead" then
+    if err == USER_DONE then
       alive = alive - 1
     elseif C.lb_user_sched_waiting(sched, i) == 0 then
       error("a user yielded without waiting for anything (coroutine.yield() inside event()?)", 0)
@@ -249,7 +288,8 @@ end
 
 -- Created with the state so thread_init can already open pooled connections.
 if C.lb_users_here(sb.worker) > 0 then
-  sb._users = { current = -1, excluded = {}, release = {}, data = {}, start = {}, txn = {}, waiting = {} }
+  sb._users = { current = -1, excluded = {}, release = {}, data = {}, start = {}, txn = {}, waiting = {},
+    step_rs = {}, step_fn = {} }
 else
   -- one user per thread: its data is the thread's, so scripts need no fallback
   sb.user_data = {}
@@ -277,10 +317,10 @@ function sb.think(seconds)
   if not (seconds > 0) then return end
   local U = sb._users
   local w = sb.worker
-  if U and U.current >= 0 and coroutine.running() then
+  if U and U.current >= 0 then
     local i = U.current
     -- Thinking ends an interaction: pooled connections go back before the user parks.
-    for _, release in ipairs(U.release) do release(i, "think") end
+    release_all(U, i, "think")
     local t0 = C.lb_clock_ns(w)
     C.lb_user_sched_sleep(U.sched, i, t0 + seconds * 1e9)
     coroutine.yield()
@@ -302,7 +342,7 @@ function sb.pause(seconds)
   if not (seconds > 0) then return end
   local U = sb._users
   local w = sb.worker
-  if U and U.current >= 0 and coroutine.running() then
+  if U and U.current >= 0 then
     C.lb_user_sched_pause(U.sched, U.current, C.lb_clock_ns(w) + seconds * 1e9)
     coroutine.yield()
   else

@@ -61,10 +61,25 @@ local function check_self(self, class, name, on)
 end
 
 -- Inside an emulated user's coroutine, statements run without blocking the worker: start,
--- park the user on the socket, and step when the scheduler wakes it.
+-- park the user on the socket, and step when the scheduler wakes it. (U.current is -1 whenever
+-- no user's coroutine runs, runner.lua: no coroutine.running(), which the JIT cannot compile.)
 local function user_context()
   local U = sb._users
-  if U and U.current >= 0 and coroutine.running() then return U end
+  if U and U.current >= 0 then return U end
+end
+
+-- One wait of the running user for its statement, and the step after it.
+local function wait_step(U, rs, step)
+  local i = U.current
+  if C.lb_user_sched_wait_db(U.sched, i, rs.conn) ~= 0 then
+    return step(worker, rs, 0)
+  end
+  -- The worker's loop steps the statement when the socket is ready and resumes the user with
+  -- the answer (runner.lua): it runs compiled, where what follows a yield in here runs in the
+  -- interpreter, which makes a C call cost hundreds of instructions.
+  U.step_rs[i], U.step_fn[i] = rs, step
+  local rc = coroutine.yield()
+  return rc
 end
 
 -- sql: the statement's text, kept in U.waiting while the user waits for it, so a statement the
@@ -74,13 +89,10 @@ local function await(U, rs, rc, sql, step)
   step = step or C.lb_sql_step
   local i = U.current
   U.waiting[i] = sql
-  while rc == PENDING do
-    if C.lb_user_sched_wait_db(U.sched, U.current, rs.conn) ~= 0 then
-      rc = step(worker, rs, 0)
-    else
-      rc = step(worker, rs, coroutine.yield())
-    end
-  end
+  -- Most statements take one wait: the loop is entered only for more (a loop the JIT enters
+  -- in every statement, around a yield, keeps the statement's path from being compiled).
+  rc = wait_step(U, rs, step)
+  while rc == PENDING do rc = wait_step(U, rs, step) end
   U.waiting[i] = nil
   return rc
 end
@@ -809,6 +821,19 @@ local function pool_for(drv)
   return pool
 end
 
+-- The running user's connection when it has one or one is free: no wait (nil otherwise).
+local function acquire_now(pool, i)
+  local c = pool.held[i]
+  if c then return c end
+  local n = #pool.free
+  c = pool.free[n]
+  if c then
+    pool.free[n] = nil
+    pool.held[i] = c
+  end
+  return c
+end
+
 -- The physical connection for the running user (borrowing, or waiting for, one); outside a
 -- user (thread_init, thread_done) any idle connection, used synchronously.
 local function acquire(pool)
@@ -823,10 +848,9 @@ local function acquire(pool)
     return c
   end
   local i = U.current
-  local c = pool.held[i]
+  local c = acquire_now(pool, i)
   if c then return c end
-  c = table.remove(pool.free)
-  if not c and pool.opened < pool.size then
+  if pool.opened < pool.size then
     pool.opened = pool.opened + 1
     local ok, res = pcall(pool.driver.connect_physical, pool.driver)
     if not ok then
@@ -927,7 +951,8 @@ local PARAM_SIZE = ffi.sizeof("struct lb_db_param")
 -- The parameter objects belong to the worker's Lua state, shared by all its users: another user
 -- may set them while this one waits (for a pool connection, or for the server while the driver
 -- still needs the values). So a user executes with a private copy of the values it had set.
-local function private_params(arr, n)
+-- Before a wait for a connection it is a new one (kept until the statement is done);
+local function early_params(arr, n)
   local priv = ffi.new("struct lb_db_param[?]", n)
   ffi.copy(priv, arr, PARAM_SIZE * n)
   local keep = {}
@@ -941,27 +966,61 @@ local function private_params(arr, n)
   return priv, keep
 end
 
+-- else it goes into the array (and string buffers) of the statement prepared on the connection
+-- the user holds: nobody else uses them until the user gives the connection back, so an
+-- execution allocates nothing.
+local function own_params(st, bound, n)
+  local priv = st.priv
+  if st.npriv ~= n then
+    priv = ffi.new("struct lb_db_param[?]", n)
+    st.priv, st.npriv, st.bufs = priv, n, {}
+  end
+  for k = 0, n - 1 do
+    priv[k] = bound[k + 1].slot
+    local p = priv[k]
+    if p.str ~= nil and p.is_null == 0 then
+      local len, buf = tonumber(p.len), st.bufs[k]
+      if not buf or ffi.sizeof(buf) < len then
+        buf = ffi.new("char[?]", math.max(len, 16))
+        st.bufs[k] = buf
+      end
+      ffi.copy(buf, p.str, len)
+      p.str = buf
+    end
+  end
+  return priv
+end
+
 function PooledStatement:execute()
   check_self(self, PooledStatement, "execute()", "a statement")
   local U = user_context()
-  local priv, keep
-  sync(self)
-  if U and self.params then priv, keep = private_params(self.params, self.nparams) end
-  local c = on(self.con)
+  local pc = self.con
+  local c = U and acquire_now(pc.pool, U.current)
+  local early, keep
+  if c then
+    rawset(pc, "last", c)
+  else
+    if self.bound then
+      sync(self)
+      if U then early, keep = early_params(self.params, self.nparams) end
+    end
+    c = on(pc)
+  end
   local st = self.per[c]
   if not st then
     st = c:prepare(self.sql)
     self.per[c] = st
   end
-  if self.params then
-    -- priv and keep stay referenced until the statement is done: the driver may read them late
-    local rc = C.lb_db_stmt_bind(st.stmt, priv or self.params, self.nparams)
+  if self.bound then
+    -- early and keep stay referenced until the statement is done: the driver may read them late
+    local arr = early or (U and own_params(st, self.bound, self.nparams)) or self.params
+    local rc = C.lb_db_stmt_bind(st.stmt, arr, self.nparams)
     if rc ~= OK then return c:check_error(rc, self.sql) end
   end
   local rs = c.rs
   c.last_sql = self.sql
   local rc = run_execute(rs, st.stmt, self.sql)
-  priv, keep = nil, nil
+  early, keep = nil, nil
   if rc ~= OK then return c:check_error(rc, self.sql) end
   return outcome(c, rs)
 end

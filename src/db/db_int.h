@@ -111,6 +111,7 @@ struct lb_db_conn {
 	struct lb_db_pipe pipe;
 	bool offload;                        /* lb_db_conn_set_offload() */
 	bool publish_off;                    /* lb_db_conn_publish_stats(): nothing to run here */
+	uint64_t poll_tag;                   /* lb_db_conn_set_poll_tag(); 0 once the socket may close */
 	/* Why the last connect failed, as sysbench 1.0.20's driver logs it (lines without the
 	 * FATAL prefix); "" when it did not fail or the failure is not the client's */
 	char connect_report[2 * LB_DB_ERRMSG_BYTES];

@@ -181,6 +181,7 @@ static void release_stmts(struct lb_db_conn *c, bool alive)
  * server drops prepared statements with the session, so there is nothing to send first. */
 void lb_db_close_session(struct lb_db_conn *c)
 {
+	c->poll_tag = 0;
 	drop_result(c);
 	release_stmts(c, false);
 	if (c->state != LB_DB_STATE_DISCONNECTED && !dry_run(c))
@@ -288,6 +289,25 @@ void lb_db_conn_wait_info(const struct lb_db_conn *c, struct lb_db_wait *w)
 	}
 }
 
+/* A statement in flight waits on the session's socket (not a helper's eventfd or a timer). */
+static bool waits_on_socket(const struct lb_db_conn *c)
+{
+	return c && c->ops->wait_on_socket && c->state == LB_DB_STATE_BUSY && c->wait.fd >= 0;
+}
+
+uint64_t lb_db_conn_poll_tag(const struct lb_db_conn *c)
+{
+	return waits_on_socket(c) ? c->poll_tag : 0;
+}
+
+int32_t lb_db_conn_set_poll_tag(struct lb_db_conn *c, uint64_t tag)
+{
+	if (!waits_on_socket(c))
+		return -1;
+	c->poll_tag = tag;
+	return 0;
+}
+
 /* ---- operation state ----------------------------------------------------------------------- */
 
 int lb_db_begin_op(struct lb_db_conn *c, int op, struct lb_db_stmt *s)
@@ -359,6 +379,7 @@ static int end_error(struct lb_db_conn *c, int rc, struct lb_db_result *out)
 		c->copy_open = false;
 		release_stmts(c, false);
 		c->ops->close(c);
+		c->poll_tag = 0;
 		c->state = LB_DB_STATE_LOST;
 		lb_db_set_wait(c, -1, 0, 0);
 		return LB_DB_ELOST;
@@ -497,6 +518,7 @@ int lb_db_connect_by(struct lb_db_conn *c, int64_t deadline_ns)
 	c->connect_report[0] = '\0';
 	c->op = LB_DB_OP_CONNECT;
 	c->state = LB_DB_STATE_CONNECTING;
+	c->poll_tag = 0; /* the library may try several sockets */
 	rc = dry_run(c) ? LB_DB_OK : c->ops->connect_start(c, deadline_ns);
 	return lb_db_end_op(c, rc, NULL);
 }

@@ -393,6 +393,14 @@ int32_t lb_db_query_start(struct lb_db_conn *c, const char *sql, uint64_t len,
 int32_t lb_db_execute_start(struct lb_db_stmt *s, struct lb_db_result *out);
 int32_t lb_db_step(struct lb_db_conn *c, uint32_t ready, struct lb_db_result *out);
 void lb_db_conn_wait_info(const struct lb_db_conn *c, struct lb_db_wait *w);
+/* For a poller that keeps a statement's descriptor registered from one statement to the next
+ * instead of arming it for every wait: set_poll_tag() marks the connection with the poller's
+ * registration (-1 and nothing kept when the statement in flight does not wait on the session's
+ * own socket, see lb_db_ops.wait_on_socket), poll_tag() reads it back (0 = none). The tag goes
+ * back to 0 whenever the socket may close (connect, disconnect, a lost connection), so a
+ * registration is never taken for a new socket that got the same number. */
+int32_t lb_db_conn_set_poll_tag(struct lb_db_conn *c, uint64_t tag);
+uint64_t lb_db_conn_poll_tag(const struct lb_db_conn *c);
 /* Blocks with poll() until the operation in flight completes or its deadline passes; returns
  * what the last lb_db_step() returned. LB_DB_OK at once when nothing is in flight. */
 int32_t lb_db_wait(struct lb_db_conn *c, struct lb_db_result *out);
@@ -481,6 +489,9 @@ struct lb_db_ops {
 	uint32_t quoting;                 /* enum lb_db_quoting: how `?` placeholders are found */
 	uint32_t conn_priv_size;
 	uint32_t stmt_priv_size;
+	/* a statement in flight waits on the session's socket, open for the session's life, and
+	 * step() reads what made it ready: a poller may keep it registered (lb_db_conn_poll_tag) */
+	uint32_t wait_on_socket;
 	const char *default_ignore_errors; /* when driver_ignore_errors is NULL */
 	const char *max_packet_sql;       /* optional: query whose first value caps a bulk packet */
 

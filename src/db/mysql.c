@@ -558,6 +558,7 @@ static int my_step(struct lb_db_conn *c, uint32_t ready)
 }
 
 const struct lb_db_ops lb_db_mysql_ops = {
+	.wait_on_socket = 1,
 	.version = LB_DB_OPS_VERSION,
 	.monitor = &lb_mysql_monitor,
 	.name = "mysql",

@@ -723,6 +723,7 @@ static void pg_server_version(struct lb_db_conn *c, char *buf, size_t len)
 }
 
 const struct lb_db_ops lb_db_pgsql_ops = {
+	.wait_on_socket = 1,
 	.version = LB_DB_OPS_VERSION,
 	.monitor = &lb_pgsql_monitor,
 	.name = "pgsql",

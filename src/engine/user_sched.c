@@ -1,9 +1,17 @@
 /* Scheduler of a worker's emulated users: a timer heap, a FIFO of runnable users, and one
  * epoll instance for the database sockets users wait on (contract in engine/ffi_engine.h).
  *
- * Every park bumps the user's sequence number; heap entries and epoll registrations carry it
- * implicitly (the user's current wait), so a stale timer (the user was woken by its socket
- * first) is recognised and dropped when it reaches the top of the heap. */
+ * Every park bumps the user's sequence number; heap entries carry it, so a stale timer (the user
+ * was woken by its socket first) is recognised and dropped when it reaches the top of the heap.
+ *
+ * Registrations belong to descriptors, not users (pooled connections pass from user to user);
+ * each descriptor remembers which user waits on it. A statement's socket stays registered
+ * (level-triggered) from one statement to the next, so the usual wait costs no system call: the
+ * connection carries the registration's tag (lb_db_conn_poll_tag), which the database layer
+ * clears whenever the socket may close. Other descriptors (sockets of luabench.socket, helper
+ * threads' eventfds, connects, where the library may change sockets) are armed one-shot for
+ * each wait. An event nobody waits for drops the descriptor's kept registration, so an idle
+ * socket the server closed does not wake the worker again. */
 #include <errno.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -37,6 +45,13 @@ struct user_slot {
 	int64_t wake_ns;   /* WAIT_READY after a timer: when it was due (for the lateness) */
 };
 
+struct fd_slot {
+	int32_t user;    /* the user waiting on it, -1 if none */
+	uint32_t events; /* EPOLLIN/EPOLLOUT of the kept registration */
+	uint64_t tag;    /* the kept registration (also on the connection); 0 = none kept */
+	bool known;      /* registered with epoll, kept or one-shot (as far as we know) */
+};
+
 struct lb_user_sched {
 	struct lb_worker *w;
 	int epfd;
@@ -47,12 +62,12 @@ struct lb_user_sched {
 	int32_t *ready; /* ring of nusers entries, FIFO: users are resumed in the order they became runnable */
 	int rhead, rcount;
 	int nkind[WAIT_KINDS]; /* users in each state */
-	/* Sockets known to epoll. Pooled connections pass from user to user, so registrations
-	 * belong to sockets, not users: a wait re-arms the socket's ONESHOT entry for its user. */
-	uint8_t *fd_known;
+	struct fd_slot *fds; /* indexed by descriptor */
 	int nfd;
+	uint64_t last_tag;   /* of kept registrations; starts at the creation time: unique per worker */
 	struct epoll_event evs[MAX_EVENTS];
 	int nev, iev;
+	bool no_pwait2; /* the kernel (or valgrind) lacks epoll_pwait2: millisecond epoll_wait */
 };
 
 LB_FFI struct lb_user_sched *lb_user_sched_new(struct lb_worker *w, int nusers)
@@ -68,6 +83,7 @@ LB_FFI struct lb_user_sched *lb_user_sched_new(struct lb_worker *w, int nusers)
 	s->nkind[WAIT_NONE] = nusers;
 	s->capheap = nusers + 16;
 	s->heap = lb_xcalloc((size_t)s->capheap, sizeof(struct timer));
+	s->last_tag = (uint64_t)lb_now_ns();
 	if (s->epfd < 0) {
 		lb_user_sched_free(s);
 		return NULL;
@@ -84,7 +100,7 @@ LB_FFI void lb_user_sched_free(struct lb_user_sched *s)
 	free(s->users);
 	free(s->ready);
 	free(s->heap);
-	free(s->fd_known);
+	free(s->fds);
 	free(s);
 }
 
@@ -180,34 +196,71 @@ LB_FFI int lb_user_sched_waiting(struct lb_user_sched *s, int user)
 	return s->users[user].kind != WAIT_NONE;
 }
 
-static bool fd_known(struct lb_user_sched *s, int fd)
-{
-	return fd < s->nfd && s->fd_known[fd];
-}
-
-static void set_fd_known(struct lb_user_sched *s, int fd, bool known)
+static struct fd_slot *fd_slot(struct lb_user_sched *s, int fd)
 {
 	if (fd >= s->nfd) {
 		int n = fd + 64;
-		s->fd_known = lb_xrealloc(s->fd_known, (size_t)n);
-		memset(s->fd_known + s->nfd, 0, (size_t)(n - s->nfd));
+		s->fds = lb_xrealloc(s->fds, (size_t)n * sizeof(*s->fds));
+		for (int i = s->nfd; i < n; i++)
+			s->fds[i] = (struct fd_slot){ .user = -1 };
 		s->nfd = n;
 	}
-	s->fd_known[fd] = known;
+	return &s->fds[fd];
 }
 
-/* Arms fd's ONESHOT entry for events/user, adding it if epoll doesn't know it (a socket that
- * was closed and reopened under the same number left epoll silently). */
-static int arm_fd(struct lb_user_sched *s, int fd, uint32_t events, int user)
+static uint32_t epoll_events(uint32_t wait_bits)
 {
-	struct epoll_event ev = { .events = EPOLLONESHOT | events, .data.u32 = (uint32_t)user };
-	int rc = epoll_ctl(s->epfd, fd_known(s, fd) ? EPOLL_CTL_MOD : EPOLL_CTL_ADD, fd, &ev);
+	return ((wait_bits & LB_DB_WAIT_READ) ? EPOLLIN : 0u) | ((wait_bits & LB_DB_WAIT_WRITE) ? EPOLLOUT : 0u);
+}
+
+/* Registers fd for `events` (one-shot or kept), adding it if epoll doesn't know it (a socket
+ * that was closed and reopened under the same number left epoll silently). */
+static int register_fd(struct lb_user_sched *s, int fd, uint32_t events)
+{
+	struct fd_slot *f = fd_slot(s, fd);
+	struct epoll_event ev = { .events = events, .data.u32 = (uint32_t)fd };
+	int rc = epoll_ctl(s->epfd, f->known ? EPOLL_CTL_MOD : EPOLL_CTL_ADD, fd, &ev);
 	if (rc < 0 && errno == ENOENT)
 		rc = epoll_ctl(s->epfd, EPOLL_CTL_ADD, fd, &ev);
 	else if (rc < 0 && errno == EEXIST)
 		rc = epoll_ctl(s->epfd, EPOLL_CTL_MOD, fd, &ev);
-	set_fd_known(s, fd, rc == 0);
+	f->known = rc == 0;
+	f->tag = 0;
+	f->events = 0;
 	return rc;
+}
+
+/* Ready to wait on fd for `events`: its kept registration when the connection carries it (no
+ * system call), else a new one, kept if the connection allows it, one-shot otherwise. */
+static int arm_fd(struct lb_user_sched *s, int fd, uint32_t events, struct lb_db_conn *c)
+{
+	struct fd_slot *f = fd_slot(s, fd);
+	uint64_t tag = c ? lb_db_conn_poll_tag(c) : 0;
+	if (tag && tag == f->tag && events == f->events)
+		return 0;
+	bool keep = c && lb_db_conn_set_poll_tag(c, 0) == 0;
+	if (register_fd(s, fd, keep ? events : EPOLLONESHOT | events) < 0)
+		return -1;
+	if (keep) {
+		f->tag = ++s->last_tag;
+		f->events = events;
+		lb_db_conn_set_poll_tag(c, f->tag);
+	}
+	return 0;
+}
+
+/* Parks `user` on fd; 0, or -1 when fd cannot be polled (the user is then runnable at once). */
+static int wait_on(struct lb_user_sched *s, int user, int fd, uint32_t wait_bits, struct lb_db_conn *c)
+{
+	struct user_slot *u = begin_wait(s, user, WAIT_DB);
+	if (arm_fd(s, fd, epoll_events(wait_bits), c) < 0) {
+		/* Unpollable (should not happen with sockets): let the caller step at once. */
+		make_ready(s, user, LB_DB_WAIT_READ | LB_DB_WAIT_WRITE, 0);
+		return -1;
+	}
+	u->fd = fd;
+	s->fds[fd].user = user;
+	return 0;
 }
 
 LB_FFI int lb_user_sched_wait_db(struct lb_user_sched *s, int user, struct lb_db_conn *c)
@@ -216,16 +269,7 @@ LB_FFI int lb_user_sched_wait_db(struct lb_user_sched *s, int user, struct lb_db
 	lb_db_conn_wait_info(c, &wi);
 	if (wi.fd < 0)
 		return -1;
-	struct user_slot *u = begin_wait(s, user, WAIT_DB);
-	uint32_t events = ((wi.events & LB_DB_WAIT_READ) ? EPOLLIN : 0u) |
-			  ((wi.events & LB_DB_WAIT_WRITE) ? EPOLLOUT : 0u);
-	if (arm_fd(s, wi.fd, events, user) < 0) {
-		/* Unpollable (should not happen with sockets): let the caller step at once. */
-		make_ready(s, user, LB_DB_WAIT_READ | LB_DB_WAIT_WRITE, 0);
-		return 0;
-	}
-	u->fd = wi.fd;
-	if (wi.deadline_ns)
+	if (wait_on(s, user, wi.fd, wi.events, c) == 0 && wi.deadline_ns)
 		heap_push(s, wi.deadline_ns - s->w->eng->epoch_ns, user);
 	return 0;
 }
@@ -234,16 +278,21 @@ LB_FFI int lb_user_sched_wait_fd(struct lb_user_sched *s, int user, int fd, uint
 {
 	if (fd < 0)
 		return -1;
-	struct user_slot *u = begin_wait(s, user, WAIT_DB);
-	uint32_t ev = ((events & LB_DB_WAIT_READ) ? EPOLLIN : 0u) | ((events & LB_DB_WAIT_WRITE) ? EPOLLOUT : 0u);
-	if (arm_fd(s, fd, ev, user) < 0) {
-		make_ready(s, user, LB_DB_WAIT_READ | LB_DB_WAIT_WRITE, 0);
-		return 0;
-	}
-	u->fd = fd;
-	if (deadline_ns > 0)
+	if (wait_on(s, user, fd, events, NULL) == 0 && deadline_ns > 0)
 		heap_push(s, (int64_t)deadline_ns, user);
 	return 0;
+}
+
+/* The wait on fd is over (its user woken, or gone): a one-shot registration is disarmed, so a
+ * late answer wakes nobody; a kept one stays (an event nobody waits for drops it). */
+static void end_wait_on(struct lb_user_sched *s, int fd)
+{
+	struct fd_slot *f = &s->fds[fd];
+	f->user = -1;
+	if (!f->tag && f->known) {
+		struct epoll_event ev = { .events = EPOLLONESHOT, .data.u32 = (uint32_t)fd };
+		epoll_ctl(s->epfd, EPOLL_CTL_MOD, fd, &ev);
+	}
 }
 
 /* ---- choosing the next user ---------------------------------------------------------------- */
@@ -263,10 +312,20 @@ static void promote_events(struct lb_user_sched *s)
 {
 	for (; s->iev < s->nev; s->iev++) {
 		struct epoll_event *ev = &s->evs[s->iev];
-		int user = (int)ev->data.u32;
-		if (user < 0 || user >= s->nusers || s->users[user].kind != WAIT_DB)
+		int fd = (int)ev->data.u32;
+		if (fd < 0 || fd >= s->nfd)
 			continue;
-		make_ready(s, user, readiness(ev->events), 0);
+		struct fd_slot *f = &s->fds[fd];
+		int user = f->user;
+		if (user >= 0 && s->users[user].kind == WAIT_DB && s->users[user].fd == fd) {
+			f->user = -1;
+			make_ready(s, user, readiness(ev->events), 0);
+		} else if (f->tag) {
+			/* A kept registration nobody waits on (an idle socket the server closed, a late
+			 * answer to an abandoned statement): dropped; the next wait registers again. */
+			epoll_ctl(s->epfd, EPOLL_CTL_DEL, fd, NULL);
+			*f = (struct fd_slot){ .user = -1 };
+		}
 	}
 }
 
@@ -283,7 +342,7 @@ static void promote_timers(struct lb_user_sched *s, int64_t now, bool draining)
 		if ((u->kind == WAIT_TIMER && !draining) || u->kind == WAIT_PAUSE) {
 			make_ready(s, t.user, 0, t.wake_ns);
 		} else if (u->kind == WAIT_DB) {
-			arm_fd(s, u->fd, 0, t.user); /* disarm: the statement is abandoned */
+			end_wait_on(s, u->fd); /* the statement is abandoned */
 			make_ready(s, t.user, LB_DB_WAIT_TIMEOUT, 0);
 		}
 	}
@@ -312,9 +371,15 @@ static void wait_events(struct lb_user_sched *s, int64_t now, int64_t until)
 		wait = SLICE_NS;
 	if (wait < 0)
 		wait = 0;
-	struct timespec ts = lb_ns_to_timespec(wait);
-	/* epoll_pwait2 takes a nanosecond timeout: think-time wake-ups are not rounded to ms. */
-	int n = epoll_pwait2(s->epfd, s->evs, MAX_EVENTS, &ts, NULL);
+	int n = -1;
+	if (!s->no_pwait2) {
+		/* epoll_pwait2 takes a nanosecond timeout: think-time wake-ups are not rounded to ms. */
+		struct timespec ts = lb_ns_to_timespec(wait);
+		n = epoll_pwait2(s->epfd, s->evs, MAX_EVENTS, &ts, NULL);
+		s->no_pwait2 = n < 0 && errno == ENOSYS;
+	}
+	if (s->no_pwait2) /* before Linux 5.11: rounded up, so a timer is never woken early */
+		n = epoll_wait(s->epfd, s->evs, MAX_EVENTS, (int)((wait + LB_NS_PER_MS - 1) / LB_NS_PER_MS));
 	s->nev = n > 0 ? n : 0;
 	s->iev = 0;
 }
