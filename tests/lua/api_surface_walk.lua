@@ -12,7 +12,7 @@ local SCRIPT = require("debug").getinfo(1, "S").source:match("([^/]+)$")
 local names, seen = {}, {}
 for _, n in ipairs(surface.struct_fields()) do names[#names + 1] = n; seen[n] = true end
 -- methods of the result cdata: an FFI metatype's table is not reachable through getmetatable
-for _, n in ipairs({ "fetch_row", "free" }) do
+for _, n in ipairs({ "fetch_row", "fetch_values", "next", "get", "free" }) do
   if not seen[n] then names[#names + 1] = n; seen[n] = true end
 end
 
