@@ -194,25 +194,49 @@ static bool cell_valid(const struct duckdb_col *col, uint64_t row)
 
 #define AT(col, ctype, row) (((const ctype *)(col)->data)[row])
 
-static __int128 hugeint_at(const struct duckdb_col *col, uint64_t row)
-{
-	duckdb_hugeint h = AT(col, duckdb_hugeint, row);
-	return (__int128)(((unsigned __int128)(uint64_t)h.upper << 64) | h.lower);
-}
-
-/* A DECIMAL's stored integer. */
-static __int128 decimal_at(const struct duckdb_col *col, uint64_t row)
+/* The value of a column of a signed or unsigned integer type up to 128 bits (UHUGEINT aside:
+ * it may not fit), also a DECIMAL's stored integer; false for the other types. */
+static bool integer_at(const struct duckdb_col *col, uint64_t row, __int128 *v)
 {
 	switch (col->type) {
+	case DUCKDB_TYPE_TINYINT:
+		*v = AT(col, int8_t, row);
+		return true;
 	case DUCKDB_TYPE_SMALLINT:
-		return AT(col, int16_t, row);
+		*v = AT(col, int16_t, row);
+		return true;
 	case DUCKDB_TYPE_INTEGER:
-		return AT(col, int32_t, row);
+		*v = AT(col, int32_t, row);
+		return true;
 	case DUCKDB_TYPE_BIGINT:
-		return AT(col, int64_t, row);
-	default:
-		return hugeint_at(col, row);
+		*v = AT(col, int64_t, row);
+		return true;
+	case DUCKDB_TYPE_UTINYINT:
+		*v = AT(col, uint8_t, row);
+		return true;
+	case DUCKDB_TYPE_USMALLINT:
+		*v = AT(col, uint16_t, row);
+		return true;
+	case DUCKDB_TYPE_UINTEGER:
+		*v = AT(col, uint32_t, row);
+		return true;
+	case DUCKDB_TYPE_UBIGINT:
+		*v = AT(col, uint64_t, row);
+		return true;
+	case DUCKDB_TYPE_HUGEINT: {
+		duckdb_hugeint h = AT(col, duckdb_hugeint, row);
+		*v = (__int128)(((unsigned __int128)(uint64_t)h.upper << 64) | h.lower);
+		return true;
 	}
+	default:
+		return false;
+	}
+}
+
+static unsigned __int128 uhugeint_at(const struct duckdb_col *col, uint64_t row)
+{
+	duckdb_uhugeint h = AT(col, duckdb_uhugeint, row);
+	return ((unsigned __int128)h.upper << 64) | h.lower;
 }
 
 static const char *string_at(const struct duckdb_col *col, uint64_t row, uint32_t *len)
@@ -251,6 +275,7 @@ static size_t append_text(struct lb_db_buf *b, const struct duckdb_col *col, uin
 {
 	char *at;
 	size_t n = 0;
+	__int128 iv;
 
 	if (col->type == DUCKDB_TYPE_VARCHAR) {
 		uint32_t len;
@@ -263,46 +288,17 @@ static size_t append_text(struct lb_db_buf *b, const struct duckdb_col *col, uin
 	}
 	lb_db_buf_reserve(b, LB_DUCKDB_TEXT_BYTES);
 	at = b->data + b->len;
-	if (col->decimal) {
-		n = lb_duckdb_text_decimal(at, decimal_at(col, row), col->scale);
+	if (integer_at(col, row, &iv)) {
+		n = col->decimal ? lb_duckdb_text_decimal(at, iv, col->scale) : lb_duckdb_text_i128(at, iv);
 	} else {
 		switch (col->type) {
 		case DUCKDB_TYPE_BOOLEAN:
 			n = AT(col, bool, row) ? 4 : 5;
 			memcpy(at, AT(col, bool, row) ? "true" : "false", n + 1);
 			break;
-		case DUCKDB_TYPE_TINYINT:
-			n = lb_duckdb_text_i128(at, AT(col, int8_t, row));
+		case DUCKDB_TYPE_UHUGEINT:
+			n = lb_duckdb_text_u128(at, uhugeint_at(col, row));
 			break;
-		case DUCKDB_TYPE_SMALLINT:
-			n = lb_duckdb_text_i128(at, AT(col, int16_t, row));
-			break;
-		case DUCKDB_TYPE_INTEGER:
-			n = lb_duckdb_text_i128(at, AT(col, int32_t, row));
-			break;
-		case DUCKDB_TYPE_BIGINT:
-			n = lb_duckdb_text_i128(at, AT(col, int64_t, row));
-			break;
-		case DUCKDB_TYPE_UTINYINT:
-			n = lb_duckdb_text_u128(at, AT(col, uint8_t, row));
-			break;
-		case DUCKDB_TYPE_USMALLINT:
-			n = lb_duckdb_text_u128(at, AT(col, uint16_t, row));
-			break;
-		case DUCKDB_TYPE_UINTEGER:
-			n = lb_duckdb_text_u128(at, AT(col, uint32_t, row));
-			break;
-		case DUCKDB_TYPE_UBIGINT:
-			n = lb_duckdb_text_u128(at, AT(col, uint64_t, row));
-			break;
-		case DUCKDB_TYPE_HUGEINT:
-			n = lb_duckdb_text_i128(at, hugeint_at(col, row));
-			break;
-		case DUCKDB_TYPE_UHUGEINT: {
-			duckdb_uhugeint h = AT(col, duckdb_uhugeint, row);
-			n = lb_duckdb_text_u128(at, ((unsigned __int128)h.upper << 64) | h.lower);
-			break;
-		}
 		case DUCKDB_TYPE_DOUBLE:
 			n = lb_duckdb_text_double(at, AT(col, double, row));
 			break;
@@ -389,12 +385,13 @@ static void chunk_value(struct duckdb_rows *rs, const struct duckdb_col *col, st
 {
 	uint64_t row = rs->row;
 	uint32_t len;
+	__int128 iv;
 
-	if (col->decimal) {
-		if (col->scale == 0)
-			value_integer(out, decimal_at(col, row));
+	if (integer_at(col, row, &iv)) {
+		if (col->decimal && col->scale)
+			value_double(out, (double)iv / pow10_of(col->scale));
 		else
-			value_double(out, (double)decimal_at(col, row) / pow10_of(col->scale));
+			value_integer(out, iv);
 		return;
 	}
 	switch (col->type) {
@@ -402,27 +399,8 @@ static void chunk_value(struct duckdb_rows *rs, const struct duckdb_col *col, st
 		out->type = LB_DB_VALUE_BOOL;
 		out->i64 = AT(col, bool, row);
 		return;
-	case DUCKDB_TYPE_TINYINT:
-		return value_integer(out, AT(col, int8_t, row));
-	case DUCKDB_TYPE_SMALLINT:
-		return value_integer(out, AT(col, int16_t, row));
-	case DUCKDB_TYPE_INTEGER:
-		return value_integer(out, AT(col, int32_t, row));
-	case DUCKDB_TYPE_BIGINT:
-		return value_integer(out, AT(col, int64_t, row));
-	case DUCKDB_TYPE_UTINYINT:
-		return value_integer(out, AT(col, uint8_t, row));
-	case DUCKDB_TYPE_USMALLINT:
-		return value_integer(out, AT(col, uint16_t, row));
-	case DUCKDB_TYPE_UINTEGER:
-		return value_integer(out, AT(col, uint32_t, row));
-	case DUCKDB_TYPE_UBIGINT:
-		return value_integer(out, AT(col, uint64_t, row));
-	case DUCKDB_TYPE_HUGEINT:
-		return value_integer(out, hugeint_at(col, row));
 	case DUCKDB_TYPE_UHUGEINT: {
-		duckdb_uhugeint h = AT(col, duckdb_uhugeint, row);
-		unsigned __int128 u = ((unsigned __int128)h.upper << 64) | h.lower;
+		unsigned __int128 u = uhugeint_at(col, row);
 		if (u <= INT64_MAX)
 			return value_integer(out, (__int128)u);
 		return value_double(out, (double)u);
@@ -437,14 +415,13 @@ static void chunk_value(struct duckdb_rows *rs, const struct duckdb_col *col, st
 		out->str = string_at(col, row, &len);
 		out->len = len;
 		return;
-	default: {
-		/* dates, times, intervals: their text, as fetch_row gives it (a buffer of its own:
-		 * the row fetch_row made text of stays as it is) */
+	default:
+		/* dates, times, intervals, UUIDs: their text, as fetch_row gives it (a buffer of its
+		 * own: the row fetch_row made text of stays as it is) */
 		rs->value_text.len = 0;
 		out->len = append_text(&rs->value_text, col, row);
 		out->type = LB_DB_VALUE_TEXT;
 		out->str = rs->value_text.data;
-	}
 	}
 }
 
