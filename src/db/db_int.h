@@ -93,6 +93,7 @@ struct lb_db_conn {
 	struct lb_db_error err;
 	struct lb_db_result res;             /* filled by the driver when an operation completes */
 	bool has_result;                     /* a live result set exists */
+	bool on_row;                         /* fetch_row/next_row moved to a row of it */
 	struct lb_db_stmt *result_stmt;      /* statement that produced it, if any */
 	struct lb_db_stmt *stmts;            /* every statement of this connection */
 	const char **row_values;

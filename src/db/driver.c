@@ -65,7 +65,7 @@ static bool ops_valid(const struct lb_db_ops *o)
 
 	return o->version == LB_DB_OPS_VERSION && o->name && o->name[0] && o->connect_start &&
 	       o->close && o->query_start && o->step && o->fetch_row && o->result_free &&
-	       (ps || no_ps) && (pipe == 0 || pipe == 6) &&
+	       (ps || no_ps) && (pipe == 0 || pipe == 6) && (!o->next_row == !o->row_value) &&
 	       (!o->copy_put == !o->copy_end) && (!o->copy_put || o->copy_start) && (o->quoting == LB_DB_QUOTING_PGSQL || o->quoting == LB_DB_QUOTING_MYSQL);
 }
 
@@ -164,6 +164,7 @@ static void drop_result(struct lb_db_conn *c)
 	if (c->has_result && !dry_run(c))
 		c->ops->result_free(c);
 	c->has_result = false;
+	c->on_row = false;
 	c->result_stmt = NULL;
 }
 
@@ -650,12 +651,40 @@ int32_t lb_db_fetch_row(struct lb_db_conn *c, struct lb_db_row *row)
 	if (!c || !c->has_result || c->state != LB_DB_STATE_IDLE)
 		return 0;
 	rc = c->ops->fetch_row(c, c->row_values, c->row_lengths);
+	c->on_row = rc > 0;
 	if (rc <= 0)
 		return rc;
 	row->nfields = c->res.nfields;
 	row->values = c->row_values;
 	row->lengths = c->row_lengths;
 	return 1;
+}
+
+int32_t lb_db_next_row(struct lb_db_conn *c)
+{
+	int rc;
+
+	if (!c || !c->has_result || c->state != LB_DB_STATE_IDLE)
+		return 0;
+	rc = c->ops->next_row ? c->ops->next_row(c) : c->ops->fetch_row(c, c->row_values, c->row_lengths);
+	c->on_row = rc > 0;
+	return rc;
+}
+
+int32_t lb_db_row_value(struct lb_db_conn *c, uint32_t col, struct lb_db_value *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (!c || !c->has_result || !c->on_row || c->state != LB_DB_STATE_IDLE || col >= c->res.nfields)
+		return LB_DB_EINVAL;
+	if (c->ops->row_value) {
+		c->ops->row_value(c, col, out);
+	} else if (c->row_values[col]) {
+		/* what fetch_row gave for the row next_row moved to */
+		out->type = LB_DB_VALUE_TEXT;
+		out->str = c->row_values[col];
+		out->len = c->row_lengths[col];
+	}
+	return LB_DB_OK;
 }
 
 void lb_db_free_result(struct lb_db_conn *c)

@@ -334,6 +334,34 @@ int32_t lb_db_fetch_row(struct lb_db_conn *c, struct lb_db_row *row);
 /* Frees the live result set early (optional; the next statement does it anyway). */
 void lb_db_free_result(struct lb_db_conn *c);
 
+/* Typed access to the live result set, without making text of what is not asked for.
+ * lb_db_next_row() moves to the next row and converts nothing: 1 with a row, 0 at the end (or
+ * when there is no result set), negative on error. lb_db_fetch_row() moves too (the row it
+ * returns is the current one). lb_db_row_value() reads column `col` (0-based) of the current
+ * row into *out: LB_DB_OK, or LB_DB_EINVAL when there is no current row or no such column.
+ * A driver that knows its columns' types (duckdb) gives numbers as numbers; the others give
+ * every value as TEXT, the text lb_db_fetch_row() gives. Pointers in *out stay valid until the
+ * next move or statement on the connection. */
+enum lb_db_value_type {
+	LB_DB_VALUE_NULL = 0,
+	LB_DB_VALUE_INT = 1,     /* i64: integers that fit 64 bits, decimals of scale 0 */
+	LB_DB_VALUE_DOUBLE = 2,  /* f64: floating point, decimals, integers past 64 bits */
+	LB_DB_VALUE_BOOL = 3,    /* i64: 0 or 1 */
+	LB_DB_VALUE_TEXT = 4,    /* str, len: the bytes of a string or blob; other types as text */
+};
+
+struct lb_db_value {
+	int32_t type;            /* enum lb_db_value_type */
+	int32_t pad;
+	int64_t i64;
+	double f64;
+	const char *str;         /* not NUL-terminated */
+	uint64_t len;
+};
+
+int32_t lb_db_next_row(struct lb_db_conn *c);
+int32_t lb_db_row_value(struct lb_db_conn *c, uint32_t col, struct lb_db_value *out);
+
 /* Prepares SQL with `?` placeholders (not inside string literals, quoted identifiers or
  * comments). On LB_DB_OK *out is a statement owned by the caller. With ps_mode DISABLE, or when
  * the server cannot prepare it (MySQL error 1295), the statement is emulated on the client.
@@ -473,9 +501,9 @@ void lb_db_pipeline_abort(struct lb_db_conn *c);
  * LB_DB_PENDING (after setting the wait descriptor) or a negative code (after setting the
  * error descriptor). */
 
-#define LB_DB_OPS_VERSION 10 /* 2: options, read_options; 3: in_transaction; 4: server_version;
+#define LB_DB_OPS_VERSION 11 /* 2: options, read_options; 3: in_transaction; 4: server_version;
 			     * 5: pipeline_*; 6: thread_stack_bytes; 7: copy_put, copy_end; 8: monitor;
-			     * 9: settings; 10: check_options_at_start */
+			     * 9: settings; 10: check_options_at_start; 11: next_row, row_value */
 
 enum lb_db_quoting {
 	LB_DB_QUOTING_PGSQL = 1,  /* '' strings, E'' escapes, "ids", $tag$ quotes, nested comments */
@@ -511,6 +539,12 @@ struct lb_db_ops {
 	int (*step)(struct lb_db_conn *c, uint32_t ready);
 	int (*fetch_row)(struct lb_db_conn *c, const char **values, uint64_t *lengths);
 	void (*result_free)(struct lb_db_conn *c);
+	/* optional, both or none: typed access (lb_db_next_row()). next_row moves to the next row
+	 * as fetch_row does, converting nothing; row_value reads one column of the current row
+	 * (col < res.nfields, a row is current: the core checks). Without them the core moves
+	 * with fetch_row and gives its text. */
+	int (*next_row)(struct lb_db_conn *c);
+	void (*row_value)(struct lb_db_conn *c, uint32_t col, struct lb_db_value *out);
 	/* Server-side prepared statements; NULL = always emulate on the client. */
 	int (*prepare_start)(struct lb_db_conn *c, struct lb_db_stmt *s);
 	int (*bind)(struct lb_db_conn *c, struct lb_db_stmt *s);          /* optional */

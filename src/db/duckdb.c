@@ -2,8 +2,8 @@
  * no socket. Every operation is done when its *_start call returns (never LB_DB_PENDING), as the
  * odbc driver's. Connections of one process that name the same database file (or :memory:)
  * share one database instance through DuckDB's instance cache: one connection per worker, as
- * DuckDB wants it. Result sets are materialised by DuckDB and read as text. COPY ... FROM STDIN
- * goes through DuckDB's appender (duckdb_copy.c). */
+ * DuckDB wants it. A SELECT streams: its rows are DuckDB's data chunks, read in place
+ * (duckdb_result.c). COPY ... FROM STDIN goes through DuckDB's appender (duckdb_copy.c). */
 #include <ctype.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -72,37 +72,54 @@ static void result_reset(struct lb_db_conn *c)
 		duckdb_destroy_result(&p->result);
 		p->has_result = false;
 	}
-	for (uint32_t i = 0; i < p->row_values_n; i++) {
-		duckdb_free(p->row_values[i]);
-		p->row_values[i] = NULL;
+	lb_duckdb_rows_reset(&p->rows);
+}
+
+/* The failure of the statement in p->result: the statement timeout's interrupt as such. */
+static int result_error(struct lb_db_conn *c)
+{
+	struct duckdb_conn *p = D(c);
+	int rc;
+
+	if (p->timed_out && duckdb_result_error_type(&p->result) == DUCKDB_ERROR_INTERRUPT) {
+		lb_db_set_error(c, DUCKDB_ERROR_INTERRUPT, "57014", false,
+				"duckdb: canceling statement due to statement timeout (%d ms)", (int)p->timeout_ms);
+		rc = LB_DB_ESQL;
+	} else {
+		rc = lb_duckdb_error(c, duckdb_result_error_type(&p->result), duckdb_result_error(&p->result));
 	}
-	p->next_row = 0;
+	result_reset(c);
+	/* A failed statement leaves its transaction open and aborted ("please ROLLBACK"): in_trans
+	 * stays, so that the SQL layer rolls it back before a retry. */
+	return rc;
+}
+
+/* A result set: its rows pulled from DuckDB's chunks (a materialised result's now). */
+static void take_rows(struct lb_db_conn *c, bool pulled)
+{
+	struct duckdb_conn *p = D(c);
+
+	c->res.kind = LB_DB_KIND_READ;
+	c->res.nfields = (uint32_t)duckdb_column_count(&p->result);
+	if (!pulled)
+		lb_duckdb_rows_pull(&p->rows, &p->result);
+	duckdb_destroy_result(&p->result);
+	p->has_result = false;
+	c->res.nrows = p->rows.nrows;
 }
 
 /* The outcome of a statement: a result set (READ), rows changed (WRITE) or nothing (OTHER). A
  * statement that changes rows answers with one row holding the count: that row is not a result
  * set for the caller. */
-int lb_duckdb_finish(struct lb_db_conn *c, duckdb_state st, const char *sql, size_t len)
+int lb_duckdb_finish(struct lb_db_conn *c, duckdb_state st, bool pulled, const char *sql, size_t len)
 {
 	struct duckdb_conn *p = D(c);
 	duckdb_statement_type type;
 
 	p->has_result = true;
-	if (st == DuckDBError && p->timed_out &&
-	    duckdb_result_error_type(&p->result) == DUCKDB_ERROR_INTERRUPT) {
-		lb_db_set_error(c, DUCKDB_ERROR_INTERRUPT, "57014", false,
-				"duckdb: canceling statement due to statement timeout (%d ms)", (int)p->timeout_ms);
-		result_reset(c);
-		return LB_DB_ESQL;
-	}
-	if (st == DuckDBError) {
-		int rc = lb_duckdb_error(c, duckdb_result_error_type(&p->result),
-					 duckdb_result_error(&p->result));
-		result_reset(c);
-		/* A failed statement leaves its transaction open and aborted ("please ROLLBACK"):
-		 * in_trans stays, so that the SQL layer rolls it back before a retry. */
-		return rc;
-	}
+	/* a streamed statement can also fail while its rows are pulled */
+	if (st == DuckDBError || (pulled && duckdb_result_error(&p->result)))
+		return result_error(c);
 	if (sql)
 		track_transaction(c, sql, len);
 	type = duckdb_result_statement_type(p->result);
@@ -114,7 +131,6 @@ int lb_duckdb_finish(struct lb_db_conn *c, duckdb_state st, const char *sql, siz
 		result_reset(c);
 		return LB_DB_OK;
 	}
-	uint64_t cols = duckdb_column_count(&p->result);
 	if (type != DUCKDB_STATEMENT_TYPE_SELECT && type != DUCKDB_STATEMENT_TYPE_EXPLAIN &&
 	    type != DUCKDB_STATEMENT_TYPE_PRAGMA && type != DUCKDB_STATEMENT_TYPE_CALL &&
 	    type != DUCKDB_STATEMENT_TYPE_EXECUTE && type != DUCKDB_STATEMENT_TYPE_RELATION) {
@@ -122,39 +138,8 @@ int lb_duckdb_finish(struct lb_db_conn *c, duckdb_state st, const char *sql, siz
 		result_reset(c);
 		return LB_DB_OK;
 	}
-	c->res.kind = LB_DB_KIND_READ;
-	c->res.nfields = (uint32_t)cols;
-	c->res.nrows = duckdb_row_count(&p->result);
-	if (cols > p->row_values_n) {
-		p->row_values = lb_xrealloc(p->row_values, cols * sizeof(*p->row_values));
-		for (uint64_t i = p->row_values_n; i < cols; i++)
-			p->row_values[i] = NULL;
-		p->row_values_n = (uint32_t)cols;
-	}
+	take_rows(c, pulled);
 	return LB_DB_OK;
-}
-
-static int duckdb_fetch_row(struct lb_db_conn *c, const char **values, uint64_t *lengths)
-{
-	struct duckdb_conn *p = D(c);
-	uint32_t nf = c->res.nfields;
-
-	if (!p->has_result || p->next_row >= c->res.nrows)
-		return 0;
-	for (uint32_t i = 0; i < nf; i++) {
-		duckdb_free(p->row_values[i]);
-		p->row_values[i] = NULL;
-		if (duckdb_value_is_null(&p->result, i, p->next_row)) {
-			values[i] = NULL;
-			lengths[i] = 0;
-			continue;
-		}
-		p->row_values[i] = duckdb_value_varchar(&p->result, i, p->next_row);
-		values[i] = p->row_values[i];
-		lengths[i] = values[i] ? strlen(values[i]) : 0;
-	}
-	p->next_row++;
-	return 1;
 }
 
 static void duckdb_result_free(struct lb_db_conn *c)
@@ -164,20 +149,42 @@ static void duckdb_result_free(struct lb_db_conn *c)
 
 /* ---- statements ---------------------------------------------------------------------------- */
 
-static int duckdb_query_start(struct lb_db_conn *c, const char *sql, size_t len)
+/* A text of one statement is prepared and run as a prepared statement is, so that a SELECT
+ * streams; several statements in one text (the last one's result is the text's), and a
+ * statement DuckDB cannot prepare (whose error, typed, comes from running it), go through
+ * duckdb_query. */
+static duckdb_state run_text(struct lb_db_conn *c, const char *sql, bool *pulled)
 {
 	struct duckdb_conn *p = D(c);
+	duckdb_extracted_statements ext = NULL;
+	duckdb_prepared_statement ps = NULL;
 	duckdb_state st;
+
+	*pulled = false;
+	/* sql is NUL-terminated at sql[len] (driver.h) */
+	if (duckdb_extract_statements(p->con, sql, &ext) == 1 &&
+	    duckdb_prepare_extracted_statement(p->con, ext, 0, &ps) == DuckDBSuccess)
+		st = lb_duckdb_run(c, ps, pulled);
+	else
+		st = duckdb_query(p->con, sql, &p->result);
+	duckdb_destroy_prepare(&ps);
+	duckdb_destroy_extracted(&ext);
+	return st;
+}
+
+static int duckdb_query_start(struct lb_db_conn *c, const char *sql, size_t len)
+{
+	duckdb_state st;
+	bool pulled;
 	int rc;
 
 	result_reset(c);
 	if (lb_duckdb_timeout_statement(c, sql, len, &rc))
 		return rc;
 	lb_duckdb_timeout_arm(c);
-	/* sql is NUL-terminated at sql[len] (driver.h) */
-	st = duckdb_query(p->con, sql, &p->result);
+	st = run_text(c, sql, &pulled);
 	lb_duckdb_timeout_disarm(c);
-	return lb_duckdb_finish(c, st, sql, len);
+	return lb_duckdb_finish(c, st, pulled, sql, len);
 }
 
 static int duckdb_step(struct lb_db_conn *c, uint32_t ready)
@@ -306,9 +313,7 @@ static void duckdb_conn_fini(struct lb_db_conn *c)
 	struct duckdb_conn *p = D(c);
 
 	duckdb_close_session(c);
-	free(p->row_values);
-	p->row_values = NULL;
-	p->row_values_n = 0;
+	lb_duckdb_rows_free(&p->rows);
 }
 
 static void duckdb_server_version(struct lb_db_conn *c, char *buf, size_t len)
@@ -367,8 +372,10 @@ const struct lb_db_ops lb_db_duckdb_ops = {
 	.close = duckdb_close_session,
 	.query_start = duckdb_query_start,
 	.step = duckdb_step,
-	.fetch_row = duckdb_fetch_row,
+	.fetch_row = lb_duckdb_fetch_row,
 	.result_free = duckdb_result_free,
+	.next_row = lb_duckdb_next_row,
+	.row_value = lb_duckdb_row_value,
 	.prepare_start = lb_duckdb_prepare_start,
 	.execute_start = lb_duckdb_execute_start,
 	.stmt_release = lb_duckdb_stmt_release,

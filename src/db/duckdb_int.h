@@ -1,5 +1,5 @@
-/* Internals of the duckdb driver (duckdb.c, duckdb_stmt.c, duckdb_copy.c, duckdb_options.c,
- * duckdb_timeout.c, duckdb_errors.c). */
+/* Internals of the duckdb driver (duckdb.c, duckdb_stmt.c, duckdb_result.c, duckdb_copy.c,
+ * duckdb_options.c, duckdb_timeout.c, duckdb_errors.c). */
 #ifndef LB_DB_DUCKDB_INT_H
 #define LB_DB_DUCKDB_INT_H
 
@@ -10,15 +10,41 @@
 /* --duckdb-db's default: a file in the working directory. */
 #define LB_DUCKDB_DEFAULT_PATH "luabench.duckdb"
 
+/* A column of a result set read from DuckDB's data chunks (duckdb_result.c). */
+struct duckdb_col {
+	duckdb_type type;            /* DuckDB's type; a DECIMAL's is the integer type it is stored in */
+	bool decimal;
+	bool unread;                 /* a type not read: every value is NULL */
+	uint8_t scale;               /* DECIMAL: digits after the point */
+	const void *data;            /* the current chunk's values */
+	uint64_t *validity;          /* the current chunk's NULL mask; NULL when it has none */
+};
+
+/* The live result set (duckdb_result.c): DuckDB's data chunks, all pulled when the statement
+ * ran, read in place. */
+struct duckdb_rows {
+	bool on_row;                 /* a row is current */
+	uint64_t nrows;
+	uint64_t next;               /* rows moved to so far */
+	uint64_t row;                /* the current row, in its chunk */
+	duckdb_data_chunk *chunks;   /* [chunk, nchunks) are still held */
+	uint32_t nchunks, chunks_cap;
+	uint32_t chunk;              /* the current row's chunk */
+	uint64_t chunk_rows;
+	struct duckdb_col *cols;
+	uint32_t ncols, cols_cap;
+	size_t *text_off;            /* fetch_row: where each value's text starts in text */
+	struct lb_db_buf text;       /* fetch_row: the current row's values as text */
+	struct lb_db_buf value_text; /* row_value: the text of a date, time or interval */
+};
+
 struct duckdb_conn {
 	duckdb_database db;          /* this connection's handle on the shared instance */
 	duckdb_connection con;
-	duckdb_result result;
+	duckdb_result result;        /* the statement just run, until lb_duckdb_finish takes it */
 	bool has_result;
 	bool in_trans;
-	uint64_t next_row;
-	char **row_values;           /* the current row's values (duckdb_value_varchar's) */
-	uint32_t row_values_n;
+	struct duckdb_rows rows;
 	duckdb_appender appender;    /* COPY FROM STDIN: the table's appender, per COPY */
 	struct lb_duckdb_watchdog *watchdog; /* the statement timeout's thread, once one is set */
 	int32_t timeout_ms;          /* the session's statement timeout; 0 = none */
@@ -40,7 +66,22 @@ int lb_duckdb_error(struct lb_db_conn *c, duckdb_error_type type, const char *ms
 /* The SQLSTATE of a DuckDB error (duckdb_errors.c): PostgreSQL's code of the same meaning, or
  * HY000. */
 const char *lb_duckdb_sqlstate(duckdb_error_type type, const char *msg);
-int lb_duckdb_finish(struct lb_db_conn *c, duckdb_state st, const char *sql, size_t len);
+/* Runs a prepared statement into D(c)->result (duckdb_stmt.c): a SELECT is streamed and its
+ * rows pulled (*pulled set), any other statement materialised. Call between arming and
+ * disarming the statement timeout. */
+duckdb_state lb_duckdb_run(struct lb_db_conn *c, duckdb_prepared_statement ps, bool *pulled);
+/* The outcome of the statement whose result is in D(c)->result (pulled: its rows are in
+ * D(c)->rows already), after the statement timeout is disarmed. */
+int lb_duckdb_finish(struct lb_db_conn *c, duckdb_state st, bool pulled, const char *sql, size_t len);
+
+/* Result sets (duckdb_result.c). lb_duckdb_rows_pull pulls every chunk of result r into rs (a
+ * streaming result runs to its end), leaving r for its outcome (an error while it ran). */
+void lb_duckdb_rows_pull(struct duckdb_rows *rs, duckdb_result *r);
+void lb_duckdb_rows_reset(struct duckdb_rows *rs);
+void lb_duckdb_rows_free(struct duckdb_rows *rs);
+int lb_duckdb_next_row(struct lb_db_conn *c);
+int lb_duckdb_fetch_row(struct lb_db_conn *c, const char **values, uint64_t *lengths);
+void lb_duckdb_row_value(struct lb_db_conn *c, uint32_t col, struct lb_db_value *out);
 
 int lb_duckdb_prepare_start(struct lb_db_conn *c, struct lb_db_stmt *s);
 int lb_duckdb_execute_start(struct lb_db_conn *c, struct lb_db_stmt *s);

@@ -1,7 +1,34 @@
 /* DuckDB driver, prepared statements: duckdb_prepare once (DuckDB reads `?` placeholders
- * itself), the caller's values bound at every execution, duckdb_execute_prepared. Results are
- * read as for text queries (lb_duckdb_finish). */
+ * itself), the caller's values bound at every execution, then run: a SELECT streamed, its rows
+ * pulled from DuckDB's chunks (duckdb_result.c), other statements materialised. (DuckDB 1.5
+ * binds and plans a statement with parameters again at every execution, whatever the types of
+ * the values: preparing saves the parsing.) */
 #include "duckdb_int.h"
+
+duckdb_state lb_duckdb_run(struct lb_db_conn *c, duckdb_prepared_statement ps, bool *pulled)
+{
+	struct duckdb_conn *p = D(c);
+	duckdb_pending_result pending = NULL;
+	duckdb_state st;
+
+	*pulled = false;
+	if (duckdb_prepared_statement_type(ps) != DUCKDB_STATEMENT_TYPE_SELECT)
+		return duckdb_execute_prepared(ps, &p->result);
+	if (duckdb_pending_prepared_streaming(ps, &pending) == DuckDBSuccess) {
+		st = duckdb_execute_pending(pending, &p->result);
+		if (st == DuckDBSuccess) {
+			lb_duckdb_rows_pull(&p->rows, &p->result);
+			*pulled = true;
+		}
+	} else {
+		/* It failed before running (a binder error, an aborted transaction): a pending result
+		 * tells the message but not its error type, which running it materialised gives (a
+		 * SELECT: running it again changes nothing). */
+		st = duckdb_execute_prepared(ps, &p->result);
+	}
+	duckdb_destroy_pending(&pending);
+	return st;
+}
 
 static int prepare(struct lb_db_conn *c, struct lb_db_stmt *s)
 {
@@ -43,6 +70,8 @@ int lb_duckdb_execute_start(struct lb_db_conn *c, struct lb_db_stmt *s)
 {
 	struct duckdb_stmt *ds = s->priv;
 	struct duckdb_conn *p = D(c);
+	duckdb_state st;
+	bool pulled;
 	int rc = LB_DB_OK;
 
 	if (!ds->ps)
@@ -62,11 +91,11 @@ int lb_duckdb_execute_start(struct lb_db_conn *c, struct lb_db_stmt *s)
 		duckdb_destroy_result(&p->result);
 		p->has_result = false;
 	}
-	p->next_row = 0;
+	lb_duckdb_rows_reset(&p->rows);
 	lb_duckdb_timeout_arm(c);
-	duckdb_state st = duckdb_execute_prepared(ds->ps, &p->result);
+	st = lb_duckdb_run(c, ds->ps, &pulled);
 	lb_duckdb_timeout_disarm(c);
-	return lb_duckdb_finish(c, st, s->sql, s->sql_len);
+	return lb_duckdb_finish(c, st, pulled, s->sql, s->sql_len);
 }
 
 void lb_duckdb_stmt_release(struct lb_db_conn *c, struct lb_db_stmt *s, int alive)

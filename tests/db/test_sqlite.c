@@ -67,6 +67,21 @@ static void test_text(struct lb_db_conn *c)
 	       "the later statements ran");
 	is_str(dbt_value(c, "INSERT INTO t (k) VALUES (5) RETURNING id", v, sizeof(v)), "201",
 	       "RETURNING gives the rowid");
+
+	/* typed access on a driver that has no types of its own: fetch_row's text */
+	struct lb_db_value val;
+	sql = "SELECT 7, NULL, 'xy'";
+	is_int(lb_db_query(c, sql, strlen(sql), &r), LB_DB_OK, "a row to read typed");
+	is_int(lb_db_row_value(c, 0, &val), LB_DB_EINVAL, "no current row before next_row");
+	is_int(lb_db_next_row(c), 1, "next_row moves to it");
+	ok(lb_db_row_value(c, 0, &val) == LB_DB_OK && val.type == LB_DB_VALUE_TEXT && val.len == 1 &&
+	   val.str[0] == '7', "a number is its text");
+	ok(lb_db_row_value(c, 1, &val) == LB_DB_OK && val.type == LB_DB_VALUE_NULL, "NULL is NULL");
+	ok(lb_db_row_value(c, 2, &val) == LB_DB_OK && val.type == LB_DB_VALUE_TEXT && val.len == 2 &&
+	   memcmp(val.str, "xy", 2) == 0, "a string is its text");
+	is_int(lb_db_row_value(c, 3, &val), LB_DB_EINVAL, "no fourth column");
+	is_int(lb_db_next_row(c), 0, "then the end");
+	is_int(lb_db_row_value(c, 0, &val), LB_DB_EINVAL, "and no current row");
 }
 
 static void test_prepared(struct lb_db_conn *c)

@@ -71,6 +71,36 @@ print("escape", c:query_row("SELECT c FROM t1 WHERE id = 3") == "tab\there")
     assert.is_truthy(out:find("escape\ttrue", 1, true), out)
   end)
 
+  it("gives typed values without text (rs:next, rs:get, rs:fetch_values); fetch_row stays text", function()
+    local out = lua(db, [[
+local c = sysbench.sql.driver():connect()
+local rs = c:query("SELECT 42::INTEGER, 12.25::DECIMAL(10,2), 2.5::DOUBLE, true, 'héllo', NULL, DATE '1995-03-04', " ..
+  "10000000000::BIGINT, 7::DECIMAL(18,0)")
+print("next", rs:next())
+local t = {}
+for i = 1, rs.nfields do local v = rs:get(i) t[#t + 1] = type(v) .. ":" .. tostring(v) end
+print("typed", table.concat(t, " "))
+print("end", rs:next(), select(2, pcall(rs.get, rs, 1)))
+print("nocol", select(2, pcall(rs.get, rs, 10)))
+rs = c:query("SELECT i, i * 0.5 AS h, 'x' || i AS s FROM range(100000) t(i)")
+local n, sum, last = 0, 0, nil
+while rs:next() do n = n + 1; sum = sum + rs:get(2); last = rs:get(3) end
+print("sum", rs.nrows, n, sum, last)
+local v = c:query("SELECT 1.5::DECIMAL(4,1), NULL, 'z'"):fetch_values()
+print("values", type(v[1]), v[1], v[2], v[3])
+local r = c:query("SELECT 1.5::DECIMAL(4,1), 2.5::DOUBLE, 3::INTEGER"):fetch_row()
+print("text", type(r[1]), r[1], r[2], r[3])
+]])
+    assert.is_truthy(out:find("next\ttrue\n", 1, true), out)
+    assert.is_truthy(out:find("typed\tnumber:42 number:12.25 number:2.5 boolean:true string:héllo nil:nil " ..
+      "string:1995-03-04 number:10000000000 number:7\n", 1, true), out)
+    assert.is_truthy(out:find("end\tfalse\t[^\n]*SQL API error: get%(%) without a current row"), out)
+    assert.is_truthy(out:find("nocol\t[^\n]*SQL API error: get%(10%): no such column %(the result set has 9%)"), out)
+    assert.is_truthy(out:find("sum\t100000\t100000\t2499975000\tx99999\n", 1, true), out)
+    assert.is_truthy(out:find("values\tnumber\t1.5\tnil\tz\n", 1, true), out)
+    assert.is_truthy(out:find("text\tstring\t1.5\t2.5\t3\n", 1, true), out)
+  end)
+
   it("reports errors with SQLSTATEs, and a conflict is retried after its transaction is rolled back", function()
     local out = lua(db, [[
 local c = sysbench.sql.driver():connect()

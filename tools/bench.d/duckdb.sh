@@ -8,8 +8,8 @@
 # set in ../shared/reference/tpch-answers, at SF 1 only) `answers --qualification
 # --answers-dir` checks the 22 answers under the TPC-H precision rules. Then, alternating,
 #   luabench  `dbt3 --tests=power --time=0 run` (RF1, the 22 queries in stream 0's order, RF2):
-#             every query's seconds from the JSON result (query, and reading every row of it as
-#             text through the driver)
+#             every query's seconds from the JSON result (the query, and moving through every
+#             row of its result: rs:next(), nothing made text)
 #   duckdb    DuckDB's own shell (PyPI duckdb-cli, the same DuckDB version) running the same 22
 #             statements (tools/bench.d/duckdb_queries.lua prints them as luabench renders them)
 #             with `.timer on`: every statement's real seconds.

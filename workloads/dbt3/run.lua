@@ -196,15 +196,15 @@ function M.thread_done()
   if con then con:disconnect() end
 end
 
--- Runs the statements; reads every row. Returns true, or false after the statement timeout;
--- raises other errors.
+-- Runs the statements; goes through every row of their results (rs:next: the driver hands each
+-- row over, and nothing is made a Lua string: the answers are checked by `answers`, not here).
+-- Returns true, or false after the statement timeout; raises other errors.
 local function execute(sqls)
   for _, sql in ipairs(sqls) do
     local ok, err = pcall(function()
       local rs = con:query(sql)
       if rs ~= nil then
-        local r = rs:fetch_row()
-        while r do r = rs:fetch_row() end
+        while rs:next() do end
       end
     end)
     if not ok then
