@@ -6,6 +6,7 @@
 #define LB_ENGINE_SRVSTATS_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 struct lb_srvmon;
 
