@@ -54,6 +54,7 @@ static const char *const gauges[] = { "Threads_", "Innodb_buffer_pool_pages_dirt
 				      NULL };
 /* Every statement the monitor sends is a question and a query; SHOW STATUS counts itself. */
 static const char *const own[] = { "Questions", "Queries", NULL };
+static const char *const servers[] = { "MariaDB", "MySQL", NULL };
 
 const struct lb_db_monitor lb_mysql_monitor = {
 	.settings_sql = settings_sql,
@@ -61,4 +62,5 @@ const struct lb_db_monitor lb_mysql_monitor = {
 	.sources = sources,
 	.gauges = gauges,
 	.own = own,
+	.servers = servers,
 };

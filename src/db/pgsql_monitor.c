@@ -114,6 +114,7 @@ static const struct lb_db_monitor_source sources[] = {
 static const char *const gauges[] = { "numbackends", "wait.", NULL };
 /* Each of the monitor's statements is a transaction of its own. */
 static const char *const own[] = { "xact_commit", NULL };
+static const char *const servers[] = { "PostgreSQL", NULL };
 
 const struct lb_db_monitor lb_pgsql_monitor = {
 	.settings_sql = settings_sql,
@@ -133,4 +134,5 @@ const struct lb_db_monitor lb_pgsql_monitor = {
 	/* PostgreSQL 15 on (older servers refuse it: then the sessions publish as they always did).
 	 * Reads pg_database: a statement that reads no table may leave its counts for later. */
 	.publish_sql = "SELECT count(*) FROM pg_stat_force_next_flush(), pg_database WHERE datname = current_database()",
+	.servers = servers,
 };
