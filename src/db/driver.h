@@ -163,7 +163,8 @@ struct lb_db_options {
 	 * server family the connection reports (lb_db_config_dialect()). */
 	const char *dialect;
 	/* sqlite: the database file is `db`; these pragmas are set on every connection (NULL / 0 =
-	 * leave the library's own; the command line's defaults are in db/sqlite_options.c). */
+	 * leave the library's own; the command line's defaults are in
+	 * db/sqlite/sqlite_options.c). */
 	const char *sqlite_journal_mode;   /* PRAGMA journal_mode: delete, truncate, persist, memory,
 					    * wal, off */
 	const char *sqlite_synchronous;    /* PRAGMA synchronous: off, normal, full, extra */

@@ -1,6 +1,6 @@
 /* The mysql driver's command-line options (sysbench 1.0.20's, plus the TLS files and modes) and
  * how they fill its connection options. */
-#include "db_int.h"
+#include "mysql_int.h"
 
 /* sysbench's --mysql-ssl is a boolean; luabench's TLS modes are the words it takes besides. */
 static const char *const ssl_modes[] = { "disabled", "preferred", "required", "verify_ca",

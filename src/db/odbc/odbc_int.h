@@ -1,13 +1,13 @@
 /* Internals shared by the parts of the ODBC driver: odbc.c (connections, text queries, result
  * sets, errors) and odbc_stmt.c (prepared statements). ODBC calls block, so every operation
  * completes inside its *_start call and the driver never returns LB_DB_PENDING. */
-#ifndef LB_DB_ODBC_INT_H
-#define LB_DB_ODBC_INT_H
+#ifndef LB_DB_ODBC_ODBC_INT_H
+#define LB_DB_ODBC_ODBC_INT_H
 
 #include <sql.h>
 #include <sqlext.h>
 
-#include "db_int.h"
+#include "db/db_int.h"
 
 /* Server families told apart by SQL_DBMS_NAME, for what the driver itself must do differently
  * (string escapes); the workloads' SQL differences are luabench.dialect's. */

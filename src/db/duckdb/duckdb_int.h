@@ -1,11 +1,11 @@
 /* Internals of the duckdb driver (duckdb.c, duckdb_stmt.c, duckdb_result.c, duckdb_copy.c,
  * duckdb_options.c, duckdb_timeout.c, duckdb_errors.c). */
-#ifndef LB_DB_DUCKDB_INT_H
-#define LB_DB_DUCKDB_INT_H
+#ifndef LB_DB_DUCKDB_DUCKDB_INT_H
+#define LB_DB_DUCKDB_DUCKDB_INT_H
 
 #include "duckdb_api.h"
 
-#include "db_int.h"
+#include "db/db_int.h"
 
 /* --duckdb-db's default: a file in the working directory. */
 #define LB_DUCKDB_DEFAULT_PATH "luabench.duckdb"

@@ -1,8 +1,8 @@
 /* DuckDB driver: values as DuckDB writes them as text (duckdb_text.c). Each function writes a
  * NUL-terminated text of at most LB_DUCKDB_TEXT_BYTES - 1 bytes into buf and returns its
  * length. */
-#ifndef LB_DB_DUCKDB_TEXT_H
-#define LB_DB_DUCKDB_TEXT_H
+#ifndef LB_DB_DUCKDB_DUCKDB_TEXT_H
+#define LB_DB_DUCKDB_DUCKDB_TEXT_H
 
 #include <stddef.h>
 #include <stdint.h>

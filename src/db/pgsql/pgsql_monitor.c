@@ -2,8 +2,8 @@
  * counters from the cumulative statistics views. Each source is one SELECT of (name, number)
  * rows; they run as one statement per sample. Views that moved between versions are separate
  * sources: the one a server lacks is left out when probed. */
-#include "db_int.h"
-#include "monitor.h"
+#include "db/monitor.h"
+#include "pgsql_int.h"
 
 #define PERF_SETTINGS                                                                          \
 	"'shared_buffers','effective_cache_size','work_mem','maintenance_work_mem','wal_buffers'," \

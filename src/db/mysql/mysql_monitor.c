@@ -1,8 +1,8 @@
 /* What a MariaDB or MySQL server tells the server monitor (monitor.h): global variables that
  * differ from the compiled-in defaults (MariaDB's information_schema.SYSTEM_VARIABLES knows
  * them; MySQL gets the fixed list only) and SHOW GLOBAL STATUS counters. */
-#include "db_int.h"
-#include "monitor.h"
+#include "db/monitor.h"
+#include "mysql_int.h"
 
 #define PERF_VARIABLES                                                                              \
 	"'INNODB_BUFFER_POOL_SIZE','INNODB_LOG_FILE_SIZE','INNODB_LOG_BUFFER_SIZE',"                \

@@ -1,13 +1,13 @@
 /* Internals shared by the two halves of the MySQL driver: mysql.c (connections, text queries,
  * stepping) and mysql_stmt.c (prepared statements). */
-#ifndef LB_DB_MYSQL_INT_H
-#define LB_DB_MYSQL_INT_H
+#ifndef LB_DB_MYSQL_MYSQL_INT_H
+#define LB_DB_MYSQL_MYSQL_INT_H
 
 #include <errmsg.h>
 #include <mysql.h>
 #include <mysqld_error.h>
 
-#include "db_int.h"
+#include "db/db_int.h"
 
 #ifdef LIBMARIADB
 #include <ma_pvio.h> /* PVIO_TYPE_SOCKET */
@@ -147,5 +147,12 @@ MYSQL_STMT *lb_mysql_cur_handle(struct lb_db_conn *c);
 int lb_mysql_fetch_stmt_row(struct lb_db_conn *c, const char **values, uint64_t *lengths);
 void lb_mysql_stmt_release(struct lb_db_conn *c, struct lb_db_stmt *s, int alive);
 void lb_mysql_stmt_fini(struct lb_db_stmt *s);
+
+/* Its command-line options and their reading (mysql_options.c). */
+extern const struct lb_opt_def lb_mysql_options[];
+void lb_mysql_read_options(const struct lb_opts *o, struct lb_db_options *out);
+
+/* What the server monitor reads on a MySQL/MariaDB server (mysql_monitor.c). */
+extern const struct lb_db_monitor lb_mysql_monitor;
 
 #endif

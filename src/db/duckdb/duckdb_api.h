@@ -5,8 +5,8 @@
  * DuckDB's names, which the macros below send through the loaded functions. A function missing
  * from LB_DUCKDB_FUNCTIONS fails the link (nothing else defines it), one missing from the
  * macros fails the build (its member has no other name). */
-#ifndef LB_DB_DUCKDB_API_H
-#define LB_DB_DUCKDB_API_H
+#ifndef LB_DB_DUCKDB_DUCKDB_API_H
+#define LB_DB_DUCKDB_DUCKDB_API_H
 
 #include <stddef.h>
 

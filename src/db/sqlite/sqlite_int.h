@@ -3,12 +3,12 @@
  * for locks) and sqlite_options.c. SQLite runs inside the process: a statement is CPU work of
  * the calling thread, done when its start call returns, except while the database is locked by
  * another connection (see sqlite_exec.c). */
-#ifndef LB_DB_SQLITE_INT_H
-#define LB_DB_SQLITE_INT_H
+#ifndef LB_DB_SQLITE_SQLITE_INT_H
+#define LB_DB_SQLITE_SQLITE_INT_H
 
 #include <sqlite3.h>
 
-#include "db_int.h"
+#include "db/db_int.h"
 
 /* The statement in flight, kept between a start call and the steps while it waits for a lock. */
 struct sqlite_op {

@@ -1,11 +1,11 @@
 /* Internals of the PostgreSQL driver shared by pgsql.c (connections, statements, requests) and
  * pgsql_pipeline.c (pipeline mode). */
-#ifndef LB_DB_PGSQL_INT_H
-#define LB_DB_PGSQL_INT_H
+#ifndef LB_DB_PGSQL_PGSQL_INT_H
+#define LB_DB_PGSQL_PGSQL_INT_H
 
 #include <libpq-fe.h>
 
-#include "db_int.h"
+#include "db/db_int.h"
 
 /* One message of a pipeline whose results are awaited, in the order the server answers. */
 struct pg_slot {
@@ -115,5 +115,12 @@ void pg_pipeline_results_free(struct lb_db_conn *c);
 void pg_pipeline_forget_stmt(struct lb_db_conn *c, struct lb_db_stmt *s);
 /* Frees everything of the pipeline state (session closing). */
 void pg_pipeline_fini(struct lb_db_conn *c);
+
+/* Its command-line options and their reading (pgsql_options.c). */
+extern const struct lb_opt_def lb_pgsql_options[];
+void lb_pgsql_read_options(const struct lb_opts *o, struct lb_db_options *out);
+
+/* What the server monitor reads on a PostgreSQL server (pgsql_monitor.c). */
+extern const struct lb_db_monitor lb_pgsql_monitor;
 
 #endif

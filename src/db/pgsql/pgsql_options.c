@@ -1,7 +1,7 @@
 /* The pgsql driver's command-line options (sysbench 1.0.20's, plus --pgsql-sslmode) and how
  * they fill its connection options. An option left at its default gives way to the libpq
  * environment variable (PGHOST, PGPORT, ...), as libpq itself would. */
-#include "db_int.h"
+#include "pgsql_int.h"
 
 const struct lb_opt_def lb_pgsql_options[] = {
 	{ "pgsql-host", LB_OPT_STRING, "localhost", "PostgreSQL server host" },
