@@ -580,9 +580,38 @@ end
 local pooled_connect -- defined below
 local remember -- defined with the transaction checks below
 
+-- --logon=per-transaction, in a run's workers: every connection the script opens is pooled (also
+-- without --users), and its session lasts one event (see the pool below).
+local per_event
+local function logon_per_event()
+  if per_event == nil then
+    per_event = sb.role == "worker" and type(sb.opt) == "table" and sb.opt.logon == "per-transaction"
+  end
+  return per_event
+end
+
+-- The sessions run workers opened, per thread (shared by every state): sql.logons().
+local logons
+local function count_logon()
+  if sb.role ~= "worker" then return end
+  logons = logons or sb.shared("luabench.sql.logons", "uint64_t", sb.threads)
+  logons[sb.tid] = logons[sb.tid] + 1
+end
+
+function sql.logons(tid)
+  if tid ~= nil and (type(tid) ~= "number" or tid % 1 ~= 0 or tid < 0 or tid >= sb.threads) then
+    raise(string.format("sql.logons(): expected a thread number 0..%d (got %s)", sb.threads - 1, tostring(tid)))
+  end
+  local all = sb.shared("luabench.sql.logons", "uint64_t", sb.threads)
+  if tid then return tonumber(all[tid]) end
+  local n = 0
+  for t = 0, sb.threads - 1 do n = n + tonumber(all[t]) end
+  return n
+end
+
 function Driver:connect()
   check_self(self, Driver, "connect()", "a driver from sysbench.sql.driver()")
-  if C.lb_users_here(worker) > 0 then return pooled_connect(self) end
+  if C.lb_users_here(worker) > 0 or logon_per_event() then return pooled_connect(self) end
   return self:connect_physical()
 end
 
@@ -635,6 +664,7 @@ function Driver:connect_physical()
   local con = setmetatable({ conn = c, driver = self, rs = rs, none = none, error = 0,
     sql_errno = 0 }, Connection)
   remember(con)
+  count_logon()
   connection_init(con)
   return con
 end
@@ -725,6 +755,8 @@ end
 
 -- Called by the event loop (runner.lua) in sysbench's mode; with --users the pool does both when
 -- the user gives its connection back.
+local log_off_thread -- (--logon=per-transaction, thread mode: defined with the pool below)
+
 sb._sql_loop = {
   publish = publish_all,
   before_retry = function()
@@ -732,16 +764,19 @@ sb._sql_loop = {
       local c = live[k]
       if c then rollback_open(c) end
     end
+    log_off_thread()
   end,
   -- Left open, not rolled back: a script may batch several events into one transaction.
   after_event = function()
     for k = 1, nlive do
       local c = live[k]
       if c and c.conn ~= nil and C.lb_db_conn_in_transaction(c.conn) ~= 0 then
-        warn_open(c, "an event ended", "it stays open into the next event")
+        warn_open(c, "an event ended", per_event and "it is rolled back as its session closes (--logon=per-transaction)"
+          or "it stays open into the next event")
       end
     end
     publish_if_asked()
+    log_off_thread()
   end,
 }
 
@@ -754,15 +789,74 @@ sb._sql_loop = {
 
 local pools = {} -- one per driver name in this worker
 
+-- --logon=per-transaction: a connection's session is closed when its event ends (or thinks),
+-- and the next event opens another; so the pool also serves threads (one connection each).
+-- Closing drops the session's statements too: each is prepared again on the next session the
+-- first time it runs there.
+local function log_off(pool, c)
+  for _, list in ipairs({ pool.all, pool.free }) do
+    for k = #list, 1, -1 do
+      if list[k] == c then table.remove(list, k) end
+    end
+  end
+  c:disconnect()
+  for ps in pairs(pool.stmts) do
+    local st = ps.per[c]
+    if st then
+      ps.per[c] = nil
+      st:close()
+    end
+  end
+end
+
+local thread_pools = {}
+log_off_thread = function()
+  for _, pool in ipairs(thread_pools) do
+    for k = #pool.all, 1, -1 do
+      local c = pool.all[k]
+      rollback_open(c)
+      log_off(pool, c)
+    end
+    pool.opened = 0
+  end
+end
+
+-- The next waiting user (FIFO), or nil.
+local function next_waiter(pool)
+  if pool.whead > pool.wtail then return nil end
+  local nexti = pool.waiters[pool.whead]
+  pool.waiters[pool.whead] = nil
+  pool.whead = pool.whead + 1
+  return nexti
+end
+
+-- A connection slot freed by a closed session: to the next waiting user (held = false: it
+-- opens a session of its own in the slot), else back to the pool's count.
+local function pass_slot(pool)
+  local nexti = next_waiter(pool)
+  if nexti then
+    pool.held[nexti] = false
+    C.lb_user_sched_ready(sb._users.sched, nexti)
+  else
+    pool.opened = pool.opened - 1
+  end
+end
+
 local function pool_for(drv)
   local name = drv.driver_name
   local pool = pools[name]
   if pool then return pool end
+  local U = sb._users
   -- opened counts connections open or being opened (a connect parks its user: the slot is
   -- taken before, so concurrent users can't overshoot the pool's size)
-  pool = { driver = drv, size = C.lb_users_pool_size(worker), opened = 0, all = {}, free = {},
-    held = {}, waiters = {}, whead = 1, wtail = 0 }
-  local U = sb._users
+  pool = { driver = drv, size = U and C.lb_users_pool_size(worker) or 1, opened = 0, all = {}, free = {},
+    held = {}, waiters = {}, whead = 1, wtail = 0, logoff = logon_per_event(),
+    stmts = setmetatable({}, { __mode = "k" }) }
+  pools[name] = pool
+  if not U then
+    thread_pools[#thread_pools + 1] = pool
+    return pool
+  end
   -- why: "failed" (the attempt failed, or will be retried), "think" or nil (the event ended)
   U.release[#U.release + 1] = function(i, why)
     local c = pool.held[i]
@@ -776,30 +870,72 @@ local function pool_for(drv)
     rollback_open(c)
     pool.held[i] = nil
     if not why then publish_if_asked() end
-    if pool.whead <= pool.wtail then
-      local nexti = pool.waiters[pool.whead]
-      pool.waiters[pool.whead] = nil
-      pool.whead = pool.whead + 1
+    if pool.logoff then
+      log_off(pool, c)
+      pass_slot(pool)
+      return
+    end
+    local nexti = next_waiter(pool)
+    if nexti then
       pool.held[nexti] = c
       C.lb_user_sched_ready(U.sched, nexti)
     else
       pool.free[#pool.free + 1] = c
     end
   end
-  pools[name] = pool
   return pool
 end
 
+-- Waits `s` seconds inside an event: a user is parked, a thread sleeps.
+local function backoff(s)
+  local U = user_context()
+  if U then
+    C.lb_user_sched_sleep(U.sched, U.current, C.lb_clock_ns(worker) + s * 1e9)
+    coroutine.yield()
+  else
+    C.lb_sleep_ns(s * 1e9)
+  end
+end
+
+-- A session opened inside an event (a user's, or --logon=per-transaction's): when the server
+-- does not take it (restarting), it is tried again as a lost connection is reconnected, with
+-- backoff (1 ms doubling up to 1 s) for --db-reconnect-timeout seconds, never past the end of
+-- the run. A connect outside an event (thread_init) fails at once.
+local function connect_in_event(drv)
+  local in_event = user_context() or C.lb_event_start_ns(worker) >= 0
+  local ok, res = pcall(drv.connect_physical, drv)
+  if ok or not in_event then return ok, res end
+  local deadline = C.lb_clock_ns(worker) + (tonumber(sb.opt.db_reconnect_timeout) or 60) * 1e9
+  local delay = 0.001
+  while not ok and C.lb_worker_stopping(worker) == 0 and C.lb_clock_ns(worker) + delay * 1e9 < deadline do
+    backoff(delay)
+    delay = math.min(delay * 2, 1)
+    ok, res = pcall(drv.connect_physical, drv)
+  end
+  return ok, res
+end
+
+-- A new session in a slot already counted in pool.opened.
+local function open_in_slot(pool)
+  local ok, res = connect_in_event(pool.driver)
+  if not ok then
+    if sb._users then pass_slot(pool) else pool.opened = pool.opened - 1 end
+    error(res, 0)
+  end
+  pool.all[#pool.all + 1] = res
+  return res
+end
+
 -- The physical connection for the running user (borrowing, or waiting for, one); outside a
--- user (thread_init, thread_done) any idle connection, used synchronously.
+-- user (thread_init, thread_done, a thread's event) any idle connection, used synchronously.
 local function acquire(pool)
   local U = user_context()
   if not U then
     local c = pool.free[#pool.free] or pool.all[1]
     if not c then
-      c = pool.driver:connect_physical()
       pool.opened = pool.opened + 1
-      pool.all[1], pool.free[1] = c, c
+      c = open_in_slot(pool)
+      pool.free[1] = c
     end
     return c
   end
@@ -809,13 +945,7 @@ local function acquire(pool)
   c = table.remove(pool.free)
   if not c and pool.opened < pool.size then
     pool.opened = pool.opened + 1
-    local ok, res = pcall(pool.driver.connect_physical, pool.driver)
-    if not ok then
-      pool.opened = pool.opened - 1
-      error(res, 0)
-    end
-    c = res
-    pool.all[#pool.all + 1] = c
+    c = open_in_slot(pool)
   end
   if not c then
     pool.wtail = pool.wtail + 1
@@ -823,6 +953,10 @@ local function acquire(pool)
     C.lb_user_sched_park(U.sched, i)
     coroutine.yield()
     c = pool.held[i]
+    if c == false then
+      pool.held[i] = nil
+      c = open_in_slot(pool)
+    end
   end
   pool.held[i] = c
   return c
@@ -889,7 +1023,9 @@ PooledStatement.__index = PooledStatement
 
 function Pooled:prepare(q)
   check_self(self, Pooled, "prepare()", "a connection")
-  return setmetatable({ con = self, sql = q, per = {}, bind_create = Statement.bind_create }, PooledStatement)
+  local ps = setmetatable({ con = self, sql = q, per = {}, bind_create = Statement.bind_create }, PooledStatement)
+  self.pool.stmts[ps] = true
+  return ps
 end
 
 function PooledStatement:bind_param(...)
@@ -955,9 +1091,16 @@ end
 
 -- Outside a user (thread_init) the pool's first connection opens at once: a wrong password or
 -- database fails thread_init as it does in thread mode, instead of every user's first event.
+-- With --logon=per-transaction it closes again: every event has a session of its own.
 pooled_connect = function(drv)
   local pool = pool_for(drv)
-  if not user_context() then acquire(pool) end
+  if not user_context() then
+    local c = acquire(pool)
+    if pool.logoff then
+      log_off(pool, c)
+      pool.opened = pool.opened - 1
+    end
+  end
   return setmetatable({ pool = pool, driver = drv }, Pooled)
 end
 
