@@ -7,7 +7,7 @@ local C = ffi.C
 local sb = sysbench
 local worker = sb.worker
 
-local OK, ESQL, ELOST = C.LB_DB_OK, C.LB_DB_ESQL, C.LB_DB_ELOST
+local OK, ESQL, ELOST, ECONNECT = C.LB_DB_OK, C.LB_DB_ESQL, C.LB_DB_ELOST, C.LB_DB_ECONNECT
 local KIND_READ = C.LB_DB_KIND_READ
 local RESTART_EVENT = sb.error.RESTART_EVENT
 
@@ -82,6 +82,44 @@ local function await(U, rs, rc, sql, step)
   end
   U.waiting[i] = nil
   return rc
+end
+
+-- The same for an operation of the connection itself (connect, the driver's ROLLBACK): rc is
+-- its start's answer; the user is parked until it is over.
+local function park(U, conn, rc)
+  while rc == PENDING do
+    if C.lb_user_sched_wait_db(U.sched, U.current, conn) ~= 0 then
+      rc = C.lb_db_step(conn, 0, nil)
+    else
+      rc = C.lb_db_step(conn, coroutine.yield(), nil)
+    end
+  end
+  return rc
+end
+
+-- Waits `s` seconds inside an event: a user is parked, a thread sleeps.
+local function backoff(s)
+  local U = user_context()
+  if U then
+    C.lb_user_sched_sleep(U.sched, U.current, C.lb_clock_ns(worker) + s * 1e9)
+    coroutine.yield()
+  else
+    C.lb_sleep_ns(s * 1e9)
+  end
+end
+
+-- Calls attempt() until it returns true, waiting 1 ms doubling up to 1 s between the tries, for
+-- --db-reconnect-timeout seconds and never past the end of the run; returns its last answer.
+local function with_backoff(attempt)
+  local deadline = C.lb_clock_ns(worker) + (tonumber(sb.opt.db_reconnect_timeout) or 60) * 1e9
+  local delay = 0.001
+  local ok, res = attempt()
+  while not ok and C.lb_worker_stopping(worker) == 0 and C.lb_clock_ns(worker) + delay * 1e9 < deadline do
+    backoff(delay)
+    delay = math.min(delay * 2, 1)
+    ok, res = attempt()
+  end
+  return ok, res
 end
 
 local function query_plain(rs, q)
@@ -255,6 +293,38 @@ local function connection_init(con)
   if not ok then error(err, 0) end
 end
 
+-- A connection lost under a user's statement, connected again with the user parked on each
+-- attempt and between them (lb_sql_reconnect would block the worker's thread: its other users
+-- would wait for the server's whole absence, their own connects in progress left half-open,
+-- and a PostgreSQL shutting down waits for those, so a restart would last until the reconnect
+-- gave up). Once the run is over a lost connection stays lost, as with lb_sql_reconnect.
+local function reconnect_parked(U, conn)
+  local rc = ECONNECT
+  with_backoff(function()
+    C.lb_db_disconnect(conn)
+    if C.lb_worker_stopping(worker) ~= 0 then return true end
+    rc = park(U, conn, C.lb_db_connect_start(conn))
+    if rc == OK then rc = C.lb_sql_reconnected(worker, conn) end
+    return rc == OK
+  end)
+  if rc ~= OK then C.lb_db_disconnect(conn) end
+  return rc
+end
+
+-- A connection lost under a statement, connected again (its statements prepared again, the
+-- reconnect counted, the connection hook run): the driver's answer.
+local function reconnect_lost(con)
+  local U = user_context()
+  local rc
+  if U then
+    rc = reconnect_parked(U, con.conn)
+  else
+    rc = C.lb_sql_reconnect(worker, con.conn, 0)
+  end
+  if rc == OK then connection_init(con) end
+  return rc
+end
+
 -- sysbench's check_error: ignorable errors (ignore lists, sql_error_ignorable hook, lost
 -- connections after a successful reconnect) restart the event; anything else is fatal.
 function Connection:check_error(rc, query)
@@ -264,12 +334,11 @@ function Connection:check_error(rc, query)
   local desc = { connection = self, query = query, sql_errno = self.sql_errno,
     sql_state = self.sql_state, sql_errmsg = self.sql_errmsg }
   if rc == ELOST then
-    local again = C.lb_sql_reconnect(worker, self.conn, 0)
+    local again = reconnect_lost(self)
     if again ~= OK and C.lb_worker_stopping(worker) == 0 then
       last_error(self)
       raise(string.format("lost the connection and could not reconnect: %s", self.sql_errmsg))
     end
-    if again == OK then connection_init(self) end
     desc.errcode = RESTART_EVENT
     error(desc)
   end
@@ -531,7 +600,7 @@ end
 
 local pipelines = require("luabench.sql_pipeline")({ worker = worker, raise = raise,
   user_context = user_context, await = await, sync = sync, CLOSED = CLOSED, check_self = check_self,
-  Connection = Connection, reconnected = function(con) return connection_init(con) end })
+  Connection = Connection, reconnect_lost = reconnect_lost })
 Connection.pipeline = pipelines.open
 
 -- Drivers ---------------------------------------------------------------------------------------
@@ -635,14 +704,7 @@ function Driver:connect_physical()
     -- Connect without blocking the worker's other users (a blocking client library, odbc,
     -- runs its calls on a helper thread for that).
     C.lb_db_conn_set_offload(c, 1)
-    rc = C.lb_db_connect_start(c)
-    while rc == PENDING do
-      if C.lb_user_sched_wait_db(U.sched, U.current, c) ~= 0 then
-        rc = C.lb_db_step(c, 0, nil)
-      else
-        rc = C.lb_db_step(c, coroutine.yield(), nil)
-      end
-    end
+    rc = park(U, c, C.lb_db_connect_start(c))
   else
     rc = C.lb_sql_connect(worker, c)
   end
@@ -685,14 +747,7 @@ local function rollback_open(c)
     C.lb_db_query(conn, "ROLLBACK", 8, nil)
     return
   end
-  local rc = C.lb_db_query_start(conn, "ROLLBACK", 8, nil)
-  while rc == PENDING do
-    if C.lb_user_sched_wait_db(U.sched, U.current, conn) ~= 0 then
-      rc = C.lb_db_step(conn, 0, nil)
-    else
-      rc = C.lb_db_step(conn, coroutine.yield(), nil)
-    end
-  end
+  park(U, conn, C.lb_db_query_start(conn, "ROLLBACK", 8, nil))
 end
 
 -- One WARNING per worker: a script that does this does it in every event. Not when running as
@@ -886,33 +941,14 @@ local function pool_for(drv)
   return pool
 end
 
--- Waits `s` seconds inside an event: a user is parked, a thread sleeps.
-local function backoff(s)
-  local U = user_context()
-  if U then
-    C.lb_user_sched_sleep(U.sched, U.current, C.lb_clock_ns(worker) + s * 1e9)
-    coroutine.yield()
-  else
-    C.lb_sleep_ns(s * 1e9)
-  end
-end
-
 -- A session opened inside an event (a user's, or --logon=per-transaction's): when the server
 -- does not take it (restarting), it is tried again as a lost connection is reconnected, with
 -- backoff (1 ms doubling up to 1 s) for --db-reconnect-timeout seconds, never past the end of
 -- the run. A connect outside an event (thread_init) fails at once.
 local function connect_in_event(drv)
-  local in_event = user_context() or C.lb_event_start_ns(worker) >= 0
-  local ok, res = pcall(drv.connect_physical, drv)
-  if ok or not in_event then return ok, res end
-  local deadline = C.lb_clock_ns(worker) + (tonumber(sb.opt.db_reconnect_timeout) or 60) * 1e9
-  local delay = 0.001
-  while not ok and C.lb_worker_stopping(worker) == 0 and C.lb_clock_ns(worker) + delay * 1e9 < deadline do
-    backoff(delay)
-    delay = math.min(delay * 2, 1)
-    ok, res = pcall(drv.connect_physical, drv)
-  end
-  return ok, res
+  local function attempt() return pcall(drv.connect_physical, drv) end
+  if user_context() or C.lb_event_start_ns(worker) >= 0 then return with_backoff(attempt) end
+  return attempt()
 end
 
 -- A new session in a slot already counted in pool.opened.

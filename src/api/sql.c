@@ -444,7 +444,6 @@ LB_FFI int32_t lb_sql_pipeline_step(struct lb_worker *w, struct lb_sql_result *r
 	return rc == LB_DB_PENDING ? rc : pipeline_finish(w, rs, rc, 0);
 }
 
-/* asked: the script called con:reconnect(); otherwise the connection was lost under a statement. */
 LB_FFI int32_t lb_sql_publish_stats(struct lb_worker *w, struct lb_db_conn *c)
 {
 	int done = lb_db_conn_publish_stats(c);
@@ -453,6 +452,7 @@ LB_FFI int32_t lb_sql_publish_stats(struct lb_worker *w, struct lb_db_conn *c)
 	return done;
 }
 
+/* asked: the script called con:reconnect(); otherwise the connection was lost under a statement. */
 LB_FFI int32_t lb_sql_reconnect(struct lb_worker *w, struct lb_db_conn *c, int asked)
 {
 	if (!c)
@@ -468,6 +468,14 @@ LB_FFI int32_t lb_sql_reconnect(struct lb_worker *w, struct lb_db_conn *c, int a
 	if (stop < deadline)
 		deadline = stop;
 	int32_t rc = lb_db_reconnect(c, deadline);
+	if (rc == LB_DB_OK)
+		lb_stats_add(&w->stats, LB_CNT_RECONNECT, 1);
+	return rc;
+}
+
+LB_FFI int32_t lb_sql_reconnected(struct lb_worker *w, struct lb_db_conn *c)
+{
+	int32_t rc = lb_db_reconnect_finish(c);
 	if (rc == LB_DB_OK)
 		lb_stats_add(&w->stats, LB_CNT_RECONNECT, 1);
 	return rc;
