@@ -956,6 +956,11 @@ local function open_in_slot(pool)
   local ok, res = connect_in_event(pool.driver)
   if not ok then
     if sb._users then pass_slot(pool) else pool.opened = pool.opened - 1 end
+    -- refused until the end of the run (a server restarting then): the event is cut off, as
+    -- one whose statement the end cut off, not failed
+    if C.lb_worker_stopping(worker) ~= 0 then
+      error({ errcode = RESTART_EVENT, query = "(connect)", sql_errmsg = tostring(res) })
+    end
     error(res, 0)
   end
   pool.all[#pool.all + 1] = res
