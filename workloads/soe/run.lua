@@ -27,7 +27,8 @@ function M.stats_array(threads)
 end
 
 -- The logons still in doubt when a thread ended, for done() to look up (its waits are not cut
--- off by the end of the run, a worker's are): per thread a count, then up to DOUBT_MAX ids.
+-- off by the end of the run, a worker's are): per thread a count, then up to DOUBT_MAX ids; an
+-- id is negative when the end of the run cut its COMMIT off (its session may still commit it).
 local DOUBT_MAX = 4096
 local function doubt_array(threads)
   return luabench.shared("soe.run.doubt", "int64_t", threads * (DOUBT_MAX + 1))
@@ -55,37 +56,91 @@ function M.init()
   sh[0], sh[1], sh[2], sh[3] = max, cfg.customers, cfg.warehouses, cfg.scale_ppm
 end
 
--- The committed logon rows of the run go to the configuration table, where `check` compares
--- them with the table: those the threads counted, and those whose COMMIT lost its answer found
--- in the table now; the ones that cannot be looked up are recorded as in doubt.
-function M.done()
-  local s = common.settings()
-  local threads = sysbench.opt.threads
-  local st = M.stats_array(threads)
-  local ids = doubt_array(threads)
-  local done, doubt = 0, 0
+-- The logons of the threads: committed, in doubt (beyond the lists), and the lists of ids to
+-- look up.
+local function run_logons(threads)
+  local st, ids = M.stats_array(threads), doubt_array(threads)
+  local r = { committed = 0, doubt = 0, ids = {} }
   for t = 0, threads - 1 do
-    done = done + st[t * SLOTS + M.LOGONS_COMMITTED]
-    doubt = doubt + st[t * SLOTS + M.LOGONS_IN_DOUBT] + tonumber(ids[t * (DOUBT_MAX + 1)])
+    r.committed = r.committed + st[t * SLOTS + M.LOGONS_COMMITTED]
+    r.doubt = r.doubt + st[t * SLOTS + M.LOGONS_IN_DOUBT]
+    local b = t * (DOUBT_MAX + 1)
+    for k = 1, tonumber(ids[b]) do r.ids[#r.ids + 1] = tonumber(ids[b + k]) end
   end
-  local ok, err = pcall(function()
-    local con = common.open()
-    for t = 0, threads - 1 do
-      local b = t * (DOUBT_MAX + 1)
-      for k = 1, tonumber(ids[b]) do
-        local n = tonumber(con:query_row(string.format("SELECT COUNT(*) FROM %s WHERE logon_id = %d", s.t.logon,
-          tonumber(ids[b + k]))))
-        doubt = doubt - 1
-        done = done + n
-      end
+  return r
+end
+
+-- One attempt at recording the run's logons on con, in one transaction with a row of its own
+-- (`marker`) so that an attempt whose COMMIT lost its answer is not added twice by the next.
+-- A logon whose session was lost is committed if its row is there; one whose COMMIT the end
+-- of the run cut off may still be committed by its session, so a missing row stays in doubt.
+local function record(con, r, marker)
+  local s, D = common.settings(), common.dialect()
+  local t = s.t
+  local function drop_marker() con:query(string.format("DELETE FROM %s WHERE cfg_name = '%s'", t.config, marker)) end
+  if tonumber(con:query_row(string.format("SELECT COUNT(*) FROM %s WHERE cfg_name = '%s'", t.config, marker))) == 1 then
+    return drop_marker() -- the last attempt's COMMIT went through
+  end
+  local committed, doubt = r.committed, r.doubt
+  for _, id in ipairs(r.ids) do
+    local n = tonumber(con:query_row(string.format("SELECT COUNT(*) FROM %s WHERE logon_id = %d", t.logon, math.abs(id))))
+    if n == 1 then
+      committed = committed + 1
+    elseif id < 0 then
+      doubt = doubt + 1
     end
-    common.config_add(con, "logons", done)
-    common.config_add(con, "logons_in_doubt", doubt)
-    common.config_add(con, "runs", 1)
-    con:disconnect()
-  end)
-  if not ok then
-    io.stderr:write("ALERT: could not record the run's logons for 'check': " .. tostring(err) .. "\n")
+  end
+  con:query(D.begin)
+  common.config_add(con, "logons", committed)
+  common.config_add(con, "logons_in_doubt", doubt)
+  common.config_add(con, "runs", 1)
+  con:query(string.format("INSERT INTO %s (cfg_name, cfg_value) VALUES ('%s', 0)", t.config, marker))
+  con:query(D.commit)
+  drop_marker()
+end
+
+-- A name no other run's recording has (processes of a --instance run record side by side).
+local function marker_name()
+  local f = io.open("/dev/urandom", "rb")
+  local bytes = f and f:read(8) or tostring(os.time() + os.clock())
+  if f then f:close() end
+  return "run_recorded_" .. bytes:gsub(".", function(c) return string.format("%02x", c:byte()) end)
+end
+
+-- The committed logon rows of the run go to the configuration table, where `check` compares
+-- them with the table. The server may be restarting when the run ends: tried again with backoff
+-- (0.1 s doubling up to 2 s) for --db-reconnect-timeout seconds, saying so.
+function M.done()
+  local r = run_logons(sysbench.opt.threads)
+  local marker = marker_name()
+  local wait_s = tonumber(sysbench.opt.db_reconnect_timeout) or 60
+  local deadline, delay, said = luabench.time() + wait_s, 0.1, false
+  while true do
+    local ok, err = pcall(function()
+      local con = common.open()
+      local done, e = pcall(record, con, r, marker)
+      pcall(con.disconnect, con)
+      if not done then error(e, 0) end
+    end)
+    if ok then return end
+    -- a lost connection (reconnected: RESTART_EVENT, or not), a server that refuses sessions
+    local lost = type(err) == "table"
+    err = lost and tostring(err.sql_errmsg) or tostring(err):gsub("^[^:]*soe/run%.lua:%d+: ", "")
+    lost = lost or err:find("connection creation failed", 1, true) or err:find("lost the connection", 1, true)
+    if not lost or luabench.time() + delay > deadline then
+      io.stderr:write(string.format("ALERT: could not record the run's logons for 'check'%s: %s. 'check' will not " ..
+        "match the LOGON table (%d logons committed, %d in doubt and %d to look up are not recorded): run 'cleanup' " ..
+        "and 'prepare' before checking again\n", lost and string.format(" within --db-reconnect-timeout (%g s)", wait_s) or "",
+        err, r.committed, r.doubt, #r.ids))
+      return
+    end
+    if not said then
+      said = true
+      io.stderr:write(string.format("NOTE: waiting for the server to record the run's logons for 'check' " ..
+        "(up to %g s): %s\n", wait_s, err))
+    end
+    luabench.sleep(delay)
+    delay = math.min(delay * 2, 2)
   end
 end
 
@@ -121,22 +176,30 @@ local function think_ms(lo, hi, sum, n, wait)
   if ms > 0 then wait(ms / 1000) end
 end
 
--- Looks up the logons in doubt on con: a row there was committed. False while the server
--- cannot say.
+-- Looks up the logons in doubt on con: a row there was committed. Stops while the server
+-- cannot say. The users of a worker take turns (one looks them up), and others add theirs to
+-- the list while the lookup waits for the server: an id leaves the list once looked up (one
+-- the end of the run cuts off stays, for done()).
 local resolving = false
 local function resolve_doubt(con)
-  if resolving or #doubt == 0 then return true end
-  resolving = true -- (the users of a worker take turns: one looks them up)
-  local ok = pcall(function()
-    while #doubt > 0 do
-      local id = doubt[#doubt]
-      local n = tonumber(con:query_row(string.format("SELECT COUNT(*) FROM %s WHERE logon_id = %d", s.t.logon, id)))
-      doubt[#doubt] = nil
-      if n == 1 then x.logon_done(true) end
+  if resolving then return end
+  resolving = true
+  local ok = true
+  while ok and #doubt > 0 do
+    local id = doubt[#doubt]
+    local n
+    ok, n = pcall(con.query_row, con, string.format("SELECT COUNT(*) FROM %s WHERE logon_id = %d", s.t.logon, id))
+    if ok then
+      for k = #doubt, 1, -1 do
+        if doubt[k] == id then
+          table.remove(doubt, k)
+          break
+        end
+      end
+      if tonumber(n) == 1 then x.logon_done(true) end
     end
-  end)
+  end
   resolving = false
-  return ok
 end
 
 function M.thread_init(thread_id, stat_types)
@@ -166,9 +229,9 @@ end
 function M.thread_done()
   if not x then return end
   window_tick()
-  -- logons of users whose last statement the end of the run cut off, and those not looked up
-  -- yet: done() looks them up
-  for id in pairs(x.inflight) do doubt[#doubt + 1] = id end
+  -- logons of users whose last statement the end of the run cut off (negative), and those not
+  -- looked up yet: done() looks them up
+  for id in pairs(x.inflight) do doubt[#doubt + 1] = -id end
   x.inflight = {}
   local ids, b = doubt_array(s.threads), tid * (DOUBT_MAX + 1)
   local n = math.min(#doubt, DOUBT_MAX)
@@ -214,7 +277,11 @@ function M.event()
     count(txn.ROLLBACKS)
     pcall(x.con.query, x.con, x.D.rollback)
     failure = res
-    if attempt <= RETRIES and type(res) == "table" and res.errcode == RESTART_EVENT and not luabench.stopping() then
+    local restart = type(res) == "table" and res.errcode == RESTART_EVENT
+    -- cut off by the end of the run (a lost session not reconnected then): the runner abandons
+    -- the event, as any other's, instead of counting it as failed
+    if restart and luabench.stopping() then error(res) end
+    if restart and attempt <= RETRIES then
       T:retry()
     else
       T:error()
