@@ -180,6 +180,14 @@ end
 -- next_values(names) of a dialect whose sequences can be read together: one SELECT of each
 -- sequence's nextval(name), with the dialect's from_dual.
 function M.select_next_values(d, names)
+  local api, CALL = require("luabench.api_check"), "luabench.dialect.select_next_values(d, names)"
+  if type(d) ~= "table" or type(d.nextval) ~= "function" or type(d.from_dual) ~= "string" then
+    api.bad(CALL, "d must be a dialect with sequences (nextval, from_dual)", d)
+  end
+  if type(names) ~= "table" or #names == 0 then api.bad(CALL, "names must be a list of sequence names", names) end
+  for _, n in ipairs(names) do
+    if type(n) ~= "string" then api.bad(CALL, "names must be a list of sequence names", n) end
+  end
   local e = {}
   for i, n in ipairs(names) do e[i] = d.nextval(n) end
   return { "SELECT " .. table.concat(e, ", ") .. d.from_dual }

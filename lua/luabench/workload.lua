@@ -80,10 +80,11 @@ end
 -- Per-thread counters in luabench.shared memory (`slots` numbers per thread, thread t's from
 -- t * slots), summed over the threads: a table slot -> total, slots numbered from 0.
 function M.sum_slots(array, threads, slots)
+  local CALL = "sum_slots(array, threads, slots)"
+  need(CALL, "array must be a luabench.shared array", type(array) == "cdata" or type(array) == "table", array)
   for _, a in ipairs({ { "threads", threads }, { "slots", slots } }) do
-    if type(a[2]) ~= "number" or a[2] % 1 ~= 0 or a[2] < 1 then
-      require("luabench.api_check").raise(string.format("sum_slots(): %s must be an integer >= 1 (got %s)", a[1], tostring(a[2])))
-    end
+    local v = a[2]
+    need(CALL, a[1] .. " must be an integer >= 1", type(v) == "number" and v % 1 == 0 and v >= 1 and v < math.huge, v)
   end
   local v = {}
   for slot = 0, slots - 1 do

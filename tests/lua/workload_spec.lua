@@ -40,7 +40,7 @@ describe("luabench.workload", function()
     assert.are.same({ [0] = 1, [1] = 2 }, workload.sum_slots(p, 1, 2))
     local ok, err = pcall(workload.sum_slots, p, 0, 2)
     assert.is_false(ok)
-    assert.is_truthy(err:find("sum_slots(): threads must be an integer >= 1 (got 0)", 1, true), err)
+    assert.is_truthy(err:find("luabench.workload.sum_slots(array, threads, slots): threads must be an integer >= 1 (got 0)", 1, true), err)
   end)
 
   it("refuses a driver without a dialect in one line", function()
