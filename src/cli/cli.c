@@ -543,9 +543,9 @@ static bool other_command(int argc, char **argv, int *rc)
 	static const struct {
 		const char *command, *module;
 	} tools[] = {
-		{ "compare", "luabench.compare" },
-		{ "report", "luabench.report_html" },
-		{ "study", "luabench.study" },
+		{ "compare", "luabench.internal.compare" },
+		{ "report", "luabench.internal.report_html" },
+		{ "study", "luabench.internal.study" },
 	};
 	for (size_t i = 0; i < sizeof(tools) / sizeof(tools[0]); i++) {
 		if (!strcmp(argv[1], tools[i].command)) {

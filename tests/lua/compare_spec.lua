@@ -1,8 +1,8 @@
--- luabench.compare: the model (values, ratios, significance) and its text, JSON and CSV.
-local compare = require("luabench.compare")
+-- luabench.internal.compare: the model (values, ratios, significance) and its text, JSON and CSV.
+local compare = require("luabench.internal.compare")
 local fx = require("lua.result_fixture")
 
-describe("luabench.compare", function()
+describe("luabench.internal.compare", function()
   local a = fx.input("before", { fx.doc { tps = 1000, per_interval = { 990, 1010, 1000 } } })
   local b = fx.input("after", { fx.doc { tps = 1500, lat = 0.5, per_interval = { 1490, 1510, 1500 } } })
   local c = fx.input("same", { fx.doc { tps = 1001, per_interval = { 980, 1020, 1003 } } })

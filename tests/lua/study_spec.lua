@@ -1,8 +1,8 @@
--- luabench.study: its command line and the manifest's encoding (the runs themselves: the e2e
+-- luabench.internal.study: its command line and the manifest's encoding (the runs themselves: the e2e
 -- spec tests/e2e/study_spec.lua).
-local study = require("luabench.study")
+local study = require("luabench.internal.study")
 
-describe("luabench.study", function()
+describe("luabench.internal.study", function()
   it("parses its options", function()
     local a = assert(study.parse({ "plan.lua", "--dir=out", "--set=host=db1", "--set=n=2", "--dry-run" }))
     assert.are.equal("plan.lua", a.plan)

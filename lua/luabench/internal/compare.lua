@@ -7,8 +7,8 @@
 -- pattern of result files. A --label names every input after it up to the next --label: several
 -- runs of one configuration, judged by the spread between them. The model (compare_model.lua)
 -- is also what `luabench report` shows.
-local results = require("luabench.results")
-local metrics = require("luabench.metrics")
+local results = require("luabench.internal.results")
+local metrics = require("luabench.internal.metrics")
 
 local M = {}
 
@@ -48,8 +48,8 @@ One run per label: ]] .. metrics.RULE .. [[.
 See doc/compare.md for worked examples.
 ]]
 
-local model = require("luabench.compare_model")
-local render = require("luabench.compare_text")
+local model = require("luabench.internal.compare_model")
+local render = require("luabench.internal.compare_text")
 
 -- The model and its renderings (compare_model.lua, compare_text.lua), under the names the
 -- report and the specs use.
@@ -340,7 +340,7 @@ function M.main(args)
   ok, err = M.write_output(a.output, renderer(m))
   if not ok then return fail(err) end
   if a.charts then
-    local charts = require("luabench.charts")
+    local charts = require("luabench.internal.charts")
     for _, group in ipairs(M.chart_groups(inputs)) do
       for _, c in ipairs(charts.build(group.inputs)) do
         local path = a.charts .. (group.name and ("-" .. group.name) or "") .. "-" .. c.id .. ".svg"

@@ -3,14 +3,14 @@
 -- run or a comparison of several of them: what ran and on what (command line, options, machine),
 -- the summary table (with ratios and significance for a comparison), the charts, the per-type
 -- tables of tpcc/bookstore/fileio, the workload's own figures and the system metrics.
-local results = require("luabench.results")
-local compare = require("luabench.compare")
-local compare_model = require("luabench.compare_model")
-local charts = require("luabench.charts")
-local text = require("luabench.compare_text")
-local metrics = require("luabench.metrics")
-local svg = require("luabench.svg")
-local fingerprint = require("luabench.fingerprint")
+local results = require("luabench.internal.results")
+local compare = require("luabench.internal.compare")
+local compare_model = require("luabench.internal.compare_model")
+local charts = require("luabench.internal.charts")
+local text = require("luabench.internal.compare_text")
+local metrics = require("luabench.internal.metrics")
+local svg = require("luabench.internal.svg")
+local fingerprint = require("luabench.internal.fingerprint")
 
 local M = {}
 

@@ -2,11 +2,11 @@
 -- order, each run a luabench process of its own writing its result into the study's directory,
 -- with a manifest rewritten after every run so that an interrupted study resumes where it
 -- stopped. `luabench compare DIR` and `luabench report DIR` read the directory.
-local splan = require("luabench.study_plan")
-local results = require("luabench.results")
-local metrics = require("luabench.metrics")
-local runstats = require("luabench.runstats")
-local render = require("luabench.compare_text")
+local splan = require("luabench.internal.study_plan")
+local results = require("luabench.internal.results")
+local metrics = require("luabench.internal.metrics")
+local runstats = require("luabench.internal.runstats")
+local render = require("luabench.internal.compare_text")
 
 local M = {}
 
@@ -47,7 +47,7 @@ Options:
 
 -- the built-in machine plan's description and values in the text above
 do
-  local machine = require("luabench.plans.machine")
+  local machine = require("luabench.internal.plans.machine")
   local lines = {}
   for _, v in ipairs(machine.VALUES) do
     lines[#lines + 1] = string.format("              %-12s %s%s", v[1], v[3], v[2] ~= "" and (" (" .. v[2] .. ")") or "")
@@ -127,7 +127,7 @@ local function save(ctx)
   man.updated = os.date("!%Y-%m-%dT%H:%M:%SZ")
   local out = {}
   encode(man, "", out)
-  local ok, err = require("luabench.compare").write_output(ctx.dir .. "/manifest.json", table.concat(out) .. "\n")
+  local ok, err = require("luabench.internal.compare").write_output(ctx.dir .. "/manifest.json", table.concat(out) .. "\n")
   if not ok then error(err, 0) end
 end
 
