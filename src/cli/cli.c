@@ -1,5 +1,6 @@
 /* Command line: two-pass option parsing, workload resolution and command dispatch. */
 #include "cli/cli.h"
+#include "cli/merge_cmd.h"
 #include "cli/net_server.h"
 
 #include <errno.h>
@@ -14,7 +15,6 @@
 #include "engine/dbopts.h"
 #include "engine/engine.h"
 #include "lb_config.h"
-#include "output/merge.h"
 #include "output/personality.h"
 #include "output/result_json.h"
 #include "output/run_output.h"
@@ -537,7 +537,7 @@ static bool other_command(int argc, char **argv, int *rc)
 	if (argc < 2)
 		return false;
 	if (!strcmp(argv[1], "merge")) {
-		*rc = lb_merge_main(argc - 1, argv + 1);
+		*rc = lb_cli_merge((const char *const *)argv + 2, argc - 2);
 		return true;
 	}
 	static const struct {
