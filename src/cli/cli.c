@@ -536,20 +536,16 @@ static bool other_command(int argc, char **argv, int *rc)
 {
 	if (argc < 2)
 		return false;
+	const char *const *args = (const char *const *)argv + 2;
 	if (!strcmp(argv[1], "merge")) {
-		*rc = lb_cli_merge((const char *const *)argv + 2, argc - 2);
+		*rc = lb_cli_merge(args, argc - 2);
 		return true;
 	}
-	static const struct {
-		const char *command, *module;
-	} tools[] = {
-		{ "compare", "luabench.internal.compare" },
-		{ "report", "luabench.internal.report_html" },
-		{ "study", "luabench.internal.study" },
-	};
-	for (size_t i = 0; i < sizeof(tools) / sizeof(tools[0]); i++) {
-		if (!strcmp(argv[1], tools[i].command)) {
-			*rc = lb_tool_main(tools[i].module, argc - 1, argv + 1);
+	/* The commands written in Lua: their command lines are read by luabench.internal.cli. */
+	static const char *const lua_commands[] = { "compare", "report", "study" };
+	for (size_t i = 0; i < LB_ARRAY_LENGTH(lua_commands); i++) {
+		if (!strcmp(argv[1], lua_commands[i])) {
+			*rc = lb_tool_main("luabench.internal.cli", argv[1], args, argc - 2);
 			return true;
 		}
 	}

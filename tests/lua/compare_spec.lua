@@ -41,21 +41,6 @@ describe("luabench.internal.compare", function()
     assert.truthy(compare.text(m):find("== 4 threads ==", 1, true))
   end)
 
-  it("parses labels, each naming the inputs up to the next, and refuses a dangling one", function()
-    local args = assert(compare.parse_args({ "a.json", "--label=x", "b.json", "c.json", "--format", "csv",
-      "--label=y", "d.json" }, { label = "value", format = "value" }))
-    assert.are.same({ { path = "a.json" }, { path = "b.json", label = "x", group = 1 },
-      { path = "c.json", label = "x", group = 1 }, { path = "d.json", label = "y", group = 2 } }, args.inputs)
-    assert.are.equal("csv", args.format)
-    local none, err = compare.parse_args({ "a.json", "--label=y" }, { label = "value" })
-    assert.is_nil(none)
-    assert.truthy(err:find("before the input", 1, true))
-    assert.is_nil((compare.parse_args({ "--nope" }, {})))
-    none, err = compare.parse_args({ "--label=a", "--label=b", "x.json" }, { label = "value" })
-    assert.is_nil(none)
-    assert.truthy(err:find("--label=a names no input", 1, true), err)
-  end)
-
   it("tells studies of one label apart when they share a workload, and joins them when not", function()
     local root = os.tmpname()
     os.remove(root)

@@ -579,14 +579,10 @@ local function fail(msg)
   return 1
 end
 
-function M.main(args)
-  local a, err = compare.parse_args(args, { label = "value", output = "value", title = "value", help = "flag" })
-  if not a then return fail(err .. " (see luabench report --help)") end
-  if a.help then io.stdout:write(M.USAGE); return 0 end
-  if #a.inputs == 0 then return fail("no input (see luabench report --help)") end
-  if not a.output then return fail("say where the HTML goes: -o report.html") end
-  local inputs
-  inputs, err = compare.load_inputs(a.inputs)
+-- `luabench report`, given its parsed command line (luabench.internal.cli): { inputs, output,
+-- title }.
+function M.run(a)
+  local inputs, err = compare.load_inputs(a.inputs)
   if not inputs then return fail(err) end
   local ok, page = pcall(M.render, inputs, a.title)
   if not ok then return fail(tostring(page)) end

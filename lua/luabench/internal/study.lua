@@ -538,33 +538,6 @@ local function cleanup(ctx)
   end
 end
 
-function M.parse(args)
-  local a = { vars = {} }
-  for _, arg in ipairs(args) do
-    local name, value = arg:match("^%-%-([%w%-]+)=(.*)$")
-    if not name then name = arg:match("^%-%-([%w%-]+)$") end
-    if arg == "-h" then name = "help" end
-    if name == "help" or name == "dry-run" then
-      if value then return nil, string.format("option '--%s' takes no value", name) end
-      a[name] = true
-    elseif name == "dir" or name == "label" then
-      if not value or value == "" then return nil, string.format("option '--%s' needs a value (--%s=...)", name, name) end
-      a[name] = value
-    elseif name == "set" then
-      local k, v = (value or ""):match("^([%a_][%w_]*)=(.*)$")
-      if not k then return nil, string.format("--set wants NAME=VALUE (got '%s')", tostring(value)) end
-      a.vars[k] = v
-    elseif name then
-      return nil, string.format("unknown option '%s'", arg)
-    elseif a.plan then
-      return nil, string.format("one plan at a time (got '%s' and '%s')", a.plan, arg)
-    else
-      a.plan = arg
-    end
-  end
-  return a
-end
-
 local function dry_run(plan, runs)
   io.stdout:write(string.format("%s into %s/:\n", shape(plan, #runs), plan.dir))
   for _, r in ipairs(runs) do
@@ -576,11 +549,10 @@ local function dry_run(plan, runs)
   return 0
 end
 
-function M.main(args)
-  local a, err = M.parse(args)
-  if not a then return fail(err .. " (see luabench study --help)") end
-  if a.help then io.stdout:write(M.USAGE); return 0 end
-  if not a.plan then return fail("give a plan: luabench study PLAN (see luabench study --help)") end
+-- `luabench study`, given its parsed command line (luabench.internal.cli): { plan, dir, label,
+-- vars, dry_run }.
+function M.run(a)
+  local err
   local host = hostname()
   local plan
   plan, err = splan.load(a.plan, { path = a.plan, hostname = host, label = a.label, vars = a.vars, dir = a.dir })
@@ -588,7 +560,7 @@ function M.main(args)
   if a.dir then plan.dir = a.dir end
   local runs, state = splan.order(plan)
   for _, note in ipairs(plan.notes) do io.stdout:write("NOTE: ", note, "\n") end
-  if a["dry-run"] then return dry_run(plan, runs) end
+  if a.dry_run then return dry_run(plan, runs) end
   local ctx = { plan = plan, dir = plan.dir:gsub("/+$", ""), exe = self_exe(), failed = 0, runs_wall_s = 0,
                 order_state = state, index = 0 }
   local fresh = new_manifest(plan, a.plan, runs, host)
