@@ -1,7 +1,7 @@
 /* Command line: two-pass option parsing, workload resolution and command dispatch. */
 #include "cli/cli.h"
 #include "cli/merge_cmd.h"
-#include "cli/net_server.h"
+#include "cli/net_server_cmd.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -554,7 +554,7 @@ static bool other_command(int argc, char **argv, int *rc)
 		return true;
 	}
 	if (!strcmp(argv[1], "net-server")) {
-		*rc = lb_net_server_main(argc - 1, argv + 1);
+		*rc = lb_cli_net_server(args, argc - 2);
 		return true;
 	}
 	return false;
