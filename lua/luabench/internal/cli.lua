@@ -8,6 +8,13 @@ local escape = require("luabench.api_check").escape
 
 local M = {}
 
+-- A command's failure: its FATAL line on stderr, control characters shown as escapes unless
+-- `raw`. Returns 1, the exit code.
+function M.fail(name, msg, raw)
+  io.stderr:write("FATAL: ", name, ": ", raw and msg or escape(msg), "\n")
+  return 1
+end
+
 -- ---- parsers ------------------------------------------------------------------------------------
 
 -- The arguments shared by compare and report. Returns { inputs = {{path, label, group}}, ... }
@@ -83,10 +90,11 @@ end
 -- ---- the commands ---------------------------------------------------------------------------------
 
 -- Each command: its module (USAGE, run(parsed)), its parser, whether its FATAL line shows control
--- characters as escapes, and the checks of what it was given (a message, or nil when complete).
+-- characters as they are (study's, as it always has), and the checks of what it was given (a
+-- message, or nil when complete).
 local commands = {
   compare = {
-    module = "luabench.internal.compare", escaped = true,
+    module = "luabench.internal.compare",
     parse = function(args)
       return M.parse_inputs(args, { label = "value", format = "value", output = "value", charts = "value", help = "flag" })
     end,
@@ -99,7 +107,7 @@ local commands = {
     end,
   },
   report = {
-    module = "luabench.internal.report_html", escaped = true,
+    module = "luabench.internal.report_html",
     parse = function(args)
       return M.parse_inputs(args, { label = "value", output = "value", title = "value", help = "flag" })
     end,
@@ -109,7 +117,7 @@ local commands = {
     end,
   },
   study = {
-    module = "luabench.internal.study", escaped = false,
+    module = "luabench.internal.study", raw = true,
     parse = M.parse_study,
     check = function(a)
       if not a.plan then return "give a plan: luabench study PLAN (see luabench study --help)" end
@@ -120,10 +128,7 @@ local commands = {
 -- `luabench NAME ARGS...` (args: a list of strings). Returns the exit code.
 function M.main(name, args)
   local cmd = assert(commands[name], "no such command")
-  local function fail(msg)
-    io.stderr:write("FATAL: ", name, ": ", cmd.escaped and escape(msg) or msg, "\n")
-    return 1
-  end
+  local function fail(msg) return M.fail(name, msg, cmd.raw) end
   local a, err = cmd.parse(args)
   if not a then return fail(err .. " (see luabench " .. name .. " --help)") end
   local mod = require(cmd.module)

@@ -269,10 +269,7 @@ function M.write_output(path, text)
   return true
 end
 
-local function fail(msg)
-  io.stderr:write("FATAL: compare: ", require("luabench.api_check").escape(msg), "\n")
-  return 1
-end
+local function fail(msg) return require("luabench.internal.cli").fail("compare", msg) end
 
 -- `luabench compare`, given its parsed command line (luabench.internal.cli): { inputs, format,
 -- output, charts }.

@@ -574,10 +574,7 @@ function M.render(inputs, title)
   return table.concat(out, "\n") .. "\n"
 end
 
-local function fail(msg)
-  io.stderr:write("FATAL: report: ", require("luabench.api_check").escape(msg), "\n")
-  return 1
-end
+local function fail(msg) return require("luabench.internal.cli").fail("report", msg) end
 
 -- `luabench report`, given its parsed command line (luabench.internal.cli): { inputs, output,
 -- title }.

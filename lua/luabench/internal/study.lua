@@ -333,10 +333,7 @@ end
 
 -- ---- the study -------------------------------------------------------------------------------------
 
-local function fail(msg)
-  io.stderr:write("FATAL: study: ", msg, "\n")
-  return 1
-end
+local function fail(msg) return require("luabench.internal.cli").fail("study", msg, true) end
 
 local function plural(n, word)
   return string.format("%d %s%s", n, word, n == 1 and "" or "s")
