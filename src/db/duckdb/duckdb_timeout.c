@@ -40,9 +40,12 @@ static void *watch(void *arg)
 			pthread_cond_wait(&w->cond, &w->mu);
 			w->idle = false;
 		} else if (lb_now_ns() >= w->deadline_ns) {
+			/* Again every millisecond until the statement is disarmed: an interrupt that
+			 * lands while DuckDB still prepares or plans is cleared when execution starts
+			 * (a 1 ms timeout cut no query, or all, depending on how fast planning went). */
 			duckdb_interrupt(w->con);
 			w->fired = true;
-			w->deadline_ns = 0;
+			w->deadline_ns = lb_now_ns() + LB_NS_PER_MS;
 		} else {
 			struct timespec ts = lb_ns_to_timespec(w->deadline_ns);
 			pthread_cond_timedwait(&w->cond, &w->mu, &ts);

@@ -2,11 +2,11 @@
 -- order, each run a luabench process of its own writing its result into the study's directory,
 -- with a manifest rewritten after every run so that an interrupted study resumes where it
 -- stopped. `luabench compare DIR` and `luabench report DIR` read the directory.
-local splan = require("luabench.study_plan")
-local results = require("luabench.results")
-local metrics = require("luabench.metrics")
-local runstats = require("luabench.runstats")
-local render = require("luabench.compare_text")
+local splan = require("luabench.internal.study_plan")
+local results = require("luabench.internal.results")
+local metrics = require("luabench.internal.metrics")
+local runstats = require("luabench.internal.runstats")
+local render = require("luabench.internal.compare_text")
 
 local M = {}
 
@@ -47,7 +47,7 @@ Options:
 
 -- the built-in machine plan's description and values in the text above
 do
-  local machine = require("luabench.plans.machine")
+  local machine = require("luabench.internal.plans.machine")
   local lines = {}
   for _, v in ipairs(machine.VALUES) do
     lines[#lines + 1] = string.format("              %-12s %s%s", v[1], v[3], v[2] ~= "" and (" (" .. v[2] .. ")") or "")
@@ -127,7 +127,7 @@ local function save(ctx)
   man.updated = os.date("!%Y-%m-%dT%H:%M:%SZ")
   local out = {}
   encode(man, "", out)
-  local ok, err = require("luabench.compare").write_output(ctx.dir .. "/manifest.json", table.concat(out) .. "\n")
+  local ok, err = require("luabench.internal.compare").write_output(ctx.dir .. "/manifest.json", table.concat(out) .. "\n")
   if not ok then error(err, 0) end
 end
 
@@ -333,10 +333,7 @@ end
 
 -- ---- the study -------------------------------------------------------------------------------------
 
-local function fail(msg)
-  io.stderr:write("FATAL: study: ", msg, "\n")
-  return 1
-end
+local function fail(msg) return require("luabench.internal.cli").fail("study", msg, true) end
 
 local function plural(n, word)
   return string.format("%d %s%s", n, word, n == 1 and "" or "s")
@@ -538,33 +535,6 @@ local function cleanup(ctx)
   end
 end
 
-function M.parse(args)
-  local a = { vars = {} }
-  for _, arg in ipairs(args) do
-    local name, value = arg:match("^%-%-([%w%-]+)=(.*)$")
-    if not name then name = arg:match("^%-%-([%w%-]+)$") end
-    if arg == "-h" then name = "help" end
-    if name == "help" or name == "dry-run" then
-      if value then return nil, string.format("option '--%s' takes no value", name) end
-      a[name] = true
-    elseif name == "dir" or name == "label" then
-      if not value or value == "" then return nil, string.format("option '--%s' needs a value (--%s=...)", name, name) end
-      a[name] = value
-    elseif name == "set" then
-      local k, v = (value or ""):match("^([%a_][%w_]*)=(.*)$")
-      if not k then return nil, string.format("--set wants NAME=VALUE (got '%s')", tostring(value)) end
-      a.vars[k] = v
-    elseif name then
-      return nil, string.format("unknown option '%s'", arg)
-    elseif a.plan then
-      return nil, string.format("one plan at a time (got '%s' and '%s')", a.plan, arg)
-    else
-      a.plan = arg
-    end
-  end
-  return a
-end
-
 local function dry_run(plan, runs)
   io.stdout:write(string.format("%s into %s/:\n", shape(plan, #runs), plan.dir))
   for _, r in ipairs(runs) do
@@ -576,11 +546,10 @@ local function dry_run(plan, runs)
   return 0
 end
 
-function M.main(args)
-  local a, err = M.parse(args)
-  if not a then return fail(err .. " (see luabench study --help)") end
-  if a.help then io.stdout:write(M.USAGE); return 0 end
-  if not a.plan then return fail("give a plan: luabench study PLAN (see luabench study --help)") end
+-- `luabench study`, given its parsed command line (luabench.internal.cli): { plan, dir, label,
+-- vars, dry_run }.
+function M.run(a)
+  local err
   local host = hostname()
   local plan
   plan, err = splan.load(a.plan, { path = a.plan, hostname = host, label = a.label, vars = a.vars, dir = a.dir })
@@ -588,7 +557,7 @@ function M.main(args)
   if a.dir then plan.dir = a.dir end
   local runs, state = splan.order(plan)
   for _, note in ipairs(plan.notes) do io.stdout:write("NOTE: ", note, "\n") end
-  if a["dry-run"] then return dry_run(plan, runs) end
+  if a.dry_run then return dry_run(plan, runs) end
   local ctx = { plan = plan, dir = plan.dir:gsub("/+$", ""), exe = self_exe(), failed = 0, runs_wall_s = 0,
                 order_state = state, index = 0 }
   local fresh = new_manifest(plan, a.plan, runs, host)

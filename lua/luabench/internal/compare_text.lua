@@ -1,5 +1,5 @@
 -- The comparison model (compare_model.lua) as text, JSON and CSV: the same figures in each.
-local model = require("luabench.compare_model")
+local model = require("luabench.internal.compare_model")
 local M = {}
 
 -- Numbers as people read them, the same in every format of the text table.

@@ -9,9 +9,9 @@
 -- together spread over more than 20x; the maximum has a chart of its own, so it never squashes
 -- the percentiles. Titles and legends come from the results (workload, driver, data size,
 -- concurrency, host, date) and the inputs' labels.
-local results = require("luabench.results")
-local metrics = require("luabench.metrics")
-local svg = require("luabench.svg")
+local results = require("luabench.internal.results")
+local metrics = require("luabench.internal.metrics")
+local svg = require("luabench.internal.svg")
 
 local M = {}
 

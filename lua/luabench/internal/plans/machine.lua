@@ -123,7 +123,7 @@ function M.plan(vars, ctx)
     repeats = positive(vars, "repeats", 3),
     options = string.format("--time=%d --report-interval=1 --percentile=50,95,99", time),
     -- fileio wants its directory to exist
-    configurations = { { before = vars.file_dir and ("mkdir -p " .. require("luabench.study_plan").quote(file_dir)) } },
+    configurations = { { before = vars.file_dir and ("mkdir -p " .. require("luabench.internal.study_plan").quote(file_dir)) } },
     workloads = workloads,
     notes = notes,
   }

@@ -7,8 +7,8 @@
 -- pattern of result files. A --label names every input after it up to the next --label: several
 -- runs of one configuration, judged by the spread between them. The model (compare_model.lua)
 -- is also what `luabench report` shows.
-local results = require("luabench.results")
-local metrics = require("luabench.metrics")
+local results = require("luabench.internal.results")
+local metrics = require("luabench.internal.metrics")
 
 local M = {}
 
@@ -48,8 +48,8 @@ One run per label: ]] .. metrics.RULE .. [[.
 See doc/compare.md for worked examples.
 ]]
 
-local model = require("luabench.compare_model")
-local render = require("luabench.compare_text")
+local model = require("luabench.internal.compare_model")
+local render = require("luabench.internal.compare_text")
 
 -- The model and its renderings (compare_model.lua, compare_text.lua), under the names the
 -- report and the specs use.
@@ -67,49 +67,6 @@ M.text = render.text
 M.json = render.json
 M.csv = render.csv
 M.json_string = render.json_string
-
--- ---- command line ----------------------------------------------------------------------------
-
--- Parses the arguments shared by compare and report. Returns { inputs = {{path, label, group}},
--- ... } or nil and a message: a --label names every input after it up to the next one (group:
--- which --label, so that one given twice still makes one label). `known` maps option names to
--- "value" or "flag".
-function M.parse_args(args, known)
-  local a = { inputs = {} }
-  local label, group, dangling = nil, 0, false
-  local i = 1
-  while i <= #args do
-    local arg = args[i]
-    local name, value = arg:match("^%-%-([%w%-]+)=(.*)$")
-    if not name then name = arg:match("^%-%-([%w%-]+)$") end
-    if arg == "-h" then name = "help" end
-    if arg == "-o" then name = "output" end
-    if name then
-      local kind = known[name]
-      if not kind then return nil, string.format("unknown option '%s'", arg) end
-      if kind == "value" and not value then
-        i = i + 1
-        value = args[i]
-        if not value then return nil, string.format("option '%s' needs a value", arg) end
-      elseif kind == "flag" and value then
-        return nil, string.format("option '--%s' takes no value", name)
-      end
-      if name == "label" then
-        if value == "" then return nil, "--label needs a name" end
-        if dangling then return nil, string.format("--label=%s names no input", label) end
-        label, group, dangling = value, group + 1, true
-      else
-        a[name] = value or true
-      end
-    else
-      a.inputs[#a.inputs + 1] = { path = arg, label = label, group = label and group or nil }
-      dangling = false
-    end
-    i = i + 1
-  end
-  if dangling then return nil, "--label must come before the input it names" end
-  return a
-end
 
 -- A path's components, absolute and without "." and "..", the ".json" of a result file dropped.
 local function components(path)
@@ -312,22 +269,13 @@ function M.write_output(path, text)
   return true
 end
 
-local function fail(msg)
-  io.stderr:write("FATAL: compare: ", require("luabench.api_check").escape(msg), "\n")
-  return 1
-end
+local function fail(msg) return require("luabench.internal.cli").fail("compare", msg) end
 
-function M.main(args)
-  local a, err = M.parse_args(args, { label = "value", format = "value", output = "value",
-                                      charts = "value", help = "flag" })
-  if not a then return fail(err .. " (see luabench compare --help)") end
-  if a.help then io.stdout:write(M.USAGE); return 0 end
-  if #a.inputs == 0 then return fail("give at least two inputs to compare (see luabench compare --help)") end
-  local format = a.format or "text"
-  local renderer = ({ text = M.text, json = M.json, csv = M.csv })[format]
-  if not renderer then return fail(string.format("unknown format '%s' (text, json or csv)", format)) end
-  local inputs
-  inputs, err = M.load_inputs(a.inputs)
+-- `luabench compare`, given its parsed command line (luabench.internal.cli): { inputs, format,
+-- output, charts }.
+function M.run(a)
+  local renderer = ({ text = M.text, json = M.json, csv = M.csv })[a.format]
+  local inputs, err = M.load_inputs(a.inputs)
   if not inputs then return fail(err) end
   if #M.labels(inputs) < 2 then
     return fail("give at least two inputs to compare: two labels, or a study directory with two "
@@ -340,7 +288,7 @@ function M.main(args)
   ok, err = M.write_output(a.output, renderer(m))
   if not ok then return fail(err) end
   if a.charts then
-    local charts = require("luabench.charts")
+    local charts = require("luabench.internal.charts")
     for _, group in ipairs(M.chart_groups(inputs)) do
       for _, c in ipairs(charts.build(group.inputs)) do
         local path = a.charts .. (group.name and ("-" .. group.name) or "") .. "-" .. c.id .. ".svg"

@@ -7,10 +7,10 @@
 -- plus a summary of the headline figures, what differs between the labels, the change of the
 -- mean event time by type and statement, and for a concurrency axis the peak and the largest
 -- concurrency under a latency bound.
-local results = require("luabench.results")
-local metrics = require("luabench.metrics")
-local runstats = require("luabench.runstats")
-local differs = require("luabench.differs")
+local results = require("luabench.internal.results")
+local metrics = require("luabench.internal.metrics")
+local runstats = require("luabench.internal.runstats")
+local differs = require("luabench.internal.differs")
 
 local M = {}
 

@@ -232,7 +232,7 @@ end
 
 -- The plans built into luabench, by name: a module each, whose plan(vars, ctx) returns the
 -- plan's table (ctx: { dir = --dir, label = --label, hostname }).
-M.BUILTIN = { machine = "luabench.plans.machine" }
+M.BUILTIN = { machine = "luabench.internal.plans.machine" }
 
 -- A built-in plan's module, or nil when name is not one.
 function M.builtin(name)

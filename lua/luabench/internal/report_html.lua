@@ -3,14 +3,14 @@
 -- run or a comparison of several of them: what ran and on what (command line, options, machine),
 -- the summary table (with ratios and significance for a comparison), the charts, the per-type
 -- tables of tpcc/bookstore/fileio, the workload's own figures and the system metrics.
-local results = require("luabench.results")
-local compare = require("luabench.compare")
-local compare_model = require("luabench.compare_model")
-local charts = require("luabench.charts")
-local text = require("luabench.compare_text")
-local metrics = require("luabench.metrics")
-local svg = require("luabench.svg")
-local fingerprint = require("luabench.fingerprint")
+local results = require("luabench.internal.results")
+local compare = require("luabench.internal.compare")
+local compare_model = require("luabench.internal.compare_model")
+local charts = require("luabench.internal.charts")
+local text = require("luabench.internal.compare_text")
+local metrics = require("luabench.internal.metrics")
+local svg = require("luabench.internal.svg")
+local fingerprint = require("luabench.internal.fingerprint")
 
 local M = {}
 
@@ -574,19 +574,12 @@ function M.render(inputs, title)
   return table.concat(out, "\n") .. "\n"
 end
 
-local function fail(msg)
-  io.stderr:write("FATAL: report: ", require("luabench.api_check").escape(msg), "\n")
-  return 1
-end
+local function fail(msg) return require("luabench.internal.cli").fail("report", msg) end
 
-function M.main(args)
-  local a, err = compare.parse_args(args, { label = "value", output = "value", title = "value", help = "flag" })
-  if not a then return fail(err .. " (see luabench report --help)") end
-  if a.help then io.stdout:write(M.USAGE); return 0 end
-  if #a.inputs == 0 then return fail("no input (see luabench report --help)") end
-  if not a.output then return fail("say where the HTML goes: -o report.html") end
-  local inputs
-  inputs, err = compare.load_inputs(a.inputs)
+-- `luabench report`, given its parsed command line (luabench.internal.cli): { inputs, output,
+-- title }.
+function M.run(a)
+  local inputs, err = compare.load_inputs(a.inputs)
   if not inputs then return fail(err) end
   local ok, page = pcall(M.render, inputs, a.title)
   if not ok then return fail(tostring(page)) end
