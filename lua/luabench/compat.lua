@@ -14,12 +14,16 @@ return function(C_)
     return sb.rand.uniform(0, 4294967295)
   end
 
-  -- Draws from the process-wide unique sequence until a value falls in [a, b] (an empty range
-  -- or NaN would draw forever: refused).
+  -- Draws from the process-wide unique sequence (0 .. 2^32 - 1) until a value falls in [a, b]
+  -- (a range that holds none of its values, or NaN, would draw forever: refused).
   function sb_rand_uniq(a, b)
     if not (type(a) == "number" and type(b) == "number" and a <= b) then
       local api = require("luabench.api_check")
       api.bad("sb_rand_uniq(a, b)", "a and b must be numbers with a <= b", type(a) == "number" and b or a)
+    end
+    if b < 0 or a > 4294967295 or math.floor(b) < a then
+      require("luabench.api_check").bad("sb_rand_uniq(a, b)",
+        "[a, b] must hold an integer between 0 and 4294967295", a)
     end
     local v
     repeat v = sb.rand.unique() until v >= a and v <= b

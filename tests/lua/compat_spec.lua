@@ -33,6 +33,15 @@ describe("0.5-style globals", function()
       seen[v] = true
     end
   end)
+  it("sb_rand_uniq refuses a range that holds no value of the sequence, in one line", function()
+    -- the fuzzer's (-1e308, 0) held only 0: four billion draws to find it; (-5, -1) none
+    for _, r in ipairs({ { -5, -1 }, { 2 ^ 32, 2 ^ 33 }, { 0.25, 0.75 } }) do
+      local ok, err = pcall(sb_rand_uniq, r[1], r[2])
+      assert.is_false(ok)
+      assert.is_truthy(err:find("sb_rand_uniq(a, b): [a, b] must hold an integer between 0 and 4294967295", 1, true), err)
+      assert.is_nil(err:find("\n"), err)
+    end
+  end)
 
   it("every db_* global is also sysbench.db.*, and the SQL layer loads on the first call", function()
     for _, name in ipairs({ "connect", "disconnect", "query", "bulk_insert_init", "bulk_insert_next",
