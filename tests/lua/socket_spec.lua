@@ -12,12 +12,20 @@ describe("luabench.socket", function()
   local port, pid
   setup(function()
     math.randomseed(os.time())
-    port = 30000 + math.random(0, 9999)
+    -- a random port may be taken (the server then exits): another one, a few times
     local log = h.tmpdir() .. "/sock_server.txt"
-    local p = io.popen(string.format("timeout 60 %s net-server --port=%d >%s 2>&1 & echo $!", h.q(h.bin), port, log))
-    pid = p:read("*l")
-    p:close()
-    os.execute("for i in $(seq 100); do grep -q listening " .. log .. " && break; sleep 0.05; done")
+    for _ = 1, 5 do
+      port = 30000 + math.random(0, 9999)
+      local p = io.popen(string.format("timeout 60 %s net-server --port=%d >%s 2>&1 & echo $!", h.q(h.bin), port, log))
+      pid = p:read("*l")
+      p:close()
+      os.execute("for i in $(seq 300); do grep -q listening " .. log .. " && break; kill -0 " .. pid ..
+        " 2>/dev/null || break; sleep 0.05; done")
+      if (h.read(log) or ""):find("listening", 1, true) then break end
+      os.execute("kill -TERM " .. pid .. " 2>/dev/null")
+      pid = nil
+    end
+    assert(pid, "net-server did not start: " .. tostring(h.read(log)))
   end)
   teardown(function() os.execute("kill -TERM " .. pid .. " 2>/dev/null") end)
 
