@@ -57,6 +57,18 @@ LB_FFI int lb_sock_fd(struct lb_sock *s);
 LB_FFI double lb_sock_send(struct lb_sock *s, const char *data, size_t len, double wait_ns);
 /* Sends up to len (at most 64 KiB) zero bytes. */
 LB_FFI double lb_sock_send_zeros(struct lb_sock *s, size_t len, double wait_ns);
+/* One piece of a send in several pieces: len bytes at data, or (data NULL) the whole number num
+ * written in decimal. */
+struct lb_sock_piece {
+	const char *data;
+	size_t len;
+	int64_t num;
+};
+enum { LB_SOCK_MAX_PIECES = 64 };
+/* Sends n pieces (1..LB_SOCK_MAX_PIECES) but their first skip_bytes bytes (sent by earlier
+ * calls) in one sendmsg: bytes sent, as lb_sock_send; *total_bytes gets the pieces' length. */
+LB_FFI double lb_sock_sendv(struct lb_sock *s, const struct lb_sock_piece *pieces, int n, double skip_bytes,
+			    double wait_ns, double *total_bytes);
 /* Reads what is there into the socket's buffer: bytes read (counted in bytes_read), 0 at the
  * end of the stream. */
 LB_FFI double lb_sock_fill(struct lb_sock *s, double wait_ns);
@@ -66,6 +78,9 @@ LB_FFI double lb_sock_buffered(struct lb_sock *s);
 LB_FFI const char *lb_sock_peek(struct lb_sock *s);
 LB_FFI double lb_sock_find(struct lb_sock *s, const char *delim, size_t dlen);
 LB_FFI double lb_sock_consume(struct lb_sock *s, double n);
+/* Takes the len bytes at p if they are the next ones buffered: 1; -1 if the buffered bytes
+ * differ from them (nothing taken); 0 if those buffered so far are fewer and agree (fill more). */
+LB_FFI int lb_sock_skip_if(struct lb_sock *s, const char *p, size_t len);
 /* Waits (blocking the thread) until the socket is ready for `events` (LB_SOCK_*) or timeout_ns
  * passed (< 0: no limit): the events ready, 0 on timeout. */
 LB_FFI int lb_sock_wait(struct lb_sock *s, uint32_t events, double timeout_ns);
