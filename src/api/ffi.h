@@ -70,7 +70,8 @@ enum { LB_SOCK_MAX_PIECES = 64 };
 LB_FFI double lb_sock_sendv(struct lb_sock *s, const struct lb_sock_piece *pieces, int n, double skip_bytes,
 			    double wait_ns, double *total_bytes);
 /* Reads what is there into the socket's buffer: bytes read (counted in bytes_read), 0 at the
- * end of the stream. */
+ * end of the stream. A non-blocking socket's first call after a send says -EAGAIN without
+ * reading (the reply cannot be there yet: wait for the socket). */
 LB_FFI double lb_sock_fill(struct lb_sock *s, double wait_ns);
 /* The buffered bytes: how many, where, the length up to and including the first delim (-1:
  * not there yet), and taking n of them (returns how many were taken). */

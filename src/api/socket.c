@@ -42,6 +42,7 @@ struct lb_sock {
 	bool udp;
 	bool connecting;
 	bool blocking;
+	bool reply_pending; /* non-blocking, it sent since it last read: the reply is not there yet */
 	double sndtimeo_ns, rcvtimeo_ns; /* as set on the socket (blocking ones) */
 	char *buf;
 	size_t cap, head, tail; /* buffered bytes are buf[head..tail) */
@@ -216,6 +217,7 @@ static inline double sent(struct lb_sock *s, ssize_t n, bool wait)
 	if (n < 0)
 		return wait && (errno == EAGAIN || errno == EWOULDBLOCK) ? -ETIMEDOUT : -errno;
 	lb_counter_add(s->w, LB_CNT_BYTES_WRITTEN, (uint64_t)n);
+	s->reply_pending = !s->blocking;
 	return (double)n;
 }
 
@@ -313,6 +315,13 @@ LB_FFI double lb_sock_fill(struct lb_sock *s, double wait_ns)
 	make_room(s);
 	if (s->cap == s->tail)
 		return -ENOBUFS; /* a message larger than the buffer's limit, never taken */
+	if (s->reply_pending) {
+		/* A request just went: its reply needs the server's turn first, so a recv now would
+		 * almost always find nothing (one system call wasted per round trip). The caller
+		 * waits for the socket instead, as an event loop client does, then calls again. */
+		s->reply_pending = false;
+		return -EAGAIN;
+	}
 	bool wait = will_wait(s, SO_RCVTIMEO, wait_ns);
 	ssize_t n = recv(s->fd, s->buf + s->tail, s->cap - s->tail, wait ? 0 : MSG_DONTWAIT);
 	if (n < 0)
