@@ -48,7 +48,7 @@ local function wait(self, events, deadline)
   local w = sb.worker
   local U = sb._users
   if in_user() then
-    C.lb_user_sched_wait_fd(U.sched, U.current, self.fd, events, deadline)
+    C.lb_user_sched_wait_fd(U.sched, U.current, self.fd, events, deadline, self.poll_tag)
     local bits = coroutine.yield()
     return bit.band(bits or 0, TIMEOUT) == 0 or bit.band(bits, events) ~= 0
   end
@@ -116,6 +116,7 @@ function M.connect(host, port, opts)
   if s == nil then fail(self, "connect to", ffi.string(errbuf)) end
   self.s = ffi.gc(s, C.lb_sock_close)
   self.fd = C.lb_sock_fd(s)
+  self.poll_tag = C.lb_sock_poll_tag(s)
   local rc = C.lb_sock_connected(s) -- a thread's socket: connected already (no system call)
   if rc ~= 0 then connect_rest(self, rc) end
   return self

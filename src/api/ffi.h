@@ -53,6 +53,8 @@ LB_FFI struct lb_sock *lb_sock_open(struct lb_worker *w, const char *host, int p
 /* 0 once connected, -EINPROGRESS while the handshake goes on, -errno when it failed. */
 LB_FFI int lb_sock_connected(struct lb_sock *s);
 LB_FFI int lb_sock_fd(struct lb_sock *s);
+/* The word a user's waits on the socket keep their epoll registration in (lb_user_sched_wait_fd). */
+LB_FFI uint64_t *lb_sock_poll_tag(struct lb_sock *s);
 /* Sends what the socket takes (bytes sent; counted in bytes_written). */
 LB_FFI double lb_sock_send(struct lb_sock *s, const char *data, size_t len, double wait_ns);
 /* Sends up to len (at most 64 KiB) zero bytes. */

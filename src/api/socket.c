@@ -43,6 +43,7 @@ struct lb_sock {
 	bool connecting;
 	bool blocking;
 	bool reply_pending; /* non-blocking, it sent since it last read: the reply is not there yet */
+	uint64_t poll_tag;  /* a user's wait: its kept epoll registration (lb_user_sched_wait_fd) */
 	double sndtimeo_ns, rcvtimeo_ns; /* as set on the socket (blocking ones) */
 	char *buf;
 	size_t cap, head, tail; /* buffered bytes are buf[head..tail) */
@@ -184,6 +185,11 @@ LB_FFI struct lb_sock *lb_sock_open(struct lb_worker *w, const char *host, int p
 LB_FFI int lb_sock_fd(struct lb_sock *s)
 {
 	return s->fd;
+}
+
+LB_FFI uint64_t *lb_sock_poll_tag(struct lb_sock *s)
+{
+	return &s->poll_tag;
 }
 
 LB_FFI int lb_sock_connected(struct lb_sock *s)

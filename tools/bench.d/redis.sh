@@ -7,13 +7,16 @@
 # machine changes far less than rates), and luabench / redis-benchmark. Goal: CPU per operation
 # at most 1.0x redis-benchmark's.
 #
-#   tools/bench redis [--runs=3] [--ops=200000] [--before-script=PATH] [--syscalls] [--callgrind]
+#   tools/bench redis [--runs=3] [--ops=200000] [--before-script=PATH [--before=BINARY]]
+#                     [--syscalls] [--callgrind]
 #
 # --before-script=PATH adds the case of another version of the example (e.g. `git show
-# REV:examples/redis_kv.lua >old.lua`), on the same binary. --syscalls adds system calls per
-# operation (strace -f -c, one run of --ops/10 per case); --callgrind user-space instructions per
-# operation, load-independent: (Ir of 12,000 operations - Ir of 2,000) / 10,000, so start-up,
-# connects and prepare cancel out.
+# REV:examples/redis_kv.lua >old.lua`), run by --before=BINARY (a build of REV) or else by the
+# binary measured. --syscalls adds system calls per operation (perf's syscall tracepoint, or
+# strace -f -c without perf; one run of --ops/10 per case); --callgrind user-space instructions per
+# operation: (Ir of 12,000 operations - Ir of 2,000) / 10,000, so start-up, connects and prepare
+# cancel out; the load changes it only through how often a reply is there before the client
+# waits (valgrind slows the client, not the server: a few % between runs).
 
 redis_ex=$PWD/examples/redis_kv.lua
 
@@ -22,7 +25,7 @@ redis_cmd() {
   case $1 in
     redis-benchmark) echo "redis-benchmark -p $redis_port -c 50 -n $(($2 / 2)) -t set,get -d 100 -r 10000 -q" ;;
     luabench) echo "$LB $redis_ex --redis-port=$redis_port --keys=10000 --value-size=100 --users=50 --threads=1 --get-pct=50 --events=$2 --time=0 run" ;;
-    before) echo "$LB $redis_before --redis-port=$redis_port --keys=10000 --value-size=100 --users=50 --threads=1 --get-pct=50 --events=$2 --time=0 run" ;;
+    before) echo "$redis_before_lb $redis_before --redis-port=$redis_port --keys=10000 --value-size=100 --users=50 --threads=1 --get-pct=50 --events=$2 --time=0 run" ;;
   esac
 }
 
@@ -40,12 +43,21 @@ redis_run() {
   echo "redis: $1: $q ops/s, $us us of client CPU per operation (load $(cut -d' ' -f1 /proc/loadavg))" >&2
 }
 
-# redis_syscalls CASE: system calls per operation (strace -f -c over --ops/10 operations).
+# redis_syscalls CASE: system calls per operation over --ops/10 operations, counted by the
+# kernel's tracepoint (perf stat -e raw_syscalls:sys_enter, which does not slow the client) where
+# perf may read it, else by strace -f -c (which does: the server then answers before the client
+# reads more often than it would, and a reply that is there saves the client a wait).
 redis_syscalls() {
-  local n=$((redis_ops / 10))
+  local n=$((redis_ops / 10)) v
   # shellcheck disable=SC2046
-  strace -f -c -o "$work/strace.txt" $(redis_cmd "$1" "$n") >/dev/null 2>&1
-  awk -v n="$n" '$NF == "total" {printf "%.2f", $(NF - 2) / n}' "$work/strace.txt"
+  v=$(perf stat -x, -e raw_syscalls:sys_enter $(redis_cmd "$1" "$n") 2>&1 >/dev/null |
+    awk -F, -v n="$n" '$3 ~ /sys_enter/ && $1 ~ /^[0-9]+$/ {printf "%.2f", $1 / n}' || true)
+  if [[ -z $v ]]; then
+    # shellcheck disable=SC2046
+    strace -f -c -o "$work/strace.txt" $(redis_cmd "$1" "$n") >/dev/null 2>&1
+    v="$(awk -v n="$n" '$NF == "total" {printf "%.2f", $(NF - 2) / n}' "$work/strace.txt") (strace)"
+  fi
+  echo "$v"
 }
 
 # redis_ir CASE: user-space instructions per operation under callgrind.
@@ -64,11 +76,12 @@ bench_redis() {
   need redis-server redis-server
   need redis-benchmark redis-tools
   local a syscalls=0 callgrind=0 c i
-  redis_ops=200000 redis_before=""
+  redis_ops=200000 redis_before="" redis_before_lb=$LB
   for a in "$@"; do
     case $a in
       --ops=*) redis_ops=${a#*=} ;;
       --before-script=*) redis_before=$(realpath "${a#*=}") ;;
+      --before=*) redis_before_lb=$(realpath "${a#*=}") ;;
       --syscalls) syscalls=1 ;;
       --callgrind) callgrind=1 ;;
     esac
