@@ -11,11 +11,12 @@ end
 -- A real server that keeps what it receives: each connection's bytes, up to its end, in the file
 -- <dir>/<n> (n = 1, 2, ... in the order of the connections), written once the client closed.
 local SINK = [[
-import socket, sys, threading
+import socket, sys, threading, time
 srv = socket.socket(); srv.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
 srv.bind(("127.0.0.1", 0)); srv.listen(64)
 print(srv.getsockname()[1], flush=True)
 def keep(c, n):
+    time.sleep(0.2)  # the client's first sends fill the buffers (reading would widen them)
     data = bytearray()
     while True:
         b = c.recv(1 << 20)
@@ -156,10 +157,13 @@ describe("luabench.socket", function()
   end)
 
   it("sends pieces in parts when the socket takes less, every byte once and in order (users)", function()
-    -- non-blocking sockets (--users): 2 users of one Lua state each send more than the kernel's
-    -- largest send buffer (tcp_wmem), so every call is sent in parts, waiting (yielding) between
-    -- them while the other user sends; each server file must be exactly the pieces in order
-    local wmem = tonumber(h.read("/proc/sys/net/ipv4/tcp_wmem"):match("(%d+)%s*$"))
+    -- non-blocking sockets (--users): 2 users of one Lua state each send, in one call, more than
+    -- the kernel's largest send buffer and a receive buffer not yet grown hold together (tcp_wmem's
+    -- maximum + tcp_rmem's default) to a server that does not read at first: each call is sent in
+    -- parts, waiting (yielding) between them while the other user sends; each server file must be
+    -- exactly the pieces in order
+    local function sysctl(f, i) return tonumber((select(i, h.read("/proc/sys/net/ipv4/" .. f):match("(%d+)%s+(%d+)%s+(%d+)")))) end
+    local wmem = sysctl("tcp_wmem", 3) + sysctl("tcp_rmem", 2)
     local sport, dir = sink("parts")
     local script = h.write("parts.lua", string.format([[
 local users = 0
