@@ -10,8 +10,13 @@ clean() {
   rm -rf "$tmp/src"; mkdir -p "$tmp/src"
   for l in util sys db io engine api bind output cli; do mkdir -p "$tmp/src/$l"; done
   printf '#include "util/util.h"\n' > "$tmp/src/engine/run.c"
-  printf '#include "db_int.h"\n' > "$tmp/src/db/pgsql.c"
-  : > "$tmp/src/db/db_int.h"
+  printf '#include "db_int.h"\n#include "lb_db_drivers.h"\n' > "$tmp/src/db/driver.c"
+  : > "$tmp/src/db/db_int.h"; : > "$tmp/src/db/driver.h"; : > "$tmp/src/db/stmt.h"
+  # A driver folder: its own header, the core's headers for drivers, util, the build's config.
+  mkdir -p "$tmp/src/db/pgsql" "$tmp/src/db/mysql"
+  : > "$tmp/src/db/pgsql/pgsql_int.h"; : > "$tmp/src/db/mysql/mysql_int.h"
+  printf '#include "pgsql_int.h"\n#include "db/db_int.h"\n#include "db/driver.h"\n#include "util/util.h"\n#include "lb_config.h"\n' \
+    > "$tmp/src/db/pgsql/pgsql.c"
   printf '#include <lua.h>\n#include "engine/engine.h"\n' > "$tmp/src/bind/vm.c"
   printf '#include "engine/result.h"\n#include "bind/vm.h"\n#include "lb_config.h"\n' > "$tmp/src/output/report.c"
   printf '#include "cli/cli.h"\n' > "$tmp/src/main.c"
@@ -42,6 +47,23 @@ clean; printf '#include "engine/worker.h"\n' >> "$tmp/src/output/report.c"
 expect 1 "output reaching into the engine beyond the result fails" "output reads the run result"
 clean; mkdir -p "$tmp/src/extra"; : > "$tmp/src/extra/x.c"
 expect 1 "a folder that is no layer fails" "not in a known layer"
+clean; printf '#include "lb_db_drivers.h"\n' >> "$tmp/src/engine/run.c"
+expect 1 "a layer's generated header elsewhere fails" 'includes "lb_db_drivers.h" by bare name'
+# Driver folders: the core and the other layers reach a driver only through its ops table.
+clean; printf '#include "db/stmt.h"\n' >> "$tmp/src/db/pgsql/pgsql.c"
+expect 1 "a driver including a core header not meant for drivers fails" \
+  "a driver folder includes only its own headers and db/driver.h"
+clean; printf '#include "../stmt.h"\n' >> "$tmp/src/db/pgsql/pgsql.c"
+expect 1 "a driver reaching a core header by a relative path fails" \
+  "a driver folder includes only its own headers and db/driver.h"
+clean; printf '#include "db/mysql/mysql_int.h"\n' >> "$tmp/src/db/pgsql/pgsql.c"
+expect 1 "a driver including another driver's header fails" "a driver's headers are its folder's own (db/mysql/)"
+clean; printf '#include "pgsql/pgsql_int.h"\n' >> "$tmp/src/db/driver.c"
+expect 1 "the core including a driver's header fails" "a driver's headers are its folder's own (db/pgsql/)"
+clean; printf '#include "db/pgsql/pgsql_int.h"\n' >> "$tmp/src/db/driver.c"
+expect 1 "the core including a driver's header by its layer path fails" "a driver's headers are its folder's own"
+clean; printf '#include "db/pgsql/pgsql_int.h"\n' >> "$tmp/src/engine/run.c"
+expect 1 "another layer including a driver's header fails" "a driver's headers are its folder's own (db/pgsql/)"
 # The real tree, as the build checks it.
 n=$((n + 1))
 if "$luajit" "$root/tools/check-layers" "$root/src"; then echo "ok $n - the source tree passes"

@@ -26,7 +26,8 @@ M.REQUIRED = {
   "create_table_if_missing", "column_types", "bulk_insert", "insert_values", "upsert", "lock",
   "unlock", "drop_routine", "routines_count", "table_exists", "index_exists",
   "constraint_exists", "set_comment", "comment", "next_key", "restart_keys", "insert_id",
-  "explicit_keys", "session", "warmup",
+  "explicit_keys", "session", "warmup", "now", "sequences", "create_sequence", "drop_sequence",
+  "next_values", "group_by_rollup", "date_value",
 }
 
 local registry = {}      -- name -> dialect (with its base behind __index)
@@ -174,6 +175,22 @@ function M.batched_insert(con, head, max_columns, max_rows, statement)
     end,
     done = flush,
   }
+end
+
+-- next_values(names) of a dialect whose sequences can be read together: one SELECT of each
+-- sequence's nextval(name), with the dialect's from_dual.
+function M.select_next_values(d, names)
+  local api, CALL = require("luabench.api_check"), "luabench.dialect.select_next_values(d, names)"
+  if type(d) ~= "table" or type(d.nextval) ~= "function" or type(d.from_dual) ~= "string" then
+    api.bad(CALL, "d must be a dialect with sequences (nextval, from_dual)", d)
+  end
+  if type(names) ~= "table" or #names == 0 then api.bad(CALL, "names must be a list of sequence names", names) end
+  for _, n in ipairs(names) do
+    if type(n) ~= "string" then api.bad(CALL, "names must be a list of sequence names", n) end
+  end
+  local e = {}
+  for i, n in ipairs(names) do e[i] = d.nextval(n) end
+  return { "SELECT " .. table.concat(e, ", ") .. d.from_dual }
 end
 
 -- The statements bulk_insert(con, head) of a dialect would send for rows, as a list (for

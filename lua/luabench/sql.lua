@@ -7,7 +7,7 @@ local C = ffi.C
 local sb = sysbench
 local worker = sb.worker
 
-local OK, ESQL, ELOST = C.LB_DB_OK, C.LB_DB_ESQL, C.LB_DB_ELOST
+local OK, ESQL, ELOST, ECONNECT = C.LB_DB_OK, C.LB_DB_ESQL, C.LB_DB_ELOST, C.LB_DB_ECONNECT
 local KIND_READ = C.LB_DB_KIND_READ
 local RESTART_EVENT = sb.error.RESTART_EVENT
 
@@ -95,6 +95,44 @@ local function await(U, rs, rc, sql, step)
   while rc == PENDING do rc = wait_step(U, rs, step) end
   U.waiting[i] = nil
   return rc
+end
+
+-- The same for an operation of the connection itself (connect, the driver's ROLLBACK): rc is
+-- its start's answer; the user is parked until it is over.
+local function park(U, conn, rc)
+  while rc == PENDING do
+    if C.lb_user_sched_wait_db(U.sched, U.current, conn) ~= 0 then
+      rc = C.lb_db_step(conn, 0, nil)
+    else
+      rc = C.lb_db_step(conn, coroutine.yield(), nil)
+    end
+  end
+  return rc
+end
+
+-- Waits `s` seconds inside an event: a user is parked, a thread sleeps.
+local function backoff(s)
+  local U = user_context()
+  if U then
+    C.lb_user_sched_sleep(U.sched, U.current, C.lb_clock_ns(worker) + s * 1e9)
+    coroutine.yield()
+  else
+    C.lb_sleep_ns(s * 1e9)
+  end
+end
+
+-- Calls attempt() until it returns true, waiting 1 ms doubling up to 1 s between the tries, for
+-- --db-reconnect-timeout seconds and never past the end of the run; returns its last answer.
+local function with_backoff(attempt)
+  local deadline = C.lb_clock_ns(worker) + (tonumber(sb.opt.db_reconnect_timeout) or 60) * 1e9
+  local delay = 0.001
+  local ok, res = attempt()
+  while not ok and C.lb_worker_stopping(worker) == 0 and C.lb_clock_ns(worker) + delay * 1e9 < deadline do
+    backoff(delay)
+    delay = math.min(delay * 2, 1)
+    ok, res = attempt()
+  end
+  return ok, res
 end
 
 local function query_plain(rs, q)
@@ -321,6 +359,38 @@ local function connection_init(con)
   if not ok then error(err, 0) end
 end
 
+-- A connection lost under a user's statement, connected again with the user parked on each
+-- attempt and between them (lb_sql_reconnect would block the worker's thread: its other users
+-- would wait for the server's whole absence, their own connects in progress left half-open,
+-- and a PostgreSQL shutting down waits for those, so a restart would last until the reconnect
+-- gave up). Once the run is over a lost connection stays lost, as with lb_sql_reconnect.
+local function reconnect_parked(U, conn)
+  local rc = ECONNECT
+  with_backoff(function()
+    C.lb_db_disconnect(conn)
+    if C.lb_worker_stopping(worker) ~= 0 then return true end
+    rc = park(U, conn, C.lb_db_connect_start(conn))
+    if rc == OK then rc = C.lb_sql_reconnected(worker, conn) end
+    return rc == OK
+  end)
+  if rc ~= OK then C.lb_db_disconnect(conn) end
+  return rc
+end
+
+-- A connection lost under a statement, connected again (its statements prepared again, the
+-- reconnect counted, the connection hook run): the driver's answer.
+local function reconnect_lost(con)
+  local U = user_context()
+  local rc
+  if U then
+    rc = reconnect_parked(U, con.conn)
+  else
+    rc = C.lb_sql_reconnect(worker, con.conn, 0)
+  end
+  if rc == OK then connection_init(con) end
+  return rc
+end
+
 -- sysbench's check_error: ignorable errors (ignore lists, sql_error_ignorable hook, lost
 -- connections after a successful reconnect) restart the event; anything else is fatal.
 function Connection:check_error(rc, query)
@@ -333,12 +403,11 @@ function Connection:check_error(rc, query)
   local desc = { connection = self, query = query, sql_errno = self.sql_errno,
     sql_state = self.sql_state, sql_errmsg = self.sql_errmsg }
   if rc == ELOST then
-    local again = C.lb_sql_reconnect(worker, self.conn, 0)
+    local again = reconnect_lost(self)
     if again ~= OK and C.lb_worker_stopping(worker) == 0 then
       last_error(self)
       raise(string.format("lost the connection and could not reconnect: %s", self.sql_errmsg))
     end
-    if again == OK then connection_init(self) end
     desc.errcode = RESTART_EVENT
     error(desc)
   end
@@ -613,7 +682,7 @@ end
 
 local pipelines = require("luabench.sql_pipeline")({ worker = worker, raise = raise,
   user_context = user_context, await = await, sync = sync, CLOSED = CLOSED, check_self = check_self,
-  Connection = Connection, reconnected = function(con) return connection_init(con) end })
+  Connection = Connection, reconnect_lost = reconnect_lost })
 Connection.pipeline = pipelines.open
 
 -- Drivers ---------------------------------------------------------------------------------------
@@ -662,9 +731,38 @@ end
 local pooled_connect -- defined below
 local remember -- defined with the transaction checks below
 
+-- --logon=per-transaction, in a run's workers: every connection the script opens is pooled (also
+-- without --users), and its session lasts one event (see the pool below).
+local per_event
+local function logon_per_event()
+  if per_event == nil then
+    per_event = sb.role == "worker" and type(sb.opt) == "table" and sb.opt.logon == "per-transaction"
+  end
+  return per_event
+end
+
+-- The sessions run workers opened, per thread (shared by every state): sql.logons().
+local logons
+local function count_logon()
+  if sb.role ~= "worker" then return end
+  logons = logons or sb.shared("luabench.sql.logons", "uint64_t", sb.threads)
+  logons[sb.tid] = logons[sb.tid] + 1
+end
+
+function sql.logons(tid)
+  if tid ~= nil and (type(tid) ~= "number" or tid % 1 ~= 0 or tid < 0 or tid >= sb.threads) then
+    raise(string.format("sql.logons(): expected a thread number 0..%d (got %s)", sb.threads - 1, tostring(tid)))
+  end
+  local all = sb.shared("luabench.sql.logons", "uint64_t", sb.threads)
+  if tid then return tonumber(all[tid]) end
+  local n = 0
+  for t = 0, sb.threads - 1 do n = n + tonumber(all[t]) end
+  return n
+end
+
 function Driver:connect()
   check_self(self, Driver, "connect()", "a driver from sysbench.sql.driver()")
-  if C.lb_users_here(worker) > 0 then return pooled_connect(self) end
+  if C.lb_users_here(worker) > 0 or logon_per_event() then return pooled_connect(self) end
   return self:connect_physical()
 end
 
@@ -688,14 +786,7 @@ function Driver:connect_physical()
     -- Connect without blocking the worker's other users (a blocking client library, odbc,
     -- runs its calls on a helper thread for that).
     C.lb_db_conn_set_offload(c, 1)
-    rc = C.lb_db_connect_start(c)
-    while rc == PENDING do
-      if C.lb_user_sched_wait_db(U.sched, U.current, c) ~= 0 then
-        rc = C.lb_db_step(c, 0, nil)
-      else
-        rc = C.lb_db_step(c, coroutine.yield(), nil)
-      end
-    end
+    rc = park(U, c, C.lb_db_connect_start(c))
   else
     rc = C.lb_sql_connect(worker, c)
   end
@@ -717,6 +808,7 @@ function Driver:connect_physical()
   local con = setmetatable({ conn = c, driver = self, rs = rs, none = none, error = 0,
     sql_errno = 0 }, Connection)
   remember(con)
+  count_logon()
   connection_init(con)
   return con
 end
@@ -737,14 +829,7 @@ local function rollback_open(c)
     C.lb_db_query(conn, "ROLLBACK", 8, nil)
     return
   end
-  local rc = C.lb_db_query_start(conn, "ROLLBACK", 8, nil)
-  while rc == PENDING do
-    if C.lb_user_sched_wait_db(U.sched, U.current, conn) ~= 0 then
-      rc = C.lb_db_step(conn, 0, nil)
-    else
-      rc = C.lb_db_step(conn, coroutine.yield(), nil)
-    end
-  end
+  park(U, conn, C.lb_db_query_start(conn, "ROLLBACK", 8, nil))
 end
 
 -- One WARNING per worker: a script that does this does it in every event. Not when running as
@@ -807,6 +892,8 @@ end
 
 -- Called by the event loop (runner.lua) in sysbench's mode; with --users the pool does both when
 -- the user gives its connection back.
+local log_off_thread -- (--logon=per-transaction, thread mode: defined with the pool below)
+
 sb._sql_loop = {
   publish = publish_all,
   before_retry = function()
@@ -814,16 +901,19 @@ sb._sql_loop = {
       local c = live[k]
       if c then rollback_open(c) end
     end
+    log_off_thread()
   end,
   -- Left open, not rolled back: a script may batch several events into one transaction.
   after_event = function()
     for k = 1, nlive do
       local c = live[k]
       if c and c.conn ~= nil and C.lb_db_conn_in_transaction(c.conn) ~= 0 then
-        warn_open(c, "an event ended", "it stays open into the next event")
+        warn_open(c, "an event ended", per_event and "it is rolled back as its session closes (--logon=per-transaction)"
+          or "it stays open into the next event")
       end
     end
     publish_if_asked()
+    log_off_thread()
   end,
 }
 
@@ -836,15 +926,74 @@ sb._sql_loop = {
 
 local pools = {} -- one per driver name in this worker
 
+-- --logon=per-transaction: a connection's session is closed when its event ends (or thinks),
+-- and the next event opens another; so the pool also serves threads (one connection each).
+-- Closing drops the session's statements too: each is prepared again on the next session the
+-- first time it runs there.
+local function log_off(pool, c)
+  for _, list in ipairs({ pool.all, pool.free }) do
+    for k = #list, 1, -1 do
+      if list[k] == c then table.remove(list, k) end
+    end
+  end
+  c:disconnect()
+  for ps in pairs(pool.stmts) do
+    local st = ps.per[c]
+    if st then
+      ps.per[c] = nil
+      st:close()
+    end
+  end
+end
+
+local thread_pools = {}
+log_off_thread = function()
+  for _, pool in ipairs(thread_pools) do
+    for k = #pool.all, 1, -1 do
+      local c = pool.all[k]
+      rollback_open(c)
+      log_off(pool, c)
+    end
+    pool.opened = 0
+  end
+end
+
+-- The next waiting user (FIFO), or nil.
+local function next_waiter(pool)
+  if pool.whead > pool.wtail then return nil end
+  local nexti = pool.waiters[pool.whead]
+  pool.waiters[pool.whead] = nil
+  pool.whead = pool.whead + 1
+  return nexti
+end
+
+-- A connection slot freed by a closed session: to the next waiting user (held = false: it
+-- opens a session of its own in the slot), else back to the pool's count.
+local function pass_slot(pool)
+  local nexti = next_waiter(pool)
+  if nexti then
+    pool.held[nexti] = false
+    C.lb_user_sched_ready(sb._users.sched, nexti)
+  else
+    pool.opened = pool.opened - 1
+  end
+end
+
 local function pool_for(drv)
   local name = drv.driver_name
   local pool = pools[name]
   if pool then return pool end
+  local U = sb._users
   -- opened counts connections open or being opened (a connect parks its user: the slot is
   -- taken before, so concurrent users can't overshoot the pool's size)
-  pool = { driver = drv, size = C.lb_users_pool_size(worker), opened = 0, all = {}, free = {},
-    held = {}, waiters = {}, whead = 1, wtail = 0 }
-  local U = sb._users
+  pool = { driver = drv, size = U and C.lb_users_pool_size(worker) or 1, opened = 0, all = {}, free = {},
+    held = {}, waiters = {}, whead = 1, wtail = 0, logoff = logon_per_event(),
+    stmts = setmetatable({}, { __mode = "k" }) }
+  pools[name] = pool
+  if not U then
+    thread_pools[#thread_pools + 1] = pool
+    return pool
+  end
   -- why: "failed" (the attempt failed, or will be retried), "think" or nil (the event ended)
   U.release[#U.release + 1] = function(i, why)
     local c = pool.held[i]
@@ -858,17 +1007,19 @@ local function pool_for(drv)
     rollback_open(c)
     pool.held[i] = nil
     if not why then publish_if_asked() end
-    if pool.whead <= pool.wtail then
-      local nexti = pool.waiters[pool.whead]
-      pool.waiters[pool.whead] = nil
-      pool.whead = pool.whead + 1
+    if pool.logoff then
+      log_off(pool, c)
+      pass_slot(pool)
+      return
+    end
+    local nexti = next_waiter(pool)
+    if nexti then
       pool.held[nexti] = c
       C.lb_user_sched_ready(U.sched, nexti)
     else
       pool.free[#pool.free + 1] = c
     end
   end
-  pools[name] = pool
   return pool
 end
 
@@ -885,16 +1036,42 @@ local function acquire_now(pool, i)
   return c
 end
 
+-- A session opened inside an event (a user's, or --logon=per-transaction's): when the server
+-- does not take it (restarting), it is tried again as a lost connection is reconnected, with
+-- backoff (1 ms doubling up to 1 s) for --db-reconnect-timeout seconds, never past the end of
+-- the run. A connect outside an event (thread_init) fails at once.
+local function connect_in_event(drv)
+  local function attempt() return pcall(drv.connect_physical, drv) end
+  if user_context() or C.lb_event_start_ns(worker) >= 0 then return with_backoff(attempt) end
+  return attempt()
+end
+
+-- A new session in a slot already counted in pool.opened.
+local function open_in_slot(pool)
+  local ok, res = connect_in_event(pool.driver)
+  if not ok then
+    if sb._users then pass_slot(pool) else pool.opened = pool.opened - 1 end
+    -- refused until the end of the run (a server restarting then): the event is cut off, as
+    -- one whose statement the end cut off, not failed
+    if C.lb_worker_stopping(worker) ~= 0 then
+      error({ errcode = RESTART_EVENT, query = "(connect)", sql_errmsg = tostring(res) })
+    end
+    error(res, 0)
+  end
+  pool.all[#pool.all + 1] = res
+  return res
+end
+
 -- The physical connection for the running user (borrowing, or waiting for, one); outside a
--- user (thread_init, thread_done) any idle connection, used synchronously.
+-- user (thread_init, thread_done, a thread's event) any idle connection, used synchronously.
 local function acquire(pool)
   local U = user_context()
   if not U then
     local c = pool.free[#pool.free] or pool.all[1]
     if not c then
-      c = pool.driver:connect_physical()
       pool.opened = pool.opened + 1
-      pool.all[1], pool.free[1] = c, c
+      c = open_in_slot(pool)
+      pool.free[1] = c
     end
     return c
   end
@@ -903,13 +1080,7 @@ local function acquire(pool)
   if c then return c end
   if pool.opened < pool.size then
     pool.opened = pool.opened + 1
-    local ok, res = pcall(pool.driver.connect_physical, pool.driver)
-    if not ok then
-      pool.opened = pool.opened - 1
-      error(res, 0)
-    end
-    c = res
-    pool.all[#pool.all + 1] = c
+    c = open_in_slot(pool)
   end
   if not c then
     pool.wtail = pool.wtail + 1
@@ -917,6 +1088,10 @@ local function acquire(pool)
     C.lb_user_sched_park(U.sched, i)
     coroutine.yield()
     c = pool.held[i]
+    if c == false then
+      pool.held[i] = nil
+      c = open_in_slot(pool)
+    end
   end
   pool.held[i] = c
   return c
@@ -983,7 +1158,9 @@ PooledStatement.__index = PooledStatement
 
 function Pooled:prepare(q)
   check_self(self, Pooled, "prepare()", "a connection")
-  return setmetatable({ con = self, sql = q, per = {}, bind_create = Statement.bind_create }, PooledStatement)
+  local ps = setmetatable({ con = self, sql = q, per = {}, bind_create = Statement.bind_create }, PooledStatement)
+  self.pool.stmts[ps] = true
+  return ps
 end
 
 function PooledStatement:bind_param(...)
@@ -1084,9 +1261,16 @@ end
 
 -- Outside a user (thread_init) the pool's first connection opens at once: a wrong password or
 -- database fails thread_init as it does in thread mode, instead of every user's first event.
+-- With --logon=per-transaction it closes again: every event has a session of its own.
 pooled_connect = function(drv)
   local pool = pool_for(drv)
-  if not user_context() then acquire(pool) end
+  if not user_context() then
+    local c = acquire(pool)
+    if pool.logoff then
+      log_off(pool, c)
+      pool.opened = pool.opened - 1
+    end
+  end
   return setmetatable({ pool = pool, driver = drv }, Pooled)
 end
 

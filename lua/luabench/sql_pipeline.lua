@@ -181,12 +181,11 @@ return function(env)
     if give_back then
       local res = results(self, con)
       if rc == ELOST then
-        local again = C.lb_sql_reconnect(worker, con.conn, 0)
+        local again = env.reconnect_lost(con)
         if again ~= OK and C.lb_worker_stopping(worker) == 0 then
           raise("lost the connection and could not reconnect: " ..
             ffi.string(C.lb_db_conn_error(con.conn).message))
         end
-        if again == OK then env.reconnected(con) end
       end
       return res
     end

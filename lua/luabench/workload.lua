@@ -1,4 +1,4 @@
--- luabench.workload: what the database workloads (tpcc, bookstore, dbt3) share: one-line
+-- luabench.workload: what the database workloads (tpcc, bookstore, dbt3, soe) share: one-line
 -- failures, table names under a --table-prefix, the SQL driver and its dialect (luabench.dialect),
 -- connections with the workload's session settings, reading every row of a query, the
 -- configuration table, and the wiring of a workload's modules to the hooks sysbench calls.
@@ -58,6 +58,41 @@ function M.load_threads(value, threads, commands)
       value, threads, commands)
   end
   return value
+end
+
+-- When the run's statistics start (seconds since it started): after --warmup-time and after the
+-- emulated users' --ramp-up (seconds, or N/min of --users), whichever is later.
+function M.measured_from()
+  local opt = sysbench.opt
+  local warm = tonumber(opt.warmup_time) or 0
+  local ramp = tostring(opt.ramp_up or "")
+  local users = tonumber(opt.users) or 0
+  local r
+  local n = ramp:match("^([%d.]+)/min$")
+  if n and tonumber(n) > 0 then
+    r = users / (tonumber(n) / 60)
+  else
+    r = tonumber(ramp) or 0
+  end
+  return math.max(warm, r)
+end
+
+-- Per-thread counters in luabench.shared memory (`slots` numbers per thread, thread t's from
+-- t * slots), summed over the threads: a table slot -> total, slots numbered from 0.
+function M.sum_slots(array, threads, slots)
+  local CALL = "sum_slots(array, threads, slots)"
+  need(CALL, "array must be a luabench.shared array", type(array) == "cdata" or type(array) == "table", array)
+  for _, a in ipairs({ { "threads", threads }, { "slots", slots } }) do
+    local v = a[2]
+    need(CALL, a[1] .. " must be an integer >= 1", type(v) == "number" and v % 1 == 0 and v >= 1 and v < math.huge, v)
+  end
+  local v = {}
+  for slot = 0, slots - 1 do
+    local n = 0
+    for t = 0, threads - 1 do n = n + array[t * slots + slot] end
+    v[slot] = n
+  end
+  return v
 end
 
 -- Every row of a query as arrays of strings (an empty table when it returns no result set).

@@ -73,6 +73,10 @@ LB_FFI int32_t lb_sql_pipeline_step(struct lb_worker *w, struct lb_sql_result *r
  * reconnect on success. A connection lost after the end of the run is not reconnected unless
  * the script asks (asked = 1: con:reconnect()). */
 LB_FFI int32_t lb_sql_reconnect(struct lb_worker *w, struct lb_db_conn *c, int asked);
+/* A lost connection that the caller connected again without blocking (an emulated user parked
+ * on lb_db_connect_start): its statements prepared again (lb_db_reconnect_finish) and the
+ * reconnect counted, as lb_sql_reconnect does. */
+LB_FFI int32_t lb_sql_reconnected(struct lb_worker *w, struct lb_db_conn *c);
 /* Has idle session c of worker w publish its counters to the server's statistics now (the
  * server monitor's request, ffi_engine.h): 1 done, 0 nothing to do. Not counted as a query;
  * the monitor leaves it out of the server's counts, as its own statements. */

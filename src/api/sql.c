@@ -194,14 +194,27 @@ static int64_t hard_stop_ns(const struct lb_engine *e)
 	return e->epoch_ns + e->deadline_ns + e->session.cfg.end_grace_ns;
 }
 
+/* When a wait must end: the run's hard stop. The control state's statements after the run
+ * (done(), the final report's hooks) get --end-grace from the wait's start when that is later:
+ * a run whose end cut statements off can still record its results, and a stalled server
+ * still cannot hold the process. An interruption stops them all at once. */
+static int64_t wait_stop_ns(const struct lb_worker *w, int64_t own_ns)
+{
+	int64_t stop = hard_stop_ns(w->eng);
+	if (w->role != LB_ROLE_CONTROL || stop == 0 || stop == INT64_MAX)
+		return stop;
+	return own_ns > stop ? own_ns : stop;
+}
+
 static int32_t wait_done(struct lb_worker *w, struct lb_db_conn *c, struct lb_db_result *out)
 {
+	int64_t own = lb_now_ns() + w->eng->session.cfg.end_grace_ns;
 	for (;;) {
 		struct lb_db_wait wi;
 		lb_db_conn_wait_info(c, &wi);
 		if (wi.fd < 0)
 			return lb_db_wait(c, out);
-		int64_t now = lb_now_ns(), stop = hard_stop_ns(w->eng);
+		int64_t now = lb_now_ns(), stop = wait_stop_ns(w, own);
 		int64_t until = wi.deadline_ns && wi.deadline_ns < stop ? wi.deadline_ns : stop;
 		uint32_t ready = 0;
 		if (now >= until) {
@@ -444,7 +457,6 @@ LB_FFI int32_t lb_sql_pipeline_step(struct lb_worker *w, struct lb_sql_result *r
 	return rc == LB_DB_PENDING ? rc : pipeline_finish(w, rs, rc, 0);
 }
 
-/* asked: the script called con:reconnect(); otherwise the connection was lost under a statement. */
 LB_FFI int32_t lb_sql_publish_stats(struct lb_worker *w, struct lb_db_conn *c)
 {
 	int done = lb_db_conn_publish_stats(c);
@@ -453,6 +465,7 @@ LB_FFI int32_t lb_sql_publish_stats(struct lb_worker *w, struct lb_db_conn *c)
 	return done;
 }
 
+/* asked: the script called con:reconnect(); otherwise the connection was lost under a statement. */
 LB_FFI int32_t lb_sql_reconnect(struct lb_worker *w, struct lb_db_conn *c, int asked)
 {
 	if (!c)
@@ -464,10 +477,18 @@ LB_FFI int32_t lb_sql_reconnect(struct lb_worker *w, struct lb_db_conn *c, int a
 		return LB_DB_ECONNECT;
 	}
 	int64_t deadline = lb_now_ns() + w->eng->session.cfg.db_reconnect_ns;
-	int64_t stop = hard_stop_ns(w->eng);
+	int64_t stop = wait_stop_ns(w, lb_now_ns() + w->eng->session.cfg.end_grace_ns);
 	if (stop < deadline)
 		deadline = stop;
 	int32_t rc = lb_db_reconnect(c, deadline);
+	if (rc == LB_DB_OK)
+		lb_stats_add(&w->stats, LB_CNT_RECONNECT, 1);
+	return rc;
+}
+
+LB_FFI int32_t lb_sql_reconnected(struct lb_worker *w, struct lb_db_conn *c)
+{
+	int32_t rc = lb_db_reconnect_finish(c);
 	if (rc == LB_DB_OK)
 		lb_stats_add(&w->stats, LB_CNT_RECONNECT, 1);
 	return rc;

@@ -36,7 +36,7 @@ void lb_standalone_close(struct lb_standalone *st)
 	free(st);
 }
 
-int lb_tool_main(const char *module, int argc, char **argv)
+int lb_tool_main(const char *module, const char *command, const char *const *args, int nargs)
 {
 	/* Nothing runs and no script is loaded: the default configuration is enough. */
 	struct lb_session s = { 0 };
@@ -44,9 +44,9 @@ int lb_tool_main(const char *module, int argc, char **argv)
 	int rc = -1;
 	struct lb_standalone *st = lb_standalone_open(&s, err, sizeof(err));
 	if (st)
-		rc = lb_vm_run_tool(lb_standalone_vm(st), module, argc, argv, err, sizeof(err));
+		rc = lb_vm_run_tool(lb_standalone_vm(st), module, command, args, nargs, err, sizeof(err));
 	if (rc < 0) {
-		lb_fatal("%s: %s", argv[0], err);
+		lb_fatal("%s: %s", command, err);
 		rc = 1;
 	}
 	lb_standalone_close(st);

@@ -18,8 +18,9 @@ struct lb_vm *lb_standalone_vm(const struct lb_standalone *st);
 /* Frees the state and unbinds the thread. NULL is ignored. */
 void lb_standalone_close(struct lb_standalone *st);
 
-/* Runs require(module).main(argv[1..argc-1]) in a standalone state with the default
- * configuration: the process exit code (1 after a one-line message when it fails). */
-int lb_tool_main(const char *module, int argc, char **argv);
+/* Runs require(module).main(command, args) (bind/tool.h) in a standalone state with the default
+ * configuration: the process exit code (1 after a one-line message naming the command when it
+ * fails). */
+int lb_tool_main(const char *module, const char *command, const char *const *args, int nargs);
 
 #endif

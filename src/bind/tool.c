@@ -6,8 +6,8 @@
 
 #include "bind/internal.h"
 
-int lb_vm_run_tool(struct lb_vm *vm, const char *module, int argc, char **argv, char *err,
-		   size_t errlen)
+int lb_vm_run_tool(struct lb_vm *vm, const char *module, const char *command, const char *const *args,
+		   int nargs, char *err, size_t errlen)
 {
 	lua_State *L = vm->L;
 	int top = lua_gettop(L);
@@ -21,12 +21,13 @@ int lb_vm_run_tool(struct lb_vm *vm, const char *module, int argc, char **argv, 
 		lua_settop(L, top);
 		return -1;
 	}
-	lua_createtable(L, argc > 1 ? argc - 1 : 0, 0);
-	for (int i = 1; i < argc; i++) {
-		lua_pushstring(L, argv[i]);
-		lua_rawseti(L, -2, i);
+	lua_pushstring(L, command);
+	lua_createtable(L, nargs, 0);
+	for (int i = 0; i < nargs; i++) {
+		lua_pushstring(L, args[i]);
+		lua_rawseti(L, -2, i + 1);
 	}
-	if (lb_lua_pcall(L, 1, 1, err, errlen) < 0) {
+	if (lb_lua_pcall(L, 2, 1, err, errlen) < 0) {
 		lua_settop(L, top);
 		return -1;
 	}

@@ -1,6 +1,7 @@
 /* Command line: two-pass option parsing, workload resolution and command dispatch. */
 #include "cli/cli.h"
-#include "cli/net_server.h"
+#include "cli/merge_cmd.h"
+#include "cli/net_server_cmd.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -14,7 +15,6 @@
 #include "engine/dbopts.h"
 #include "engine/engine.h"
 #include "lb_config.h"
-#include "output/merge.h"
 #include "output/personality.h"
 #include "output/result_json.h"
 #include "output/run_output.h"
@@ -536,20 +536,16 @@ static bool other_command(int argc, char **argv, int *rc)
 {
 	if (argc < 2)
 		return false;
+	const char *const *args = (const char *const *)argv + 2;
 	if (!strcmp(argv[1], "merge")) {
-		*rc = lb_merge_main(argc - 1, argv + 1);
+		*rc = lb_cli_merge(args, argc - 2);
 		return true;
 	}
-	static const struct {
-		const char *command, *module;
-	} tools[] = {
-		{ "compare", "luabench.compare" },
-		{ "report", "luabench.report_html" },
-		{ "study", "luabench.study" },
-	};
-	for (size_t i = 0; i < sizeof(tools) / sizeof(tools[0]); i++) {
-		if (!strcmp(argv[1], tools[i].command)) {
-			*rc = lb_tool_main(tools[i].module, argc - 1, argv + 1);
+	/* The commands written in Lua: their command lines are read by luabench.internal.cli. */
+	static const char *const lua_commands[] = { "compare", "report", "study" };
+	for (size_t i = 0; i < LB_ARRAY_LENGTH(lua_commands); i++) {
+		if (!strcmp(argv[1], lua_commands[i])) {
+			*rc = lb_tool_main("luabench.internal.cli", argv[1], args, argc - 2);
 			return true;
 		}
 	}
@@ -558,7 +554,7 @@ static bool other_command(int argc, char **argv, int *rc)
 		return true;
 	}
 	if (!strcmp(argv[1], "net-server")) {
-		*rc = lb_net_server_main(argc - 1, argv + 1);
+		*rc = lb_cli_net_server(args, argc - 2);
 		return true;
 	}
 	return false;

@@ -12,7 +12,7 @@
  * few hundred connections/s exhaust them); in 's' mode it reads and discards until the end.
  * A UDP request's first 4 bytes say the response's size. Bounded: --max-connections at once
  * (more are closed at once and counted), a response of at most 64 MiB, --time; stops on
- * SIGINT/SIGTERM. */
+ * SIGINT/SIGTERM. Its command line: cli/net_server_cmd.c. */
 #include "cli/net_server.h"
 
 #include <arpa/inet.h>
@@ -302,54 +302,13 @@ static void *server_thread(void *arg)
 	return NULL;
 }
 
-static const char usage[] =
-	"Usage: luabench net-server [--host=ADDR] [--port=N] [--threads=N] [--time=S] [--max-connections=N]\n"
-	"Answers `luabench net` (tcp_rr, tcp_crr, tcp_stream, udp_rr) on TCP and UDP port N until\n"
-	"SIGINT/SIGTERM or --time seconds (0 = no limit); prints its totals when it stops.\n"
-	"  --host=ADDR            address to listen on [all]\n"
-	"  --port=N               TCP and UDP port [12866]\n"
-	"  --threads=N            threads, each with its own listener (SO_REUSEPORT) [2]\n"
-	"  --time=S               stop after S seconds [0]\n"
-	"  --max-connections=N    connections open at once; more are closed at once and counted [10000]\n";
-
-static int parse_args(struct server *s, int argc, char **argv, int64_t *time_s)
+int lb_net_server_run(const struct lb_net_server_opts *o)
 {
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i], *v = strchr(a, '=');
-		if (!strcmp(a, "--help") || !strcmp(a, "help")) {
-			fputs(usage, stdout);
-			return 1;
-		}
-		char *end = NULL;
-		long long n = v ? strtoll(v + 1, &end, 10) : 0;
-		bool num = v && end != v + 1 && !*end && n >= 0;
-		if (!strncmp(a, "--host=", 7))
-			s->host = v + 1;
-		else if (!strncmp(a, "--port=", 7) && num && n <= 65535)
-			s->port = (int)n;
-		else if (!strncmp(a, "--threads=", 10) && num && n >= 1 && n <= 1024)
-			s->threads = (int)n;
-		else if (!strncmp(a, "--time=", 7) && num && n <= INT32_MAX)
-			*time_s = n;
-		else if (!strncmp(a, "--max-connections=", 18) && num && n >= 1 && n <= 10000000)
-			s->max_conns = (int)n;
-		else {
-			fprintf(stderr, "FATAL: net-server: invalid option '%s'\n%s", a, usage);
-			return -1;
-		}
-	}
-	return 0;
-}
-
-int lb_net_server_main(int argc, char **argv)
-{
-	struct server s = { .host = "", .port = 12866, .threads = 2, .max_conns = 10000, .stop = &stop_flag };
-	int64_t time_s = 0;
-	int rc = parse_args(&s, argc, argv, &time_s);
-	if (rc)
-		return rc < 0 ? 1 : 0;
-	if (time_s)
-		s.deadline_ns = lb_now_ns() + time_s * LB_NS_PER_S;
+	struct server s = { .host = o->host, .port = o->port, .threads = o->threads, .max_conns = o->max_conns,
+			    .stop = &stop_flag };
+	int rc = 0;
+	if (o->time_s)
+		s.deadline_ns = lb_now_ns() + o->time_s * LB_NS_PER_S;
 	struct rlimit rl; /* --max-connections sockets: the soft limit up to the hard one */
 	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
 		rl.rlim_cur = rl.rlim_max;

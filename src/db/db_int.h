@@ -240,14 +240,4 @@ void lb_db_pipe_end(struct lb_db_conn *c, int rc);
 /* Forgets the pipeline of a closed session. */
 void lb_db_pipe_reset(struct lb_db_conn *c);
 
-/* Each driver's command-line options and their reading (<driver>_options.c). */
-extern const struct lb_opt_def lb_pgsql_options[];
-void lb_pgsql_read_options(const struct lb_opts *o, struct lb_db_options *out);
-extern const struct lb_opt_def lb_mysql_options[];
-void lb_mysql_read_options(const struct lb_opts *o, struct lb_db_options *out);
-
-/* Each driver's description of its server for the server monitor (<driver>_monitor.c). */
-extern const struct lb_db_monitor lb_pgsql_monitor;
-extern const struct lb_db_monitor lb_mysql_monitor;
-
 #endif

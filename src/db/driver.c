@@ -8,43 +8,18 @@
 #include <stdio.h>
 
 #include "db_int.h"
-#include "lb_config.h"
+#include "lb_db_drivers.h"
 
+/* The registry: the drivers the build includes (each driver folder's meson.build adds its name
+ * to LB_DB_DRIVERS, in the order --help lists their options: sysbench's, mysql then pgsql),
+ * then the null driver, which is always there. The core knows a driver only by its ops table. */
+#define DECLARE_OPS(name) extern const struct lb_db_ops lb_db_##name##_ops;
+#define LIST_OPS(name) &lb_db_##name##_ops,
+LB_DB_DRIVERS(DECLARE_OPS)
 extern const struct lb_db_ops lb_db_null_ops;
-#if LB_HAVE_PGSQL
-extern const struct lb_db_ops lb_db_pgsql_ops;
-#endif
-#if LB_HAVE_MYSQL
-extern const struct lb_db_ops lb_db_mysql_ops;
-#endif
-#if LB_HAVE_ODBC
-extern const struct lb_db_ops lb_db_odbc_ops;
-#endif
-#if LB_HAVE_SQLITE
-extern const struct lb_db_ops lb_db_sqlite_ops;
-#endif
-#if LB_HAVE_DUCKDB
-extern const struct lb_db_ops lb_db_duckdb_ops;
-#endif
 
-/* The registry: an explicit list, so what is built in is visible in one place. */
-/* In the order --help lists their options (sysbench's: mysql, then pgsql). */
 static const struct lb_db_ops *const registry[] = {
-#if LB_HAVE_MYSQL
-	&lb_db_mysql_ops,
-#endif
-#if LB_HAVE_PGSQL
-	&lb_db_pgsql_ops,
-#endif
-#if LB_HAVE_ODBC
-	&lb_db_odbc_ops,
-#endif
-#if LB_HAVE_SQLITE
-	&lb_db_sqlite_ops,
-#endif
-#if LB_HAVE_DUCKDB
-	&lb_db_duckdb_ops,
-#endif
+	LB_DB_DRIVERS(LIST_OPS)
 	&lb_db_null_ops,
 };
 

@@ -163,7 +163,8 @@ struct lb_db_options {
 	 * server family the connection reports (lb_db_config_dialect()). */
 	const char *dialect;
 	/* sqlite: the database file is `db`; these pragmas are set on every connection (NULL / 0 =
-	 * leave the library's own; the command line's defaults are in db/sqlite_options.c). */
+	 * leave the library's own; the command line's defaults are in
+	 * db/sqlite/sqlite_options.c). */
 	const char *sqlite_journal_mode;   /* PRAGMA journal_mode: delete, truncate, persist, memory,
 					    * wal, off */
 	const char *sqlite_synchronous;    /* PRAGMA synchronous: off, normal, full, extra */
@@ -292,11 +293,16 @@ int32_t lb_db_disconnect(struct lb_db_conn *c);
  * statement that fails to re-prepare reports its error at its next execution). Returns LB_DB_OK
  * or LB_DB_ECONNECT. Blocking. */
 int32_t lb_db_reconnect(struct lb_db_conn *c, int64_t deadline_ns);
+/* The end of a reconnect whose connect the caller made itself (lb_db_disconnect, then
+ * lb_db_connect_start stepped without blocking, as an emulated user does): every statement
+ * prepared again on the new session, the reconnect counted. LB_DB_OK or the error of a
+ * statement that could not be sent. */
+int32_t lb_db_reconnect_finish(struct lb_db_conn *c);
 /* The caller runs other work while an operation of this connection is pending (emulated
  * users): a driver whose client library only blocks (odbc) then runs each call on a helper
  * thread of the connection and gives an eventfd to wait on. Off by default (calls block). */
 void lb_db_conn_set_offload(struct lb_db_conn *c, int32_t on);
-/* Successful lb_db_reconnect() calls so far on this connection. */
+/* Successful lb_db_reconnect() (and lb_db_reconnect_finish()) calls so far on this connection. */
 uint64_t lb_db_conn_reconnects(const struct lb_db_conn *c);
 /* Borrowed; valid as long as the connection, updated by every call on it. */
 const struct lb_db_error *lb_db_conn_error(const struct lb_db_conn *c);

@@ -47,10 +47,12 @@ const struct lb_db_monitor *lb_db_monitor_for(struct lb_db_conn *c)
 		return c->ops->monitor;
 	char v[128];
 	lb_db_conn_server_version(c, v, sizeof(v));
-	if (!strncmp(v, "PostgreSQL", 10))
-		return &lb_pgsql_monitor;
-	if (!strncmp(v, "MariaDB", 7) || !strncmp(v, "MySQL", 5))
-		return &lb_mysql_monitor;
+	for (uint32_t i = 0; i < lb_db_driver_count(); i++) {
+		const struct lb_db_monitor *m = lb_db_driver_at(i)->monitor;
+		for (const char *const *s = m ? m->servers : NULL; s && *s; s++)
+			if (!strncmp(v, *s, strlen(*s)))
+				return m;
+	}
 	return NULL;
 }
 

@@ -54,6 +54,10 @@ struct lb_db_monitor {
 	 * workers run it on their sessions before each of the monitor's readings. NULL = the
 	 * server's counters are current (MariaDB/MySQL). */
 	const char *publish_sql;
+	/* How the servers it describes begin their version (lb_db_conn_server_version:
+	 * "PostgreSQL"), for a driver of any server (odbc), which has no monitor of its own and
+	 * borrows the one of a built-in driver. NULL-terminated. */
+	const char *const *servers;
 };
 
 /* A growing list of name/value pairs; values are text (settings) or numbers (counters). */
@@ -72,8 +76,8 @@ void lb_db_kv_list_free(struct lb_db_kv_list *l);
 /* The driver's description of its server, or NULL when it has none. */
 const struct lb_db_monitor *lb_db_monitor_of(const struct lb_db_config *cfg);
 /* The description for connection c: its driver's, or for a driver of any server (odbc) the
- * one of the server family c reports ("PostgreSQL …", "MariaDB …", "MySQL …"); NULL when
- * none fits. */
+ * one of the built-in driver whose `servers` c's server version begins with ("PostgreSQL …",
+ * "MariaDB …", "MySQL …"); NULL when none fits (or that driver is not built). */
 const struct lb_db_monitor *lb_db_monitor_for(struct lb_db_conn *c);
 /* Whether connections of this config reach no server (--*-dry-run). */
 int lb_db_config_dry_run(const struct lb_db_config *cfg);

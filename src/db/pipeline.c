@@ -1,7 +1,7 @@
 /* Pipelines in the core: the per-connection list of queued statements and their outcomes, the
  * rules every driver shares (what may happen while a pipeline is open, what a lost connection
  * leaves behind, dry runs), and the entry points of driver.h. The drivers only talk to their
- * library (pgsql_pipeline.c). */
+ * library (pgsql/pgsql_pipeline.c). */
 #include <stdio.h>
 
 #include "db_int.h"

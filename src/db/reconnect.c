@@ -37,15 +37,23 @@ int32_t lb_db_reconnect(struct lb_db_conn *c, int64_t deadline_ns)
 	for (;;) {
 		rc = connect_once(c, deadline_ns);
 		if (rc == LB_DB_OK)
-			rc = c->cfg->opts.dry_run ? LB_DB_OK : lb_db_stmts_reprepare(c);
+			rc = lb_db_reconnect_finish(c);
 		if (rc == LB_DB_OK)
-			break;
+			return LB_DB_OK;
 		int64_t left = deadline_ns - lb_now_ns();
 		if (left <= 0)
 			return LB_DB_ECONNECT;
 		sleep_ns(delay_ns < left ? delay_ns : left);
 		delay_ns = delay_ns * 2 > 1000000000 ? 1000000000 : delay_ns * 2;
 	}
-	c->reconnects++;
-	return LB_DB_OK;
+}
+
+int32_t lb_db_reconnect_finish(struct lb_db_conn *c)
+{
+	if (!c)
+		return LB_DB_EINVAL;
+	int rc = c->cfg->opts.dry_run ? LB_DB_OK : lb_db_stmts_reprepare(c);
+	if (rc == LB_DB_OK)
+		c->reconnects++;
+	return rc;
 }

@@ -32,6 +32,8 @@ static const struct lb_opt_def general[] = {
 	  "seconds the server lets a statement run before cancelling it, an SQL error like any other (PostgreSQL statement_timeout, MariaDB max_statement_time, through ODBC too; SQLite and DuckDB interrupt it; 0 = the server's setting)" },
 	{ "db-tcp-timeout", LB_OPT_DOUBLE, "30",
 	  "seconds after which a server that neither acknowledges data nor answers keepalive probes is taken as gone (a network partition): the connection is lost and reconnected (TCP keepalive and TCP_USER_TIMEOUT; 0 = the kernel's defaults, many minutes)" },
+	{ "logon", LB_OPT_STRING, "once",
+	  "when threads and emulated users log on to the database in a run: once (a session each, kept for the run) or per-transaction (a new session for each event, closed after it: the logon cost and the server's session churn are measured; as Swingbench's LogOutPostTransaction)" },
 };
 
 int lb_dbopts_register(struct lb_opts *opts, char *err, int errlen)
@@ -88,6 +90,12 @@ int lb_dbopts_configure(const struct lb_opts *o, struct lb_config *cfg, char *er
 	 * an empty one crashes sysbench there, so it is refused here at once. */
 	if (!*lb_opts_str(o, "db-ps-mode")) {
 		snprintf(err, (size_t)errlen, "Invalid value for the 'db-ps-mode' option: '' (expected auto or disable)");
+		return -1;
+	}
+	const char *logon = lb_opts_str(o, "logon");
+	if (strcmp(logon, "once") && strcmp(logon, "per-transaction")) {
+		snprintf(err, (size_t)errlen, "Invalid value for the 'logon' option: '%s' (expected once or per-transaction)",
+			 logon);
 		return -1;
 	}
 	static const char *const secs[] = { "db-connect-timeout", "db-read-timeout", "db-reconnect-timeout",

@@ -335,11 +335,17 @@ LB_FFI int lb_stmt_define(struct lb_worker *w, const char *text, size_t len)
 	return lb_stmt_names_define(&w->eng->stmt_names, text, len);
 }
 
+/* The ns from a start mark a script handed back (any number: NaN, infinite, its own) to now;
+ * 0 when it is not before now. In double: a cast of such a number to an integer is undefined. */
+static uint64_t ns_since_mark(const struct lb_worker *w, double start_ns)
+{
+	double d = (double)(lb_now_ns() - w->eng->epoch_ns) - start_ns;
+	return d > 0 && d < 1.8e19 ? (uint64_t)d : 0;
+}
+
 LB_FFI void lb_stmt_record(struct lb_worker *w, int id, double start_ns, int ok)
 {
-	int64_t now = lb_now_ns() - w->eng->epoch_ns;
-	uint64_t lat = now > (int64_t)start_ns ? (uint64_t)(now - (int64_t)start_ns) : 0;
-	lb_stats_stmt(&w->stats, id, lat, ok != 0);
+	lb_stats_stmt(&w->stats, id, ns_since_mark(w, start_ns), ok != 0);
 }
 
 LB_FFI uint32_t lb_rand_unique(struct lb_worker *w)
@@ -359,8 +365,7 @@ LB_FFI double lb_event_start_ns(struct lb_worker *w)
 
 LB_FFI void lb_type_record(struct lb_worker *w, int id, double start_ns, int outcome)
 {
-	int64_t now = lb_now_ns() - w->eng->epoch_ns;
-	uint64_t lat = now > (int64_t)start_ns ? (uint64_t)(now - (int64_t)start_ns) : 0;
+	uint64_t lat = ns_since_mark(w, start_ns);
 	if (outcome < LB_OUTCOME_OK || outcome > LB_OUTCOME_RETRY)
 		outcome = LB_OUTCOME_ERROR;
 	lb_stats_type(&w->stats, id, lat, (enum lb_outcome)outcome);

@@ -23,41 +23,20 @@
 #include "util/log.h"
 #include "util/util.h"
 
-struct args {
-	const char **files;
-	int nfiles;
-	bool json;
-	const char *output;
-	const char *percentiles; /* NULL: the first input's */
-	bool allow_gaps;          /* merge runs whose windows do not overlap, with a warning */
-};
-
 /* ---- the merged run -------------------------------------------------------------------------- */
 
-static int set_percentiles(struct merge *m, const char *list)
+static void set_percentiles(struct merge *m, const struct lb_merge_request *req)
 {
 	struct lb_config *c = &m->cfg;
-	if (list) {
-		char *copy = lb_xstrdup(list), *save = NULL;
-		for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-			char *end;
-			double p = strtod(t, &end);
-			if (end == t || *end || p < 0 || p > 100 || c->npercentiles == LB_MAX_PERCENTILES) {
-				snprintf(m->err, ERRLEN, "Invalid value for the 'percentile' option: '%s'", list);
-				free(copy);
-				return -1;
-			}
-			if (p > 0)
-				c->percentiles[c->npercentiles++] = p;
-		}
-		free(copy);
-		return 0;
+	if (req->percentiles_given) {
+		for (int i = 0; i < req->npercentiles && i < LB_MAX_PERCENTILES; i++)
+			c->percentiles[c->npercentiles++] = req->percentiles[i];
+		return;
 	}
 	const cJSON *pcts = get(get(m->first, "latency_ms"), "percentiles");
 	for (const cJSON *p = pcts ? pcts->child : NULL; p; p = p->next)
 		if (c->npercentiles < LB_MAX_PERCENTILES)
 			c->percentiles[c->npercentiles++] = strtod(p->string, NULL);
-	return 0;
 }
 
 static void build_result(struct merge *m, struct lb_result *r)
@@ -247,7 +226,7 @@ static void check_instances(const struct merge *m)
 	free(seen);
 }
 
-static int emit(struct merge *m, const struct args *a)
+static int emit(struct merge *m, const struct lb_merge_request *a)
 {
 	struct lb_result r;
 	build_result(m, &r);
@@ -278,64 +257,12 @@ static int emit(struct merge *m, const struct args *a)
 	return rc;
 }
 
-/* ---- command line ---------------------------------------------------------------------------- */
+/* ---- the command ---------------------------------------------------------------------------- */
 
-static void usage(FILE *out)
+int lb_merge_run(const struct lb_merge_request *a)
 {
-	fprintf(out, "Usage:\n  luabench merge RESULT.json... [--format=text|json] [--output=FILE] [--percentile=LIST]\n\n"
-		     "Combines the JSON results of processes that ran together (see --start-at, --instance):\n"
-		     "counters and histograms add, percentiles come from the merged histogram, rates are over\n"
-		     "the union of the measured windows; named metrics add (a gauge keeps the value set last and\n"
-		     "the extremes of all). A merged result can be merged again. Workloads with\n"
-		     "figures of their own (tpcc's tpmC, bookstore's BT/s) compute them for the merged run.\n\n"
-		     "  --format=text|json   report on stdout: sysbench's text layout (default) or the JSON document\n"
-		     "  --output=FILE        also write the merged JSON document to FILE (atomically)\n"
-		     "  --percentile=LIST    percentiles to report (default: those of the first result)\n"
-		     "  --allow-gaps         merge results whose measured windows do not overlap (refused otherwise:\n"
-		     "                       runs one after another are repeats, for luabench compare)\n");
-}
-
-static int parse_args(int argc, char **argv, struct args *a, char *err)
-{
-	memset(a, 0, sizeof(*a));
-	a->files = lb_xcalloc((size_t)argc, sizeof(*a->files));
-	for (int i = 1; i < argc; i++) {
-		const char *s = argv[i];
-		if (strncmp(s, "--", 2)) {
-			a->files[a->nfiles++] = s;
-		} else if (!strcmp(s, "--format=json") || !strcmp(s, "--format=text")) {
-			a->json = !strcmp(s, "--format=json");
-		} else if (!strncmp(s, "--output=", 9) && s[9]) {
-			a->output = s + 9;
-		} else if (!strncmp(s, "--percentile=", 13)) {
-			a->percentiles = s + 13;
-		} else if (!strcmp(s, "--allow-gaps")) {
-			a->allow_gaps = true;
-		} else if (!strncmp(s, "--format=", 9)) {
-			snprintf(err, ERRLEN, "Invalid value for the 'format' option: '%s' (expected text or json)", s + 9);
-			return -1;
-		} else {
-			snprintf(err, ERRLEN, "invalid option: %s (see 'luabench merge --help')", s);
-			return -1;
-		}
-	}
-	if (!a->nfiles) {
-		snprintf(err, ERRLEN, "no result files given (usage: luabench merge a.json b.json …)");
-		return -1;
-	}
-	return 0;
-}
-
-int lb_merge_main(int argc, char **argv)
-{
-	for (int i = 1; i < argc; i++)
-		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "help")) {
-			usage(stdout);
-			return 0;
-		}
-	struct args a;
 	struct merge *m = lb_xzalloc(sizeof(*m));
-	cJSON **docs = lb_xcalloc((size_t)argc, sizeof(*docs));
+	cJSON **docs = lb_xcalloc((size_t)a->nfiles, sizeof(*docs));
 	int rc = 1;
 	lb_snap_init(&m->snap);
 	lb_types_init(&m->types);
@@ -345,13 +272,11 @@ int lb_merge_main(int argc, char **argv)
 	m->from = cJSON_CreateArray();
 	m->systems = cJSON_CreateArray();
 	m->cfg.instances = 1;
-	if (parse_args(argc, argv, &a, m->err) < 0)
-		goto out;
-	for (int i = 0; i < a.nfiles; i++)
-		if (!(docs[i] = lb_merge_read_doc(a.files[i], m->err)) || lb_merge_add_doc(m, a.files[i], docs[i]) < 0)
+	for (int i = 0; i < a->nfiles; i++)
+		if (!(docs[i] = lb_merge_read_doc(a->files[i], m->err)) || lb_merge_add_doc(m, a->files[i], docs[i]) < 0)
 			goto out;
 	if (lb_merge_check_windows(m) < 0) {
-		if (!a.allow_gaps) {
+		if (!a->allow_gaps) {
 			size_t n = strlen(m->err);
 			snprintf(m->err + n, ERRLEN - n, ": merge adds processes that ran together; runs one after another are "
 				 "repeats to compare (luabench compare --label=A RUN... --label=B RUN...), or give --allow-gaps "
@@ -361,19 +286,17 @@ int lb_merge_main(int argc, char **argv)
 		lb_warn("merge: %s: the merged rates count the gap as measured time", m->err);
 		m->err[0] = 0;
 	}
-	if (set_percentiles(m, a.percentiles) < 0)
-		goto out;
+	set_percentiles(m, a);
 	check_instances(m);
-	rc = emit(m, &a);
+	rc = emit(m, a);
 out:
 	if (rc && *m->err) {
 		char b[ERRLEN * 4];
 		lb_fatal("merge: %s", lb_escape_to(b, sizeof(b), m->err));
 	}
-	for (int i = 0; i < argc; i++)
+	for (int i = 0; i < a->nfiles; i++)
 		cJSON_Delete(docs[i]);
 	free(docs);
-	free((void *)a.files);
 	cJSON_Delete(m->hosts);
 	cJSON_Delete(m->from);
 	cJSON_Delete(m->systems);

@@ -20,7 +20,7 @@ const struct lb_personality lb_personality_sysbench = {
 	.problems_to_stdout = true,
 };
 
-const struct lb_personality *lb_personality_select(const char *argv0, char *err, size_t errlen)
+const struct lb_personality *lb_personality_select(const char *program, char *err, size_t errlen)
 {
 	const char *env = getenv("LUABENCH_PERSONALITY");
 	if (env && *env) {
@@ -31,8 +31,8 @@ const struct lb_personality *lb_personality_select(const char *argv0, char *err,
 		snprintf(err, errlen, "LUABENCH_PERSONALITY=%s: expected sysbench or luabench", env);
 		return NULL;
 	}
-	const char *base = argv0 ? strrchr(argv0, '/') : NULL;
-	base = base ? base + 1 : argv0;
+	const char *base = program ? strrchr(program, '/') : NULL;
+	base = base ? base + 1 : program;
 	return base && !strcmp(base, "sysbench") ? &lb_personality_sysbench : &lb_personality_luabench;
 }
 

@@ -19,10 +19,11 @@ struct lb_personality {
 extern const struct lb_personality lb_personality_luabench;
 extern const struct lb_personality lb_personality_sysbench;
 
-/* The personality for a process run as argv0: LUABENCH_PERSONALITY (sysbench or luabench)
- * when set, else sysbench when the program's file name is "sysbench", else luabench.
+/* The personality for a process run as `program` (its path as run): LUABENCH_PERSONALITY
+ * (sysbench or luabench) when set, else sysbench when the program's file name is "sysbench",
+ * else luabench.
  * NULL with a message in err when LUABENCH_PERSONALITY names neither. */
-const struct lb_personality *lb_personality_select(const char *argv0, char *err, size_t errlen);
+const struct lb_personality *lb_personality_select(const char *program, char *err, size_t errlen);
 
 /* The first line of most runs, and --version's line. */
 void lb_personality_banner(const struct lb_personality *p, FILE *out);

@@ -184,4 +184,50 @@ sysbench.cmdline.commands = {
     assert.are.equal(1, h.count(out, "99th percentile"))
     assert.is_true(out:find("99th percentile", 1, true) < out:find("95th percentile", 1, true))
   end)
+
+  -- The commands that are not runs of a workload read their words in src/cli/ (merge,
+  -- net-server) or luabench.internal.cli (compare, report, study): each mistake is one exact
+  -- line on stderr, nothing on stdout, exit code 1; --help is the usage on stdout, exit code 0.
+  it("each other command refuses a mistake in its words with one exact line", function()
+    local cases = {
+      { "merge", "FATAL: merge: no result files given (usage: luabench merge a.json b.json …)\n" },
+      { "merge a.json --format=xml", "FATAL: merge: Invalid value for the 'format' option: 'xml' (expected text or json)\n" },
+      { "merge a.json --nope", "FATAL: merge: invalid option: --nope (see 'luabench merge --help')\n" },
+      { "merge a.json --percentile=50,200", "FATAL: merge: Invalid value for the 'percentile' option: '50,200'\n" },
+      { "compare", "FATAL: compare: give at least two inputs to compare (see luabench compare --help)\n" },
+      { "compare --nope", "FATAL: compare: unknown option '--nope' (see luabench compare --help)\n" },
+      { "compare a.json --format", "FATAL: compare: option '--format' needs a value (see luabench compare --help)\n" },
+      { "compare a.json --format=xml", "FATAL: compare: unknown format 'xml' (text, json or csv)\n" },
+      { "compare --help=1", "FATAL: compare: option '--help' takes no value (see luabench compare --help)\n" },
+      { "compare --label=a --label=b x.json", "FATAL: compare: --label=a names no input (see luabench compare --help)\n" },
+      { "compare a.json --label=b", "FATAL: compare: --label must come before the input it names (see luabench compare --help)\n" },
+      -- (not an option: an input, named with its control character escaped)
+      { "compare " .. h.q("--x\1y"), "FATAL: compare: cannot read '--x\\x01y': --x\\x01y: No such file or directory\n" },
+      { "report", "FATAL: report: no input (see luabench report --help)\n" },
+      { "report a.json", "FATAL: report: say where the HTML goes: -o report.html\n" },
+      { "report a.json -o", "FATAL: report: option '-o' needs a value (see luabench report --help)\n" },
+      { "study", "FATAL: study: give a plan: luabench study PLAN (see luabench study --help)\n" },
+      { "study a.lua b.lua", "FATAL: study: one plan at a time (got 'a.lua' and 'b.lua') (see luabench study --help)\n" },
+      { "study --set=oops", "FATAL: study: --set wants NAME=VALUE (got 'oops') (see luabench study --help)\n" },
+      { "study --dir", "FATAL: study: option '--dir' needs a value (--dir=...) (see luabench study --help)\n" },
+      { "study --dry-run=1", "FATAL: study: option '--dry-run' takes no value (see luabench study --help)\n" },
+      { "net-server --threads=0", "FATAL: net-server: invalid option '--threads=0'\nUsage: luabench net-server " },
+    }
+    for _, c in ipairs(cases) do
+      local out, err, rc = h.run(c[1])
+      assert.are.equal(1, rc, c[1])
+      assert.are.equal("", out, c[1])
+      if c[1]:find("^net%-server") then
+        assert.are.equal(c[2], err:sub(1, #c[2]), c[1])
+      else
+        assert.are.equal(c[2], err, c[1])
+      end
+    end
+    for _, cmd in ipairs({ "merge", "compare", "report", "study", "net-server" }) do
+      local out, err, rc = h.run(cmd .. " --help")
+      assert.are.equal(0, rc, cmd)
+      assert.are.equal("", err, cmd)
+      assert.truthy(out:find("^Usage:%s+luabench " .. cmd:gsub("%-", "%%-")), out)
+    end
+  end)
 end)

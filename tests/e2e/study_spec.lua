@@ -144,7 +144,7 @@ return { dir = %q, repeats = 3, options = "--time=1 --percentile=95,99",
     -- 3 against 3: the small-sample rule decides, from the runs themselves. Identical
     -- configurations come out * only by chance (BENCHMARKS: the rate, measured), and only where
     -- the runs do not overlap and Welch's test on their logarithms says p <= 0.05.
-    local rs = require("luabench.runstats")
+    local rs = require("luabench.internal.runstats")
     for name, pick in pairs({ ["events/s"] = function(doc) return doc.rates.events_per_s end,
                               p95 = function(doc) return doc.latency_ms.percentiles["95"] end }) do
       local v, r = values_by_config(d, function(doc) return doc.workload == "cpu" and pick(doc) or nil end), nil

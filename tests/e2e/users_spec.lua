@@ -259,3 +259,53 @@ function thread_done() io.stderr:write("MOVED " .. moved .. "\nMOST PAUSING " ..
     assert.is_true(tonumber(err:match("MOST PAUSING (%d+)")) > 1, err)
   end)
 end)
+
+-- --logon: the sessions the server saw, told apart by the server itself (PostgreSQL: the
+-- backend's pid and start time; MariaDB: CONNECTION_ID(), never reused), one row per event.
+h.each_driver("--logon on %s", function(driver, db)
+  local session = driver == "pgsql" and
+    "(SELECT pid || '@' || backend_start FROM pg_stat_activity WHERE pid = pg_backend_pid())" or "CONNECTION_ID()"
+  local p = h.db_script("logon_" .. driver .. ".lua", [[
+function event()
+  con:query("INSERT INTO lbt_logon (sess) VALUES (]] .. session .. [[)")
+  if luabench.user then luabench.think(0.001) end
+end
+function done() print("LOGONS", sysbench.sql.logons()) end
+]])
+  local function sessions(args)
+    local reset = h.write("logon_reset.lua", [[
+local c = sysbench.sql.driver():connect()
+c:query("DROP TABLE IF EXISTS lbt_logon")
+c:query("CREATE TABLE lbt_logon (sess VARCHAR(80))")
+]])
+    assert.are.equal(0, select(3, h.run(h.q(reset) .. " " .. db)))
+    local out, err, rc = h.run(h.q(p) .. " " .. db .. " --events=60 " .. args .. " run")
+    assert.are.equal(0, rc, err)
+    local n, distinct = h.sql(db, "SELECT CONCAT(COUNT(*), ' ', COUNT(DISTINCT sess)) FROM lbt_logon")[1]:match("(%d+) (%d+)")
+    return tonumber(n), tonumber(distinct), tonumber(out:match("LOGONS\t(%d+)")), out
+  end
+
+  it("once: a session per thread, or per connection of the pool, for the whole run", function()
+    local n, distinct, logons = sessions("--threads=2 --logon=once")
+    assert.are.same({ 60, 2, 2 }, { n, distinct, logons })
+    n, distinct, logons = sessions("--threads=2 --users=12 --connections=4")
+    assert.are.equal(60, n)
+    assert.is_true(distinct >= 2 and distinct <= 4, "sessions " .. distinct)
+    assert.are.equal(distinct, logons)
+  end)
+
+  it("per-transaction: a new session for every event, with threads and with users", function()
+    -- (and one per thread in thread_init, closed at once: it checks that connecting works)
+    local n, distinct, logons = sessions("--threads=2 --logon=per-transaction")
+    assert.are.same({ 60, 60, 62 }, { n, distinct, logons })
+    n, distinct, logons = sessions("--threads=2 --users=12 --connections=4 --logon=per-transaction")
+    assert.are.same({ 60, 60, 62 }, { n, distinct, logons })
+    h.sql(db, "DROP TABLE lbt_logon")
+  end)
+
+  it("refuses another value in one line", function()
+    local _, err, rc = h.run(h.q(p) .. " " .. db .. " --logon=always run")
+    assert.are.equal(1, rc)
+    assert.are.equal("FATAL: Invalid value for the 'logon' option: 'always' (expected once or per-transaction)\n", err)
+  end)
+end)

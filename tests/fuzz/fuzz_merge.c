@@ -29,14 +29,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	const char *b = nul ? lb_fuzz_file("merge-b.json", nul + 1, size - first - 1) : NULL;
 	if (!a || (nul && !b))
 		return 0;
-	snprintf(out, sizeof(out), "--output=%s.out", a);
-	char *argv[] = { "merge", (char *)a, out, (char *)b, NULL };
+	snprintf(out, sizeof(out), "%s.out", a);
+	const char *files[] = { a, b };
+	struct lb_merge_request req = { .files = files, .nfiles = b ? 2 : 1, .output = out };
 
 	/* The report is printed on stdout, which the replay driver's TAP lines use. */
 	fflush(stdout);
 	int saved = dup(1);
 	dup2(fileno(devnull), 1);
-	lb_merge_main(b ? 4 : 3, argv);
+	lb_merge_run(&req);
 	fflush(stdout);
 	dup2(saved, 1);
 	close(saved);

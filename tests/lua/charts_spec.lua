@@ -1,5 +1,5 @@
--- luabench.charts: which charts a set of inputs gets, and what is on them.
-local charts = require("luabench.charts")
+-- luabench.internal.charts: which charts a set of inputs gets, and what is on them.
+local charts = require("luabench.internal.charts")
 local fx = require("lua.result_fixture")
 
 local function ids(list)
@@ -8,7 +8,7 @@ local function ids(list)
   return out
 end
 
-describe("luabench.charts", function()
+describe("luabench.internal.charts", function()
   it("overlays sweeps against concurrency, one line per input, the maximum on its own chart", function()
     local s1 = fx.input("ssd", { fx.doc { threads = 1 }, fx.doc { threads = 8 } })
     local s2 = fx.input("nvme", { fx.doc { threads = 1 }, fx.doc { threads = 8 } })

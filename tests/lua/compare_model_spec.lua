@@ -1,6 +1,6 @@
--- luabench.compare_model: labels of several runs, pairing by workload and product, the two
+-- luabench.internal.compare_model: labels of several runs, pairing by workload and product, the two
 -- verdict rules, the summary, the event-time breakdown and a concurrency axis.
-local model = require("luabench.compare_model")
+local model = require("luabench.internal.compare_model")
 local fx = require("lua.result_fixture")
 
 local function row(rows, name)
@@ -14,7 +14,7 @@ local function concat(...)
   return out
 end
 
-describe("luabench.compare_model", function()
+describe("luabench.internal.compare_model", function()
   it("takes the median of a label's runs and judges by the spread between them", function()
     local a = fx.runs("A", { fx.doc { tps = 100 }, fx.doc { tps = 104 }, fx.doc { tps = 98 }, fx.doc { tps = 101 } })
     local b = fx.runs("B", { fx.doc { tps = 130 }, fx.doc { tps = 128 }, fx.doc { tps = 135 }, fx.doc { tps = 131 } })

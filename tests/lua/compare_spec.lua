@@ -1,8 +1,8 @@
--- luabench.compare: the model (values, ratios, significance) and its text, JSON and CSV.
-local compare = require("luabench.compare")
+-- luabench.internal.compare: the model (values, ratios, significance) and its text, JSON and CSV.
+local compare = require("luabench.internal.compare")
 local fx = require("lua.result_fixture")
 
-describe("luabench.compare", function()
+describe("luabench.internal.compare", function()
   local a = fx.input("before", { fx.doc { tps = 1000, per_interval = { 990, 1010, 1000 } } })
   local b = fx.input("after", { fx.doc { tps = 1500, lat = 0.5, per_interval = { 1490, 1510, 1500 } } })
   local c = fx.input("same", { fx.doc { tps = 1001, per_interval = { 980, 1020, 1003 } } })
@@ -39,21 +39,6 @@ describe("luabench.compare", function()
     assert.are.same({ 100 }, { m.sections[1].rows[1].values[1], m.sections[1].rows[1].values[2] })
     assert.are.equal(1.5, m.sections[2].rows[1].ratios[2])
     assert.truthy(compare.text(m):find("== 4 threads ==", 1, true))
-  end)
-
-  it("parses labels, each naming the inputs up to the next, and refuses a dangling one", function()
-    local args = assert(compare.parse_args({ "a.json", "--label=x", "b.json", "c.json", "--format", "csv",
-      "--label=y", "d.json" }, { label = "value", format = "value" }))
-    assert.are.same({ { path = "a.json" }, { path = "b.json", label = "x", group = 1 },
-      { path = "c.json", label = "x", group = 1 }, { path = "d.json", label = "y", group = 2 } }, args.inputs)
-    assert.are.equal("csv", args.format)
-    local none, err = compare.parse_args({ "a.json", "--label=y" }, { label = "value" })
-    assert.is_nil(none)
-    assert.truthy(err:find("before the input", 1, true))
-    assert.is_nil((compare.parse_args({ "--nope" }, {})))
-    none, err = compare.parse_args({ "--label=a", "--label=b", "x.json" }, { label = "value" })
-    assert.is_nil(none)
-    assert.truthy(err:find("--label=a names no input", 1, true), err)
   end)
 
   it("tells studies of one label apart when they share a workload, and joins them when not", function()

@@ -1,6 +1,6 @@
--- luabench.compare_text: the model as text, JSON and CSV, the same figures in each.
-local model = require("luabench.compare_model")
-local render = require("luabench.compare_text")
+-- luabench.internal.compare_text: the model as text, JSON and CSV, the same figures in each.
+local model = require("luabench.internal.compare_model")
+local render = require("luabench.internal.compare_text")
 local fx = require("lua.result_fixture")
 
 local function concat(a, b)
@@ -10,7 +10,7 @@ local function concat(a, b)
   return out
 end
 
-describe("luabench.compare_text", function()
+describe("luabench.internal.compare_text", function()
   local a = fx.runs("A", { fx.doc { tps = 100 }, fx.doc { tps = 104 }, fx.doc { tps = 98 }, fx.doc { tps = 101 } })
   local b = fx.runs("B", { fx.doc { tps = 130 }, fx.doc { tps = 128 }, fx.doc { tps = 135 }, fx.doc { tps = 131 } })
 

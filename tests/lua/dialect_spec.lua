@@ -162,6 +162,50 @@ describe("luabench.dialect", function()
         assert.truthy(out:find("GONE\ttrue\n", 1, true), out)
       end)
 
+      it("its sequences, now, minutes and ROLLUP run and answer", function()
+        if not h.db(name) then pending(name .. " sandbox server not running") return end
+        local script = ([[
+          local D = require("luabench.dialect").of(NAME)
+          local con = sysbench.sql.driver():connect()
+          for _, n in ipairs({ "SEQ_a", "SEQ_b" }) do con:query(D.drop_sequence(n)) end
+          con:query(D.create_sequence("SEQ_a", 41))
+          con:query(D.create_sequence("SEQ_b", 7))
+          local function take()
+            local v = {}
+            for _, sql in ipairs(D.next_values({ "SEQ_a", "SEQ_b" })) do
+              for _, x in ipairs({ con:query_row(sql) }) do v[#v + 1] = x end
+            end
+            return table.concat(v, " ")
+          end
+          print("NEXT", take(), take())
+          local st = con:prepare("SELECT " .. D.date_value("?") .. D.from_dual)
+          local p = st:bind_create(sysbench.sql.type.VARCHAR, 10)
+          st:bind_param(p)
+          p:set("2024-02-29")
+          print("DATE", st:execute():fetch_row()[1])
+          print("NOW", con:query_row("SELECT CASE WHEN " .. D.date_add(D.now, -5, "minute") .. " < " .. D.now ..
+            " AND " .. D.now .. " > " .. D.date_add("CURRENT_TIMESTAMP", -1, "day") .. " THEN 1 ELSE 0 END"))
+          con:query("DROP TABLE IF EXISTS SEQ_r")
+          con:query("CREATE TABLE SEQ_r (g INTEGER, m VARCHAR(4), v INTEGER)")
+          con:query("INSERT INTO SEQ_r VALUES (1, 'x', 1), (1, 'x', 2), (1, 'y', 4)")
+          local rs = con:query("SELECT g, m, SUM(v) FROM SEQ_r " .. D.group_by_rollup("g, m"))
+          local rows = {}
+          for r in function() return rs:fetch_row() end do
+            rows[#rows + 1] = (r[1] or "*") .. "/" .. (r[2] or "*") .. "=" .. r[3]
+          end
+          table.sort(rows)
+          print("ROLLUP", table.concat(rows, " "))
+          con:query("DROP TABLE SEQ_r")
+          for _, n in ipairs({ "SEQ_a", "SEQ_b" }) do con:query(D.drop_sequence(n)) end
+        ]]):gsub("NAME", string.format("%q", name)):gsub("SEQ", t)
+        local out, err, rc = h.run("- --verbosity=1 " .. h.db(name), { stdin = script })
+        assert.are.equal(0, rc, err)
+        assert.is_truthy(out:find("NEXT\t41 7\t42 8\n", 1, true), out)
+        assert.is_truthy(out:find("NOW\t1\n", 1, true), out)
+        assert.is_truthy(out:find("DATE\t2024-02-29\n", 1, true), out)
+        assert.is_truthy(out:find("ROLLUP\t*/*=7 1/*=7 1/x=3 1/y=4\n", 1, true), out)
+      end)
+
       it("streams rows with load_stream, limits rows, and times a statement out", function()
         if not h.db(name) then pending(name .. " sandbox server not running") return end
         local script = string.format([[

@@ -48,6 +48,18 @@ describe("oracle dialect (Oracle Database 12c+ SQL Language Reference)", functio
       "ALTER SESSION SET NLS_TIMESTAMP_FORMAT = 'YYYY-MM-DD HH24:MI:SS.FF'" }, d.session)
   end)
 
+  it("sequences and SYSDATE (CREATE SEQUENCE; sequence pseudocolumns NEXTVAL; DROP SEQUENCE, ORA-02289)", function()
+    assert.are.equal("SYSDATE", d.now)
+    assert.is_true(d.sequences)
+    assert.are.equal("CREATE SEQUENCE orders_seq START WITH 1001", d.create_sequence("orders_seq", 1001))
+    assert.are.equal("BEGIN EXECUTE IMMEDIATE 'DROP SEQUENCE orders_seq'; EXCEPTION WHEN OTHERS THEN " ..
+      "IF SQLCODE != -2289 THEN RAISE; END IF; END;", d.drop_sequence("orders_seq"))
+    assert.are.same({ "SELECT a_seq.NEXTVAL, b_seq.NEXTVAL FROM DUAL" }, d.next_values({ "a_seq", "b_seq" }))
+    assert.are.equal("SYSDATE + NUMTODSINTERVAL(-5, 'MINUTE')", d.date_add(d.now, -5, "minute"))
+    assert.are.equal("GROUP BY ROLLUP (a, b)", d.group_by_rollup("a, b"))
+    assert.are.equal("CAST(? AS DATE)", d.date_value("?"))
+  end)
+
   it("row limits and locking reads (row_limiting_clause; for_update_clause)", function()
     assert.are.equal("SELECT c FROM t ORDER BY c FETCH FIRST 50 ROWS ONLY", d.limit("SELECT c FROM t ORDER BY c", 50))
     assert.are.equal("SELECT c FROM t WHERE id = ? FOR UPDATE", d.for_update("SELECT c FROM t WHERE id = ?"))
@@ -224,6 +236,15 @@ describe("sqlserver dialect (SQL Server 2016+ Transact-SQL reference)", function
     assert.are.equal("CAST(GETDATE() AS DATE)", d.current_date)
     assert.is_true(d.clustered)
     assert.is_true(d.transactional_ddl)
+  end)
+
+  it("sequences (CREATE SEQUENCE, NEXT VALUE FOR; DROP SEQUENCE IF EXISTS), SYSDATETIME, ROLLUP", function()
+    assert.are.equal("SYSDATETIME()", d.now)
+    assert.are.equal("CREATE SEQUENCE s START WITH 7", d.create_sequence("s", 7))
+    assert.are.equal("DROP SEQUENCE IF EXISTS s", d.drop_sequence("s"))
+    assert.are.same({ "SELECT NEXT VALUE FOR a, NEXT VALUE FOR b" }, d.next_values({ "a", "b" }))
+    assert.are.equal("DATEADD(minute, -60, SYSDATETIME())", d.date_add(d.now, -60, "minute"))
+    assert.are.equal("GROUP BY ROLLUP (a, b)", d.group_by_rollup("a, b"))
   end)
 
   it("dates: DATEADD (no interval type)", function()
@@ -471,6 +492,18 @@ describe("sqlite dialect (SQLite 3.35+: lang_createtable, lang_datefunc, lang_re
     local con, sent = recorder()
     d.restart_keys(con, "t1", "id")
     assert.are.same({}, sent)
+  end)
+
+  it("sequences are one-row tables taken with UPDATE ... RETURNING; no ROLLUP", function()
+    assert.is_false(d.sequences)
+    assert.are.equal("CREATE TABLE s (next_value INTEGER NOT NULL); INSERT INTO s VALUES (7)", d.create_sequence("s", 7))
+    assert.are.equal("DROP TABLE IF EXISTS s", d.drop_sequence("s"))
+    assert.are.same({ "UPDATE a SET next_value = next_value + 1 RETURNING next_value - 1",
+      "UPDATE b SET next_value = next_value + 1 RETURNING next_value - 1" }, d.next_values({ "a", "b" }))
+    assert.has_error(function() d.nextval("a") end)
+    assert.is_false(d.group_by_rollup)
+    assert.are.equal("datetime('now', 'localtime')", d.now)
+    assert.are.equal("?", d.date_value("?"))
   end)
 
   it("upsert and insert_id are PostgreSQL's (ON CONFLICT, RETURNING)", function()

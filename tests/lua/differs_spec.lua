@@ -1,5 +1,5 @@
--- luabench.differs: every key that differs between labels, whatever object holds it.
-local differs = require("luabench.differs")
+-- luabench.internal.differs: every key that differs between labels, whatever object holds it.
+local differs = require("luabench.internal.differs")
 local fx = require("lua.result_fixture")
 
 local function find(rows, group, name)
@@ -8,7 +8,7 @@ local function find(rows, group, name)
   end
 end
 
-describe("luabench.differs", function()
+describe("luabench.internal.differs", function()
   it("takes an empty object or a bare array where another result has keys", function()
     local a, b = fx.doc(), fx.doc()
     a.placement, b.placement = {}, { process_cpus = "0" }

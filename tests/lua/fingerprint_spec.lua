@@ -1,8 +1,8 @@
--- luabench.fingerprint: the texts `luabench report` shows for where a run ran.
-local fp = require("luabench.fingerprint")
+-- luabench.internal.fingerprint: the texts `luabench report` shows for where a run ran.
+local fp = require("luabench.internal.fingerprint")
 local null = luabench.json.null
 
-describe("luabench.fingerprint", function()
+describe("luabench.internal.fingerprint", function()
   local m = { cpu_model = "Xeon", cpus = 4, memory_mib = 8192, kernel = "Linux 6.1", arch = "x86_64", os = "Debian",
     cpu_mhz_nominal = 2500, cpu_mhz_max = 3900, cpu_mhz_measured = 3100, cpu_isa = "avx2 aes",
     cache_l1d_kib = 48, cache_l1i_kib = 32, cache_l2_kib = 2048, cache_l3_kib = 36864, numa_nodes = 2,

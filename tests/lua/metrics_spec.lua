@@ -1,12 +1,12 @@
--- luabench.metrics: the rows of a comparison and the noise rule.
-local metrics = require("luabench.metrics")
+-- luabench.internal.metrics: the rows of a comparison and the noise rule.
+local metrics = require("luabench.internal.metrics")
 local fx = require("lua.result_fixture")
 
 local function row(rows, name)
   for _, r in ipairs(rows) do if r.name == name then return r end end
 end
 
-describe("luabench.metrics", function()
+describe("luabench.internal.metrics", function()
   it("lists throughput, each percentile in numeric order, errors, system and per-type rows", function()
     local d = fx.doc { types = { NewOrder = { per_s = 5, mix_pct = 45, errors = 0,
       latency_ms = { avg = 3, max = 9, percentiles = { ["90"] = 4, ["50"] = 2 } } } } }

@@ -1,8 +1,8 @@
--- luabench.report_html: one self-contained page.
-local report = require("luabench.report_html")
+-- luabench.internal.report_html: one self-contained page.
+local report = require("luabench.internal.report_html")
 local fx = require("lua.result_fixture")
 
-describe("luabench.report_html", function()
+describe("luabench.internal.report_html", function()
   it("has the facts, tables and charts, no script and no password", function()
     local d = fx.doc { types = { read = { count = 10, mix_pct = 100, per_s = 1, errors = 0, rollbacks = 0, retries = 0,
       latency_ms = { avg = 1, max = 2, percentiles = { ["50"] = 1 } } } } }

@@ -1,9 +1,9 @@
--- luabench.results: inputs from files and sweep directories, described in words.
-local results = require("luabench.results")
+-- luabench.internal.results: inputs from files and sweep directories, described in words.
+local results = require("luabench.internal.results")
 local fx = require("lua.result_fixture")
 local h = require("helpers")
 
-describe("luabench.results", function()
+describe("luabench.internal.results", function()
   it("describes what ran, also from a script's '_' options", function()
     local d = fx.doc()
     assert.are.equal("oltp_read_write, pgsql, 10 tables x 100,000 rows", results.what(d))

@@ -1,10 +1,10 @@
--- luabench.runstats: medians, order-statistic intervals, the Mann-Whitney U test and the ratio
+-- luabench.internal.runstats: medians, order-statistic intervals, the Mann-Whitney U test and the ratio
 -- interval, against values worked out by hand (the counts of subsets are in the comments).
-local rs = require("luabench.runstats")
+local rs = require("luabench.internal.runstats")
 
 local function near(a, b, eps) return math.abs(a - b) <= (eps or 1e-9) end
 
-describe("luabench.runstats", function()
+describe("luabench.internal.runstats", function()
   it("takes medians of odd and even counts", function()
     assert.are.equal(2, rs.median({ 3, 1, 2 }))
     assert.are.equal(2.5, rs.median({ 4, 1, 3, 2 }))

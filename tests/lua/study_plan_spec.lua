@@ -1,5 +1,5 @@
--- luabench.study_plan: a plan's checks, defaults and the order of its runs.
-local splan = require("luabench.study_plan")
+-- luabench.internal.study_plan: a plan's checks, defaults and the order of its runs.
+local splan = require("luabench.internal.study_plan")
 
 local function plan(t, opts)
   return splan.normalize(t, opts or { path = "x/wal.lua", hostname = "box1" })
@@ -14,7 +14,7 @@ local function seq(runs)
   return table.concat(out, " ")
 end
 
-describe("luabench.study_plan", function()
+describe("luabench.internal.study_plan", function()
   it("fills in the defaults: one configuration named after the host, 3 repeats, the plan's name", function()
     local p = assert(plan { workloads = { { args = "cpu --cpu-max-prime=20000" }, { args = "scripts/orders.lua" } } })
     assert.are.equal(3, p.repeats)

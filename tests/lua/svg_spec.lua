@@ -1,5 +1,5 @@
--- luabench.svg: deterministic line charts, one y axis, log axes, gaps, escaping.
-local svg = require("luabench.svg")
+-- luabench.internal.svg: deterministic line charts, one y axis, log axes, gaps, escaping.
+local svg = require("luabench.internal.svg")
 
 local function spec(o)
   local s = { id = "t", title = "Throughput <A&B>", xlabel = "threads", ylabel = "tps",
@@ -9,7 +9,7 @@ local function spec(o)
   return s
 end
 
-describe("luabench.svg", function()
+describe("luabench.internal.svg", function()
   it("draws the same bytes for the same chart, a polyline per series, one y axis", function()
     local a, b = svg.line_chart(spec()), svg.line_chart(spec())
     assert.are.equal(a, b)

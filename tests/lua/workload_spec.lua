@@ -1,4 +1,4 @@
--- luabench.workload: the helpers tpcc, bookstore and dbt3 share.
+-- luabench.workload: the helpers tpcc, bookstore, dbt3 and soe share.
 local h = require("helpers")
 local workload = require("luabench.workload")
 
@@ -31,6 +31,16 @@ describe("luabench.workload", function()
     assert.is_truthy(out:find("  [FAIL] orphans: 2 (expected 0)\nR2\tfalse", 1, true), out)
     assert.is_truthy(out:find("check: 1 of 2 checks FAILED\nR3\tfalse", 1, true), out)
     assert.is_truthy(out:find("check: all 1 invariants passed\nR4\ttrue", 1, true), out)
+  end)
+
+  it("sums per-thread counters slot by slot", function()
+    local p = luabench.shared("workload_spec.slots", "double", 6)
+    for i = 0, 5 do p[i] = i + 1 end -- thread 0: 1 2 3, thread 1: 4 5 6
+    assert.are.same({ [0] = 5, [1] = 7, [2] = 9 }, workload.sum_slots(p, 2, 3))
+    assert.are.same({ [0] = 1, [1] = 2 }, workload.sum_slots(p, 1, 2))
+    local ok, err = pcall(workload.sum_slots, p, 0, 2)
+    assert.is_false(ok)
+    assert.is_truthy(err:find("luabench.workload.sum_slots(array, threads, slots): threads must be an integer >= 1 (got 0)", 1, true), err)
   end)
 
   it("refuses a driver without a dialect in one line", function()

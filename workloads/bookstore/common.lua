@@ -226,20 +226,7 @@ function M.scale(items, ebs)
 end
 
 -- Warm-up: statistics start after --warmup-time and after the users' ramp-up, whichever is later.
-function M.measured_from()
-  local opt = sysbench.opt
-  local warm = tonumber(opt.warmup_time) or 0
-  local ramp = tostring(opt.ramp_up or "")
-  local users = tonumber(opt.users) or 0
-  local r
-  local n = ramp:match("^([%d.]+)/min$")
-  if n and tonumber(n) > 0 then
-    r = users / (tonumber(n) / 60)
-  else
-    r = tonumber(ramp) or 0
-  end
-  return math.max(warm, r)
-end
+M.measured_from = workload.measured_from
 
 -- SQL dialects -----------------------------------------------------------------------------------
 

@@ -12,14 +12,7 @@ local fmt = string.format
 M.LABEL = "bogotransactions per second, not comparable to TPC-W WIPS"
 
 local function users_stats(threads)
-  local st = run.stats_array(threads)
-  local v = {}
-  for slot = 0, run.SLOTS - 1 do
-    local n = 0
-    for t = 0, threads - 1 do n = n + st[t * run.SLOTS + slot] end
-    v[slot] = n
-  end
-  return v
+  return require("luabench.workload").sum_slots(run.stats_array(threads), threads, run.SLOTS)
 end
 
 -- The per-interaction figures of the measured window, from the per-type statistics: a run's, or

@@ -20,6 +20,10 @@ local d = {
   routines_return = false,
   routine_language = "mysql",
   locking_read_can_miss = false,
+  now = "CURRENT_TIMESTAMP",
+  -- MariaDB 10.3 and later (CREATE SEQUENCE, NEXT VALUE FOR); MySQL has none: a workload that
+  -- needs them says so when CREATE SEQUENCE fails.
+  sequences = true,
 }
 
 function d.lit(v)
@@ -74,6 +78,12 @@ function d.upsert(t, keys, cols, values)
   return fmt("INSERT INTO %s (%s) VALUES (%s) ON DUPLICATE KEY UPDATE %s", t, table.concat(all, ", "),
     table.concat(values, ", "), table.concat(set, ", "))
 end
+
+function d.nextval(name) return "NEXT VALUE FOR " .. name end
+
+function d.next_values(names) return require("luabench.dialect").select_next_values(d, names) end
+
+function d.group_by_rollup(cols) return "GROUP BY " .. cols .. " WITH ROLLUP" end
 
 function d.lock(name) return fmt("SELECT GET_LOCK(%s, 60)", name) end
 function d.unlock(name) return fmt("SELECT RELEASE_LOCK(%s)", name) end

@@ -36,6 +36,7 @@ local d = {
   current_date = "CURRENT_DATE",
   from_dual = " FROM DUAL",        -- a SELECT needs a FROM clause
   boolean = "NUMBER(1)",           -- no SQL BOOLEAN before 23ai
+  now = "SYSDATE",
   -- INSERT ALL: at most 999 target columns in all INTO clauses together; rows per statement
   -- are worked out from the column count.
   max_bulk_columns = 999,
@@ -209,6 +210,14 @@ function d.comment(t)
 end
 
 function d.next_key() return nil end
+
+-- CREATE SEQUENCE; DROP SEQUENCE ignoring ORA-02289 (no such sequence); seq.NEXTVAL, several in
+-- one SELECT ... FROM DUAL (each NEXTVAL of one sequence in a statement gives the same value,
+-- so every sequence is named once).
+function d.create_sequence(name, start) return fmt("CREATE SEQUENCE %s START WITH %d", name, start) end
+function d.drop_sequence(name) return ignoring("DROP SEQUENCE " .. name, -2289) end
+function d.nextval(name) return name .. ".NEXTVAL" end
+function d.next_values(names) return require("luabench.dialect").select_next_values(d, names) end
 
 -- ALTER TABLE ... MODIFY identity column START WITH LIMIT VALUE (12c): the next key is above
 -- the largest in the table.

@@ -29,9 +29,12 @@ local d = {
   from_dual = "",                        -- what a SELECT of values alone needs after them
   boolean = "BOOLEAN",
   max_bulk_rows = nil,                   -- the driver's bulk insert decides
+  -- The current date and time, as a TIMESTAMP column stores it (Oracle's SYSDATE).
+  now = "LOCALTIMESTAMP",
+  sequences = true,                      -- CREATE SEQUENCE (else: emulated, see next_values)
 }
 
-local UNITS = { day = "days", hour = "hours" }
+local UNITS = { day = "days", hour = "hours", minute = "minutes" }
 
 -- A string literal.
 function d.lit(v)
@@ -216,6 +219,23 @@ function d.warmup(t, rows)
     fmt("SELECT COUNT(*) FROM (SELECT * FROM %s WHERE k::text LIKE '%%0%%' LIMIT %d) t", t, rows),
   }
 end
+
+-- Sequences: CREATE SEQUENCE name whose first value is `start`; dropping it where it exists; an
+-- expression whose value is its next value.
+function d.create_sequence(name, start) return fmt("CREATE SEQUENCE %s START WITH %d", name, start) end
+function d.drop_sequence(name) return "DROP SEQUENCE IF EXISTS " .. name end
+function d.nextval(name) return fmt("nextval('%s')", name) end
+
+-- The statements whose rows, read in order (one row each), hold the next values of the sequences
+-- `names` (a list), in order: here one SELECT of them all.
+function d.next_values(names) return require("luabench.dialect").select_next_values(d, names) end
+
+-- A DATE from expr, a 'YYYY-MM-DD' text (a parameter bound as a string: PostgreSQL does not
+-- assign text to a date column without a cast).
+function d.date_value(expr) return fmt("CAST(%s AS DATE)", expr) end
+
+-- GROUP BY with subtotals over `cols` (a column list), in the order given, and a grand total.
+function d.group_by_rollup(cols) return "GROUP BY ROLLUP (" .. cols .. ")" end
 
 -- The statement con:copy_init() takes to stream rows in COPY's text format (tab-separated, \N
 -- for NULL, one row per line) into table t; false: the server (or the driver) cannot.

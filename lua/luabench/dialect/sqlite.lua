@@ -29,6 +29,11 @@ local d = {
   -- One writer at a time for the whole database: a read never waits for a row lock.
   locking_read_can_miss = false,
   boolean = "BOOLEAN",
+  -- The local time as the loaders write it ('YYYY-MM-DD HH:MM:SS', which sorts as time).
+  now = "datetime('now', 'localtime')",
+  -- No sequences: each is a one-row table whose value an UPDATE ... RETURNING takes (one writer
+  -- at a time holds the database anyway, so this serializes nothing more).
+  sequences = false,
 }
 
 -- No interval type: date_add gives datetime(expr, '+n units').
@@ -100,6 +105,28 @@ function d.comment(t)
 end
 
 function d.next_key() return nil end
+
+-- A sequence as a one-row table (two statements in one text: the driver runs both).
+function d.create_sequence(name, start)
+  return fmt("CREATE TABLE %s (next_value INTEGER NOT NULL); INSERT INTO %s VALUES (%d)", name, name, start)
+end
+function d.drop_sequence(name) return "DROP TABLE IF EXISTS " .. name end
+function d.nextval(name)
+  error(fmt("SQLite has no sequences (%s): use next_values(names)", name), 2)
+end
+function d.next_values(names)
+  local out = {}
+  for i, n in ipairs(names) do
+    out[i] = fmt("UPDATE %s SET next_value = next_value + 1 RETURNING next_value - 1", n)
+  end
+  return out
+end
+
+-- Dates are text: CAST(... AS DATE) would make a number of '2024-01-31' (NUMERIC affinity).
+function d.date_value(expr) return expr end
+
+-- No GROUPING SETS, ROLLUP or CUBE: a workload unions its groupings itself.
+d.group_by_rollup = false
 
 -- The rowid continues above the largest key by itself.
 function d.restart_keys() end

@@ -27,6 +27,7 @@ local d = {
   commit = "COMMIT TRANSACTION",
   rollback = "ROLLBACK TRANSACTION",
   current_date = "CAST(GETDATE() AS DATE)",   -- no CURRENT_DATE in SQL Server 2016-2019
+  now = "SYSDATETIME()",
   boolean = "BIT",
   -- Table value constructor: at most 1000 rows in one INSERT ... VALUES.
   max_bulk_rows = 1000,
@@ -204,6 +205,10 @@ end
 function d.explicit_keys(t, on)
   return fmt("SET IDENTITY_INSERT %s %s", t, on and "ON" or "OFF")
 end
+
+-- CREATE SEQUENCE (2012+; BIGINT by default), DROP SEQUENCE IF EXISTS (2016+), NEXT VALUE FOR.
+function d.nextval(name) return "NEXT VALUE FOR " .. name end
+function d.next_values(names) return require("luabench.dialect").select_next_values(d, names) end
 
 function d.warmup(t, rows)
   return {

@@ -1,0 +1,35 @@
+-- luabench.internal.cli: the command lines of compare, report and study (their messages, byte
+-- for byte: tests/e2e/cli_spec.lua).
+local cli = require("luabench.internal.cli")
+
+describe("luabench.internal.cli", function()
+  it("parses compare's and report's labels, each naming the inputs up to the next, and refuses a dangling one", function()
+    local args = assert(cli.parse_inputs({ "a.json", "--label=x", "b.json", "c.json", "--format", "csv",
+      "--label=y", "d.json" }, { label = "value", format = "value" }))
+    assert.are.same({ { path = "a.json" }, { path = "b.json", label = "x", group = 1 },
+      { path = "c.json", label = "x", group = 1 }, { path = "d.json", label = "y", group = 2 } }, args.inputs)
+    assert.are.equal("csv", args.format)
+    local none, err = cli.parse_inputs({ "a.json", "--label=y" }, { label = "value" })
+    assert.is_nil(none)
+    assert.truthy(err:find("before the input", 1, true))
+    assert.is_nil((cli.parse_inputs({ "--nope" }, {})))
+    none, err = cli.parse_inputs({ "--label=a", "--label=b", "x.json" }, { label = "value" })
+    assert.is_nil(none)
+    assert.truthy(err:find("--label=a names no input", 1, true), err)
+  end)
+
+  it("parses study's options", function()
+    local a = assert(cli.parse_study({ "plan.lua", "--dir=out", "--set=host=db1", "--set=n=2", "--dry-run" }))
+    assert.are.equal("plan.lua", a.plan)
+    assert.are.equal("out", a.dir)
+    assert.are.same({ host = "db1", n = "2" }, a.vars)
+    assert.is_true(a.dry_run)
+    local none, err = cli.parse_study({ "a.lua", "b.lua" })
+    assert.is_nil(none)
+    assert.truthy(err:find("one plan at a time", 1, true))
+    none, err = cli.parse_study({ "--set=oops" })
+    assert.truthy(err:find("--set wants NAME=VALUE", 1, true))
+    none, err = cli.parse_study({ "--dir" })
+    assert.truthy(err:find("needs a value", 1, true))
+  end)
+end)
