@@ -48,7 +48,7 @@ local function wait(self, events, deadline)
   local w = sb.worker
   local U = sb._users
   if in_user() then
-    C.lb_user_sched_wait_fd(U.sched, U.current, self.fd, events, deadline)
+    C.lb_user_sched_wait_fd(U.sched, U.current, self.fd, events, deadline, self.poll_tag)
     local bits = coroutine.yield()
     return bit.band(bits or 0, TIMEOUT) == 0 or bit.band(bits, events) ~= 0
   end
@@ -116,6 +116,7 @@ function M.connect(host, port, opts)
   if s == nil then fail(self, "connect to", ffi.string(errbuf)) end
   self.s = ffi.gc(s, C.lb_sock_close)
   self.fd = C.lb_sock_fd(s)
+  self.poll_tag = C.lb_sock_poll_tag(s)
   local rc = C.lb_sock_connected(s) -- a thread's socket: connected already (no system call)
   if rc ~= 0 then connect_rest(self, rc) end
   return self
@@ -147,12 +148,47 @@ local function next_deadline(self, until_ns, what)
   return until_ns
 end
 
+-- A send in several pieces (c:send(a, b, ...)) fills this array (one per Lua state) from its
+-- arguments and gives it to one sendmsg; a call that has to wait fills it again before it sends
+-- the rest, as another user of the state may have used it meanwhile.
+local MAX_PIECES = C.LB_SOCK_MAX_PIECES
+local pieces = ffi.new("struct lb_sock_piece[?]", MAX_PIECES)
+local pieces_total = ffi.new("double[1]")
+local SEND = "c:send(data, ...)"
+
+-- Piece i (0-based) is a: a string, or a whole number sent in decimal (no Lua string is made).
+local function put(i, a)
+  local p = pieces[i]
+  if type(a) == "string" then
+    p.data = a
+    p.len = #a
+  elseif type(a) == "number" and a % 1 == 0 and a >= -2^53 and a <= 2^53 then
+    p.data = nil
+    p.num = a
+  else
+    bad(SEND, string.format("argument %d must be a string or a whole number", i + 1), a)
+  end
+end
+
+-- fill(n, a1, ..., a64): put()s the first n arguments. Written out, not a loop, for the same
+-- reason as the hot paths below; select(i, ...) with a variable i is not compiled either.
+local fill_pieces
+do
+  local src = { "local put = ...\nreturn function(n" }
+  for i = 1, MAX_PIECES do src[#src + 1] = ", a" .. i end
+  src[#src + 1] = ")\n"
+  for i = 1, MAX_PIECES do src[#src + 1] = string.format("if n < %d then return end put(%d, a%d)\n", i, i - 1, i) end
+  src[#src + 1] = "end\n"
+  fill_pieces = assert(load(table.concat(src), "@luabench/socket.lua (pieces)"))(put)
+end
+
 -- The hot paths (one send, one receive) have no loop: a loop that runs once per call would make
 -- LuaJIT abort the trace of the run's event loop ("inner loop in root trace") and interpret
 -- every event. The loops are in the *_rest functions, for the calls that need more.
 
--- send_all's loop, once a first send (result n) did not send all of it.
-local function send_rest(self, data, len, n, wait_ns)
+-- send_all's loop, once a first send (result n) did not send all of it. data: a string, nil
+-- (zeros), or the number of pieces, which follow.
+local function send_rest(self, data, len, n, wait_ns, ...)
   local s = self.s
   local sent, until_ns = 0, nil
   while true do
@@ -170,6 +206,9 @@ local function send_rest(self, data, len, n, wait_ns)
     end
     if data == nil then
       n = C.lb_sock_send_zeros(s, len - sent, wait_ns)
+    elseif type(data) == "number" then
+      fill_pieces(data, ...)
+      n = C.lb_sock_sendv(s, pieces, data, sent, wait_ns, pieces_total)
     else
       n = C.lb_sock_send(s, ffi.cast("const char *", data) + sent, len - sent, wait_ns)
     end
@@ -188,11 +227,25 @@ local function send_all(self, data, len, name)
   return send_rest(self, data, len, n, wait_ns)
 end
 
--- Sends all of data (a string); returns its length.
-function Socket:send(data)
+-- Sends the n pieces (the arguments after n) in one system call; returns their length.
+local function send_pieces(self, n, ...)
+  if n > MAX_PIECES then bad(SEND, "at most " .. MAX_PIECES .. " pieces", n) end
+  fill_pieces(n, ...)
+  local s = self.s
+  if not s then closed(self, "send") end
+  local wait_ns = kernel_wait_ns(self)
+  local sent = C.lb_sock_sendv(s, pieces, n, 0, wait_ns, pieces_total)
+  local len = pieces_total[0]
+  if sent == len then return len end
+  return send_rest(self, n, len, sent, wait_ns, ...)
+end
+
+-- Sends all of data (a string), or of several pieces (strings and whole numbers) in one system
+-- call; returns the bytes sent. One string takes the shortest path.
+function Socket:send(data, ...)
   if getmetatable(self) ~= Socket then not_socket("send", self) end
-  if type(data) ~= "string" then bad("c:send(data)", "data must be a string", data) end
-  return send_all(self, data, #data, "send")
+  if select("#", ...) == 0 and type(data) == "string" then return send_all(self, data, #data, "send") end
+  return send_pieces(self, select("#", ...) + 1, data, ...)
 end
 
 -- Sends n zero bytes (a request whose content does not matter); returns n.
@@ -287,6 +340,39 @@ function Socket:skip(n)
   left = left - C.lb_sock_consume(s, left)
   if left <= 0 then return n end
   return skip_rest(self, n, left, until_ns)
+end
+
+-- skip_if's loop, once a fill (until_ns: the call's deadline or false) left it undecided.
+local function skip_if_rest(self, bytes, until_ns)
+  local s, more = self.s, nil
+  while true do
+    local r = C.lb_sock_skip_if(s, bytes, #bytes)
+    if r ~= 0 then return r end
+    more, until_ns = fill(self, until_ns, "receive from")
+    if not more then
+      fail(self, "receive from", string.format("connection closed after %d of %d bytes", C.lb_sock_buffered(s), #bytes))
+    end
+  end
+end
+
+-- Drops `bytes` if they are what comes next (true; never copied into Lua), else false with
+-- nothing taken: a reply checked against the one expected without a Lua string per reply. It
+-- waits only as long as the bytes that came agree with `bytes`.
+function Socket:skip_if(bytes)
+  local s = check_open(self, "skip_if")
+  if type(bytes) ~= "string" or bytes == "" then
+    bad("c:skip_if(bytes)", "bytes must be a string of at least one byte", bytes)
+  end
+  local r = C.lb_sock_skip_if(s, bytes, #bytes)
+  if r == 0 then
+    local more, until_ns = fill(self, nil, "receive from")
+    if not more then
+      fail(self, "receive from", string.format("connection closed after %d of %d bytes", C.lb_sock_buffered(s), #bytes))
+    end
+    r = C.lb_sock_skip_if(s, bytes, #bytes)
+    if r == 0 then r = skip_if_rest(self, bytes, until_ns) end
+  end
+  return r > 0
 end
 
 -- The bytes before the next `delim` (which is consumed too).

@@ -53,12 +53,27 @@ LB_FFI struct lb_sock *lb_sock_open(struct lb_worker *w, const char *host, int p
 /* 0 once connected, -EINPROGRESS while the handshake goes on, -errno when it failed. */
 LB_FFI int lb_sock_connected(struct lb_sock *s);
 LB_FFI int lb_sock_fd(struct lb_sock *s);
+/* The word a user's waits on the socket keep their epoll registration in (lb_user_sched_wait_fd). */
+LB_FFI uint64_t *lb_sock_poll_tag(struct lb_sock *s);
 /* Sends what the socket takes (bytes sent; counted in bytes_written). */
 LB_FFI double lb_sock_send(struct lb_sock *s, const char *data, size_t len, double wait_ns);
 /* Sends up to len (at most 64 KiB) zero bytes. */
 LB_FFI double lb_sock_send_zeros(struct lb_sock *s, size_t len, double wait_ns);
+/* One piece of a send in several pieces: len bytes at data, or (data NULL) the whole number num
+ * written in decimal. */
+struct lb_sock_piece {
+	const char *data;
+	size_t len;
+	int64_t num;
+};
+enum { LB_SOCK_MAX_PIECES = 64 };
+/* Sends n pieces (1..LB_SOCK_MAX_PIECES) but their first skip_bytes bytes (sent by earlier
+ * calls) in one sendmsg: bytes sent, as lb_sock_send; *total_bytes gets the pieces' length. */
+LB_FFI double lb_sock_sendv(struct lb_sock *s, const struct lb_sock_piece *pieces, int n, double skip_bytes,
+			    double wait_ns, double *total_bytes);
 /* Reads what is there into the socket's buffer: bytes read (counted in bytes_read), 0 at the
- * end of the stream. */
+ * end of the stream. A non-blocking socket's first call after a send says -EAGAIN without
+ * reading (the reply cannot be there yet: wait for the socket). */
 LB_FFI double lb_sock_fill(struct lb_sock *s, double wait_ns);
 /* The buffered bytes: how many, where, the length up to and including the first delim (-1:
  * not there yet), and taking n of them (returns how many were taken). */
@@ -66,6 +81,9 @@ LB_FFI double lb_sock_buffered(struct lb_sock *s);
 LB_FFI const char *lb_sock_peek(struct lb_sock *s);
 LB_FFI double lb_sock_find(struct lb_sock *s, const char *delim, size_t dlen);
 LB_FFI double lb_sock_consume(struct lb_sock *s, double n);
+/* Takes the len bytes at p if they are the next ones buffered: 1; -1 if the buffered bytes
+ * differ from them (nothing taken); 0 if those buffered so far are fewer and agree (fill more). */
+LB_FFI int lb_sock_skip_if(struct lb_sock *s, const char *p, size_t len);
 /* Waits (blocking the thread) until the socket is ready for `events` (LB_SOCK_*) or timeout_ns
  * passed (< 0: no limit): the events ready, 0 on timeout. */
 LB_FFI int lb_sock_wait(struct lb_sock *s, uint32_t events, double timeout_ns);

@@ -23,6 +23,7 @@
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/time.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "api/ffi.h"
@@ -41,6 +42,8 @@ struct lb_sock {
 	bool udp;
 	bool connecting;
 	bool blocking;
+	bool reply_pending; /* non-blocking, it sent since it last read: the reply is not there yet */
+	uint64_t poll_tag;  /* a user's wait: its kept epoll registration (lb_user_sched_wait_fd) */
 	double sndtimeo_ns, rcvtimeo_ns; /* as set on the socket (blocking ones) */
 	char *buf;
 	size_t cap, head, tail; /* buffered bytes are buf[head..tail) */
@@ -184,6 +187,11 @@ LB_FFI int lb_sock_fd(struct lb_sock *s)
 	return s->fd;
 }
 
+LB_FFI uint64_t *lb_sock_poll_tag(struct lb_sock *s)
+{
+	return &s->poll_tag;
+}
+
 LB_FFI int lb_sock_connected(struct lb_sock *s)
 {
 	if (!s->connecting)
@@ -208,14 +216,21 @@ LB_FFI int lb_sock_connected(struct lb_sock *s)
 	return -soerr;
 }
 
-LB_FFI double lb_sock_send(struct lb_sock *s, const char *data, size_t len, double wait_ns)
+/* A send's result n as the FFI says it (wait: the call could wait in the kernel, so EAGAIN
+ * means its timeout passed); counts what went. */
+static inline double sent(struct lb_sock *s, ssize_t n, bool wait)
 {
-	bool wait = will_wait(s, SO_SNDTIMEO, wait_ns);
-	ssize_t n = send(s->fd, data, len, MSG_NOSIGNAL | (wait ? 0 : MSG_DONTWAIT));
 	if (n < 0)
 		return wait && (errno == EAGAIN || errno == EWOULDBLOCK) ? -ETIMEDOUT : -errno;
 	lb_counter_add(s->w, LB_CNT_BYTES_WRITTEN, (uint64_t)n);
+	s->reply_pending = !s->blocking;
 	return (double)n;
+}
+
+LB_FFI double lb_sock_send(struct lb_sock *s, const char *data, size_t len, double wait_ns)
+{
+	bool wait = will_wait(s, SO_SNDTIMEO, wait_ns);
+	return sent(s, send(s->fd, data, len, MSG_NOSIGNAL | (wait ? 0 : MSG_DONTWAIT)), wait);
 }
 
 /* The same bytes again and again (the net workload's requests: only their size matters). */
@@ -223,6 +238,65 @@ LB_FFI double lb_sock_send_zeros(struct lb_sock *s, size_t len, double wait_ns)
 {
 	static const char zeros[64 * 1024];
 	return lb_sock_send(s, zeros, len < sizeof(zeros) ? len : sizeof(zeros), wait_ns);
+}
+
+/* n in decimal, ending at end (20 characters at most): where it starts. */
+static char *decimal(int64_t n, char *end)
+{
+	uint64_t u = n < 0 ? 0 - (uint64_t)n : (uint64_t)n;
+	char *p = end;
+	do {
+		*--p = (char)('0' + u % 10);
+		u /= 10;
+	} while (u);
+	if (n < 0)
+		*--p = '-';
+	return p;
+}
+
+/* The pieces (numbers written into digits) but their first skip bytes as iovecs: how many;
+ * *total gets the length of all of them. */
+static int pieces_iov(const struct lb_sock_piece *pieces, int n, size_t skip, struct iovec *iov,
+		      char (*digits)[24], size_t *total)
+{
+	int k = 0;
+	*total = 0;
+	for (int i = 0; i < n; i++) {
+		const char *p = pieces[i].data;
+		size_t len = pieces[i].len;
+		if (!p) {
+			char *end = digits[i] + sizeof(digits[i]);
+			p = decimal(pieces[i].num, end);
+			len = (size_t)(end - p);
+		}
+		*total += len;
+		if (skip >= len) {
+			skip -= len;
+			continue;
+		}
+		iov[k].iov_base = (void *)(p + skip);
+		iov[k].iov_len = len - skip;
+		k++;
+		skip = 0;
+	}
+	return k;
+}
+
+LB_FFI double lb_sock_sendv(struct lb_sock *s, const struct lb_sock_piece *pieces, int n, double skip_bytes,
+			    double wait_ns, double *total_bytes)
+{
+	if (n < 1 || n > LB_SOCK_MAX_PIECES)
+		return -EINVAL;
+	struct iovec iov[LB_SOCK_MAX_PIECES];
+	char digits[LB_SOCK_MAX_PIECES][24];
+	size_t total;
+	int k = pieces_iov(pieces, n, skip_bytes > 0 ? (size_t)skip_bytes : 0, iov, digits, &total);
+	*total_bytes = (double)total;
+	if (!k)
+		return 0;
+	struct msghdr msg = { .msg_iov = iov, .msg_iovlen = (size_t)k };
+	bool wait = will_wait(s, SO_SNDTIMEO, wait_ns);
+	return sent(s, sendmsg(s->fd, &msg, MSG_NOSIGNAL | (wait ? 0 : MSG_DONTWAIT)), wait);
 }
 
 static void make_room(struct lb_sock *s)
@@ -247,6 +321,13 @@ LB_FFI double lb_sock_fill(struct lb_sock *s, double wait_ns)
 	make_room(s);
 	if (s->cap == s->tail)
 		return -ENOBUFS; /* a message larger than the buffer's limit, never taken */
+	if (s->reply_pending) {
+		/* A request just went: its reply needs the server's turn first, so a recv now would
+		 * almost always find nothing (one system call wasted per round trip). The caller
+		 * waits for the socket instead, as an event loop client does, then calls again. */
+		s->reply_pending = false;
+		return -EAGAIN;
+	}
 	bool wait = will_wait(s, SO_RCVTIMEO, wait_ns);
 	ssize_t n = recv(s->fd, s->buf + s->tail, s->cap - s->tail, wait ? 0 : MSG_DONTWAIT);
 	if (n < 0)
@@ -279,6 +360,17 @@ LB_FFI double lb_sock_consume(struct lb_sock *s, double n)
 	size_t have = s->tail - s->head, take = n < (double)have ? (size_t)n : have;
 	s->head += take;
 	return (double)take;
+}
+
+LB_FFI int lb_sock_skip_if(struct lb_sock *s, const char *p, size_t len)
+{
+	size_t have = s->tail - s->head;
+	if (memcmp(s->buf ? s->buf + s->head : "", p, have < len ? have : len))
+		return -1;
+	if (have < len)
+		return 0;
+	s->head += len;
+	return 1;
 }
 
 LB_FFI int lb_sock_wait(struct lb_sock *s, uint32_t events, double timeout_ns)

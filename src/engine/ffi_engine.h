@@ -70,8 +70,11 @@ LB_FFI void lb_user_sched_pause(struct lb_user_sched *s, int user, double wake_n
  * (then with LB_DB_WAIT_TIMEOUT). Returns 0, or -1 if the connection has nothing in flight. */
 LB_FFI int lb_user_sched_wait_db(struct lb_user_sched *s, int user, struct lb_db_conn *c);
 /* Wakes `user` when socket fd is ready for `events` (1 read, 2 write; LB_DB_WAIT_* bits), or at
- * deadline_ns (ns since the run started; <= 0: none), then with LB_DB_WAIT_TIMEOUT. */
-LB_FFI int lb_user_sched_wait_fd(struct lb_user_sched *s, int user, int fd, uint32_t events, double deadline_ns);
+ * deadline_ns (ns since the run started; <= 0: none), then with LB_DB_WAIT_TIMEOUT. poll_tag:
+ * NULL, or the socket's word (0 at first) naming its registration, which is then kept from one
+ * wait to the next (no epoll_ctl per wait) until the socket is closed. */
+LB_FFI int lb_user_sched_wait_fd(struct lb_user_sched *s, int user, int fd, uint32_t events, double deadline_ns,
+				 uint64_t *poll_tag);
 /* Parks `user` without a wake-up of its own (lb_user_sched_ready will wake it). */
 LB_FFI void lb_user_sched_park(struct lb_user_sched *s, int user);
 LB_FFI void lb_user_sched_ready(struct lb_user_sched *s, int user);

@@ -230,30 +230,38 @@ static int register_fd(struct lb_user_sched *s, int fd, uint32_t events)
 	return rc;
 }
 
-/* Ready to wait on fd for `events`: its kept registration when the connection carries it (no
- * system call), else a new one, kept if the connection allows it, one-shot otherwise. */
-static int arm_fd(struct lb_user_sched *s, int fd, uint32_t events, struct lb_db_conn *c)
+/* Ready to wait on fd for `events`: its kept registration when the connection (c) or the
+ * socket (its tag word, sock_tag) carries it (no system call), else a new one, kept if the
+ * connection allows it (a socket's always), one-shot otherwise. A tag names one registration:
+ * a socket closed and another opened under its number has a tag that no longer matches. */
+static int arm_fd(struct lb_user_sched *s, int fd, uint32_t events, struct lb_db_conn *c, uint64_t *sock_tag)
 {
 	struct fd_slot *f = fd_slot(s, fd);
-	uint64_t tag = c ? lb_db_conn_poll_tag(c) : 0;
+	uint64_t tag = c ? lb_db_conn_poll_tag(c) : sock_tag ? *sock_tag : 0;
 	if (tag && tag == f->tag && events == f->events)
 		return 0;
-	bool keep = c && lb_db_conn_set_poll_tag(c, 0) == 0;
+	bool keep = c ? lb_db_conn_set_poll_tag(c, 0) == 0 : sock_tag != NULL;
+	if (sock_tag)
+		*sock_tag = 0;
 	if (register_fd(s, fd, keep ? events : EPOLLONESHOT | events) < 0)
 		return -1;
 	if (keep) {
 		f->tag = ++s->last_tag;
 		f->events = events;
-		lb_db_conn_set_poll_tag(c, f->tag);
+		if (c)
+			lb_db_conn_set_poll_tag(c, f->tag);
+		else
+			*sock_tag = f->tag;
 	}
 	return 0;
 }
 
 /* Parks `user` on fd; 0, or -1 when fd cannot be polled (the user is then runnable at once). */
-static int wait_on(struct lb_user_sched *s, int user, int fd, uint32_t wait_bits, struct lb_db_conn *c)
+static int wait_on(struct lb_user_sched *s, int user, int fd, uint32_t wait_bits, struct lb_db_conn *c,
+		   uint64_t *sock_tag)
 {
 	struct user_slot *u = begin_wait(s, user, WAIT_DB);
-	if (arm_fd(s, fd, epoll_events(wait_bits), c) < 0) {
+	if (arm_fd(s, fd, epoll_events(wait_bits), c, sock_tag) < 0) {
 		/* Unpollable (should not happen with sockets): let the caller step at once. */
 		make_ready(s, user, LB_DB_WAIT_READ | LB_DB_WAIT_WRITE, 0);
 		return -1;
@@ -269,16 +277,17 @@ LB_FFI int lb_user_sched_wait_db(struct lb_user_sched *s, int user, struct lb_db
 	lb_db_conn_wait_info(c, &wi);
 	if (wi.fd < 0)
 		return -1;
-	if (wait_on(s, user, wi.fd, wi.events, c) == 0 && wi.deadline_ns)
+	if (wait_on(s, user, wi.fd, wi.events, c, NULL) == 0 && wi.deadline_ns)
 		heap_push(s, wi.deadline_ns - s->w->eng->epoch_ns, user);
 	return 0;
 }
 
-LB_FFI int lb_user_sched_wait_fd(struct lb_user_sched *s, int user, int fd, uint32_t events, double deadline_ns)
+LB_FFI int lb_user_sched_wait_fd(struct lb_user_sched *s, int user, int fd, uint32_t events, double deadline_ns,
+				  uint64_t *poll_tag)
 {
 	if (fd < 0)
 		return -1;
-	if (wait_on(s, user, fd, events, NULL) == 0 && deadline_ns > 0)
+	if (wait_on(s, user, fd, events, NULL, poll_tag) == 0 && deadline_ns > 0)
 		heap_push(s, (int64_t)deadline_ns, user);
 	return 0;
 }
