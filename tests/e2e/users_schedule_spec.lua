@@ -32,9 +32,15 @@ describe("emulated users", function()
       string.format("%d events, expected %.0f (a cycle of %.2f ms); %s", doc.counters.events, expected,
         cycle_s * 1e3, busy))
     -- the scheduler adds at most 20 ms to what the machine does to a lone sleeper (on a quiet
-    -- machine that is next to nothing)
-    assert.is_true(late.p99 < 20 + 2 * alone.p99, string.format("p99 wake-up lateness %.1f ms, one user alone %.1f ms; %s",
-      late.p99, alone.p99, busy))
+    -- machine that is next to nothing). Those 20 ms are CPU work (the users due together run one
+    -- after the other): when the workers got the CPU for only part of their runnable time (the
+    -- kernel's run_delay, measured in this run), that work stretches by as much, which a lone
+    -- sleeper (favoured by the scheduler at each wake-up) does not show.
+    local share = (sys.process.cpu_wait_share_pct or 0) / 100
+    local stretch = 1 / math.max(1 - share, 0.05)
+    assert.is_true(late.p99 < 20 * stretch + 2 * alone.p99, string.format(
+      "p99 wake-up lateness %.1f ms, one user alone %.1f ms, the workers waited %.0f%% of their runnable time; %s",
+      late.p99, alone.p99, share * 100, busy))
     assert.are.equal(1000, doc.users.users)
     -- think time is not response time: an interaction takes far less than the 50 ms think
     assert.is_true(doc.latency_ms.avg < 25, "avg latency " .. doc.latency_ms.avg .. "; " .. busy)
