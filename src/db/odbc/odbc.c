@@ -4,6 +4,7 @@
  * whole, as the native drivers' are. Prepared statements are in odbc_stmt.c, the options in
  * odbc_options.c. */
 #include <ctype.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <strings.h>
 
@@ -418,6 +419,11 @@ static int session_setup(struct lb_db_conn *c)
 
 static void odbc_close(struct lb_db_conn *c);
 
+/* One SQLDriverConnect at a time in the process: psqlodbc's sets the locale (setlocale), which
+ * is not thread-safe; two at once freed each other's locale names (ASan, bookstore prepare on
+ * two threads). Process-wide because the library's state is. */
+static pthread_mutex_t driver_connect_lock = PTHREAD_MUTEX_INITIALIZER;
+
 static int run_connect(struct lb_db_conn *c)
 {
 	struct odbc_conn *p = O(c);
@@ -435,8 +441,10 @@ static int run_connect(struct lb_db_conn *c)
 		SQLSetConnectAttr(p->dbc, SQL_ATTR_LOGIN_TIMEOUT,
 				  (SQLPOINTER)(uintptr_t)((left_ms + 999) / 1000), 0);
 	build_connection_string(&c->cfg->opts, &cs);
+	pthread_mutex_lock(&driver_connect_lock);
 	r = SQLDriverConnect(p->dbc, NULL, (SQLCHAR *)cs.data, SQL_NTS, NULL, 0, NULL,
 			     SQL_DRIVER_NOPROMPT);
+	pthread_mutex_unlock(&driver_connect_lock);
 	memset(cs.data, 0, cs.cap); /* the password */
 	lb_db_buf_free(&cs);
 	if (!SQL_SUCCEEDED(r))
