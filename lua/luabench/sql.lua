@@ -882,11 +882,12 @@ local function publish_all()
   return all_idle
 end
 
-local function publish_if_asked()
+-- uncounted: 1 after a thread's event (its end is recorded after this), else nil
+local function publish_if_asked(uncounted)
   local request = C.lb_worker_publish_due(worker)
   if request ~= 0 then
     publish_all()
-    C.lb_worker_published(worker, request)
+    C.lb_worker_published(worker, request, uncounted or 0)
   end
 end
 
@@ -912,7 +913,7 @@ sb._sql_loop = {
           or "it stays open into the next event")
       end
     end
-    publish_if_asked()
+    publish_if_asked(1)
     log_off_thread()
   end,
 }

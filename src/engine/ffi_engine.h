@@ -46,10 +46,12 @@ LB_FFI int lb_run_failed(struct lb_worker *w);
  * asks the workers that hold database sessions to have them publish theirs, and waits (briefly)
  * for the answers: each reading then counts the work done before it. The SQL layer notes that
  * its worker holds sessions, checks after each event whether a request is due (the number to
- * answer, or 0) and answers it once its idle sessions published. */
+ * answer, or 0) and answers it once its idle sessions published; `uncounted` is the events
+ * that completed and are not yet counted (1 in a thread's loop: it answers before the event's
+ * end is recorded), so that the events its sessions published are known (run.c). */
 LB_FFI void lb_worker_note_sessions(struct lb_worker *w);
 LB_FFI uint32_t lb_worker_publish_due(struct lb_worker *w);
-LB_FFI void lb_worker_published(struct lb_worker *w, uint32_t request);
+LB_FFI void lb_worker_published(struct lb_worker *w, uint32_t request, int uncounted);
 LB_FFI void lb_sleep_ns(double ns);
 
 /* ---- emulated users (user_sched.c, worker.c) ---------------------------------------------------

@@ -265,10 +265,10 @@ LB_FFI uint32_t lb_worker_publish_due(struct lb_worker *w)
 	return asked != w->published ? asked : 0;
 }
 
-LB_FFI void lb_worker_published(struct lb_worker *w, uint32_t request)
+LB_FFI void lb_worker_published(struct lb_worker *w, uint32_t request, int uncounted)
 {
-	__atomic_store_n(&w->published_events, __atomic_load_n(&w->stats.cnt[LB_CNT_EVENT], __ATOMIC_RELAXED),
-			 __ATOMIC_RELAXED);
+	uint64_t events = __atomic_load_n(&w->stats.cnt[LB_CNT_EVENT], __ATOMIC_RELAXED);
+	__atomic_store_n(&w->published_events, events + (uncounted > 0 ? (uint64_t)uncounted : 0), __ATOMIC_RELAXED);
 	__atomic_store_n(&w->published, request, __ATOMIC_RELEASE);
 }
 
