@@ -78,6 +78,13 @@ static inline uint64_t u64(const cJSON *o, const char *key)
 	return v > 0 ? (v < 1.8e19 ? (uint64_t)llround(v) : UINT64_MAX) : 0;
 }
 
+/* A count or a value of a histogram's bucket from a file that may hold anything: clamped to
+ * 2^62 (a double out of uint64_t's range converted is undefined; a sum of two stays in it). */
+static inline uint64_t u64_of(double v)
+{
+	return v > 0 ? (v < 4.6e18 ? (uint64_t)llround(v) : (uint64_t)1 << 62) : 0;
+}
+
 /* Numbers of a file that may be anything (a fuzzer's, a hand edit's): clamped, since converting
  * a double out of the type's range is undefined; to half the range, so a sum of two stays in it
  * (NaN becomes 0). */

@@ -148,7 +148,7 @@ static void add_hist(struct lb_hist *h, const cJSON *j)
 	cJSON_ArrayForEach(pair, get(j, "buckets")) {
 		const cJSON *v = cJSON_GetArrayItem(pair, 0), *c = cJSON_GetArrayItem(pair, 1);
 		if (cJSON_IsNumber(v) && cJSON_IsNumber(c) && c->valuedouble > 0)
-			lb_hist_add_value(h, (uint64_t)v->valuedouble, (uint64_t)llround(c->valuedouble));
+			lb_hist_add_value(h, u64_of(v->valuedouble), u64_of(c->valuedouble));
 	}
 	h->overflow += u64(j, "overflow");
 }
