@@ -402,7 +402,9 @@ static bool ask_publish(struct lb_engine *e, int64_t wait_ns)
 static int64_t events_before_publish(const struct lb_engine *e)
 {
 	int64_t n = 0;
-	for (int i = 0; e->publish_sessions && lb_srvmon_wants_publish(e->srvmon) && i < e->nworkers; i++) {
+	if (!e->publish_sessions || !lb_srvmon_wants_publish(e->srvmon))
+		return 0; /* no request was made: the answers on record are older ones */
+	for (int i = 0; i < e->nworkers; i++) {
 		const struct lb_worker *w = e->workers[i];
 		if (__atomic_load_n(&w->sql_sessions, __ATOMIC_ACQUIRE) &&
 		    __atomic_load_n(&w->published, __ATOMIC_ACQUIRE) == e->publish_request)
