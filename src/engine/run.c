@@ -890,8 +890,12 @@ static int finish_run(struct lb_engine *e, bool completed, bool hook_failed)
 		else
 			lb_fatal("The --max-time limit has expired, forcing shutdown...");
 	}
-	if (e->rate_mode)
-		e->unserved_arrivals = lb_arrivals_backlog(&e->sched, end, 100000000);
+	if (e->rate_mode) {
+		/* The window can end after --time's deadline (an event in flight then completed), but
+		 * arrivals due after the deadline were never due in the run. */
+		int64_t due_until = e->session.cfg.time_ns && end > e->deadline_ns ? e->deadline_ns : end;
+		e->unserved_arrivals = lb_arrivals_backlog(&e->sched, due_until, 100000000);
+	}
 	/* After the workers closed their sessions: a server may count a session's work then. */
 	lb_srvmon_stop(e->srvmon, lb_now_ns(), completed);
 	e->end_wall_ns = lb_wall_ns();
