@@ -1,6 +1,7 @@
 -- cpu: sysbench's CPU benchmark. Each event finds the primes below --cpu-max-prime by trial
 -- division (the same 64-bit arithmetic as sysbench's C test).
 local ffi = require("ffi")
+sysbench._cdef("luabench.cdef_kernels")
 local C = ffi.C
 
 sysbench.cmdline.options = {

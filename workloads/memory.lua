@@ -6,6 +6,7 @@
 -- array of --memory-array-size into a second one, --memory-runs times, one copy per event, and
 -- the report gives mbw's figures (MiB per copy over the average copy time) and the aggregate.
 local ffi = require("ffi")
+sysbench._cdef("luabench.cdef_kernels")
 local C = ffi.C
 
 sysbench.cmdline.options = {

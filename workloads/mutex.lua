@@ -2,6 +2,7 @@
 -- spin --mutex-loops empty iterations, then lock a random one of --mutex-num mutexes and bump a
 -- shared counter.
 local ffi = require("ffi")
+sysbench._cdef("luabench.cdef_kernels")
 local C = ffi.C
 
 sysbench.cmdline.options = {

@@ -1,6 +1,7 @@
 -- threads: sysbench's scheduler benchmark. Each event takes one of --thread-locks mutexes in
 -- turn and, --thread-yields times, locks it, yields the CPU and unlocks it.
 local ffi = require("ffi")
+sysbench._cdef("luabench.cdef_kernels")
 local C = ffi.C
 
 sysbench.cmdline.options = {

@@ -6,7 +6,13 @@ local ffi = require("ffi")
 local C_ = __luabench_c
 __luabench_c = nil
 
-ffi.cdef(require("luabench.cdef"))
+-- Parses one embedded block of FFI declarations (luabench.cdef, cdef_sql, cdef_io) and lets
+-- its text go: require's cache would keep 7-11 KiB of it in every state for nothing.
+local function cdef(name)
+  ffi.cdef(require(name))
+  package.loaded[name] = nil
+end
+cdef("luabench.cdef")
 _G.ffi = ffi
 
 local C = ffi.C
@@ -27,6 +33,7 @@ local sb = {
   error = { NONE = 0, RESTART_EVENT = 1 },
   hooks = {},
   worker = worker,
+  _cdef = cdef,
 }
 sysbench = sb
 luabench = sb
@@ -36,12 +43,6 @@ if sb._dialect_file then require("luabench.dialect").load_option_file() end
 
 sb.cmdline = require("luabench.cmdline")(C_)
 sb.rand = require("luabench.rand")(worker)
-sb.histogram = require("luabench.histogram")
-
-local report = require("luabench.report")
-sb.report_default = report.default
-sb.report_csv = report.csv
-sb.report_json = report.json
 
 -- A built-in sysbench test's options read as sysbench reads them (an empty number, a size or a
 -- real number that does not parse: 0), so the test's own check answers first with sysbench's
@@ -186,7 +187,7 @@ setmetatable(sb, {
   __index = function(t, k)
     local m = lazy[k]
     if m then
-      local v = require(m)
+      local v = type(m) == "function" and m() or require(m)
       rawset(t, k, v)
       return v
     end
@@ -199,6 +200,10 @@ lazy.stats = "luabench.stats"
 lazy.io = "luabench.io"
 lazy.prepare = "luabench.prepare"
 lazy.socket = "luabench.socket"
+lazy.histogram = "luabench.histogram"
+for _, name in ipairs({ "default", "csv", "json" }) do
+  lazy["report_" .. name] = function() return require("luabench.report")[name] end
+end
 
 -- print() as Lua's, but each line goes out in one write: Lua's writes every argument, tab and
 -- the newline separately, so lines printed by several threads at once came out mixed.

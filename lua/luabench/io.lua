@@ -14,7 +14,7 @@
 -- reads, writes and syncs into the read/write/other counters. Calls block the worker thread.
 local ffi = require("ffi")
 local bit = require("bit")
-ffi.cdef(require("luabench.cdef_io"))
+sysbench._cdef("luabench.cdef_io")
 local C = ffi.C
 local sb = sysbench
 local worker = sb.worker

@@ -6,6 +6,7 @@
 -- SO_SNDTIMEO are the timeout: one system call per send or receive, as sockperf or netperf).
 -- Errors are Lua errors naming the peer and the OS reason.
 local ffi = require("ffi")
+sysbench._cdef("luabench.cdef_socket")
 local C = ffi.C
 local sb = sysbench
 

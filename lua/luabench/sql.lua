@@ -2,7 +2,7 @@
 -- semantics (one live result set per connection, a NULL result for statements that return
 -- none, error descriptors, RESTART_EVENT for ignorable errors), over the C driver layer.
 local ffi = require("ffi")
-ffi.cdef(require("luabench.cdef_sql"))
+sysbench._cdef("luabench.cdef_sql")
 local C = ffi.C
 local sb = sysbench
 local worker = sb.worker

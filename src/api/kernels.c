@@ -8,7 +8,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "api/ffi.h"
+#include "api/ffi_kernels.h"
 #include "util/log.h"
 #include "engine/rand.h"
 #include "util/util.h"

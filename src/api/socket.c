@@ -26,7 +26,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-#include "api/ffi.h"
+#include "api/ffi_socket.h"
 #include "engine/engine.h"
 #include "engine/stats.h"
 #include "engine/worker.h"

@@ -6,7 +6,8 @@
 -- functions.
 local M = {}
 
-local CDEFS = { "luabench.cdef", "luabench.cdef_sql", "luabench.cdef_io" }
+local CDEFS = { "luabench.cdef", "luabench.cdef_sql", "luabench.cdef_io", "luabench.cdef_socket",
+  "luabench.cdef_kernels" }
 
 -- The name a member declaration declares: `uint32_t nrows`, `char sqlstate[6]`,
 -- `int (*step)(struct lb_db_conn *c, ...)`, `const char *const *values`.

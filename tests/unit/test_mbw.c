@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "../tap.h"
-#include "api/ffi.h"
+#include "api/ffi_kernels.h"
 
 static void fill(unsigned char *p, size_t n, unsigned seed)
 {
