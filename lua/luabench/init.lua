@@ -6,7 +6,7 @@ local ffi = require("ffi")
 local C_ = __luabench_c
 __luabench_c = nil
 
--- Parses one embedded block of FFI declarations (luabench.cdef, cdef_sql, cdef_io) and lets
+-- Parses one embedded block of FFI declarations (luabench.cdef and the cdef_* modules) and lets
 -- its text go: require's cache would keep 7-11 KiB of it in every state for nothing.
 local function cdef(name)
   ffi.cdef(require(name))
