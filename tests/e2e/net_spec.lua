@@ -151,9 +151,16 @@ describe("net", function()
   it("keeps serving when clients are killed mid-run", function()
     local port = free_port()
     local s = start_server(port)
-    -- two clients killed with SIGKILL while their 50 users hold connections and exchange
+    -- two clients killed with SIGKILL while their 50 users hold connections and exchange: each
+    -- once its 50 connections are established, counted by ss on the client's side (a fixed
+    -- second was too short for 50 users' connects under ASan on a loaded machine)
     for _ = 1, 2 do
-      sh(string.format("timeout -s KILL 1 %s net --port=%d --threads=2 --users=50 --time=10 --request-size=1K --response-size=64K run >/dev/null", h.q(h.bin), port))
+      local out = sh(string.format("%s net --port=%d --threads=2 --users=50 --time=60 --request-size=1K " ..
+        "--response-size=64K run >/dev/null 2>&1 & pid=$!; n=0; for i in $(seq 600); do " ..
+        "n=$(ss -Htnp state established '( dport = :%d )' | grep -c \"pid=$pid,\"); " ..
+        "[ \"$n\" -ge 50 ] && break; sleep 0.05; done; kill -KILL $pid; wait $pid; echo CONNECTED $n",
+        h.q(h.bin), port, port))
+      assert.are.equal("50", out:match("CONNECTED (%d+)"), out)
     end
     local r = net(string.format("net --port=%d --threads=2 --events=1000 --time=0", port))
     assert.are.equal(1000, r.workload_stats.transactions)
