@@ -153,30 +153,32 @@ static int on_interval(void *ctx, const struct lb_result *r)
 {
 	struct lb_run_output *o = ctx;
 	const struct lb_config *c = r->cfg;
+	bool text = c->format == LB_FORMAT_TEXT && c->report_interval_ns && lb_log_verbosity() >= LB_LOG_NOTICE;
 	int rc = 0;
 	char err[ERRLEN];
 	lb_metrics_http_update(o->metrics, r);
+	if (c->format != LB_FORMAT_CSV && c->report_interval_ns && o->reporter &&
+	    lb_vm_report(o->reporter, "report_intermediate", &r->st, err, sizeof(err)) < 0) {
+		lb_alert("report_intermediate hook failed: %s", err);
+		rc = -1;
+	}
+	/* The interval's lines are printed a piece at a time: holding the stream keeps a script's
+	 * print() from another thread (an event, thread_done) out of the middle of a CSV row or
+	 * an interval line, which programs and `grep | cut` read. */
+	flockfile(stdout);
 	if (c->format == LB_FORMAT_CSV) {
 		lb_report_interval_csv(stdout, r, o->csv_types);
-	} else if (!c->report_interval_ns) {
-		/* sampled only for the result file's time series */
-	} else if (o->reporter) {
-		if (lb_vm_report(o->reporter, "report_intermediate", &r->st, err, sizeof(err)) < 0) {
-			lb_alert("report_intermediate hook failed: %s", err);
-			rc = -1;
-		}
-	} else if (c->format == LB_FORMAT_TEXT && lb_log_verbosity() >= LB_LOG_NOTICE) {
+	} else if (text && !o->reporter) {
 		lb_report_interval_text(stdout, r);
 		if (o->p->additions)
 			lb_report_stall_line(stdout, r);
 	}
-	if (c->sys.report && c->report_interval_ns && c->format == LB_FORMAT_TEXT && r->sys &&
-	    o->p->additions && lb_log_verbosity() >= LB_LOG_NOTICE)
+	if (text && c->sys.report && r->sys && o->p->additions)
 		lb_sys_report_line(stdout, r->st.time_total_s, r->sys);
-	if (c->report_metrics && c->report_interval_ns && c->format == LB_FORMAT_TEXT && o->p->additions &&
-	    lb_log_verbosity() >= LB_LOG_NOTICE)
+	if (text && c->report_metrics && o->p->additions)
 		lb_metrics_report_line(stdout, r);
 	fflush(stdout);
+	funlockfile(stdout);
 	return rc;
 }
 

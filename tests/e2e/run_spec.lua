@@ -108,6 +108,29 @@ describe("run", function()
     assert.is_truthy(lines[2]:match("^1,1,[%d.]+,"))
   end)
 
+  it("--format=csv rows stay whole while the script prints from its threads", function()
+    -- A row was written a piece at a time, and a print() from a worker could land inside it
+    -- (5 broken rows in 3 such runs before): the reporter now holds the stream for the row.
+    local script = h.write("csv_printer.lua", [[
+      local MISS, HIT, DEPTH = luabench.counter("m_miss"), luabench.rate("m_hit"), luabench.gauge("m_depth")
+      function event() MISS:add(1) HIT:add(true) DEPTH:set(3) print("PRINTED FROM AN EVENT") end
+    ]])
+    local out, err, rc = h.run(h.q(script) .. " --threads=2 --time=3 --report-interval=1 --format=csv run")
+    assert.are.equal(0, rc, err)
+    local rows, printed = 0, 0
+    for l in out:gmatch("[^\n]+") do
+      if l == "PRINTED FROM AN EVENT" then
+        printed = printed + 1
+      elseif l:match("^%d") then
+        assert.is_truthy(l:match("^%d+,%d+,[%d.]+,[%d.,]+,%d+,1,%d+,3$"), "a broken row: " .. l)
+        rows = rows + 1
+      else
+        assert.is_truthy(l:match("^time,threads,.*,metric_m_depth$"), "a broken line: " .. l)
+      end
+    end
+    assert.is_true(rows >= 2 and printed > 1000, rows .. " rows, " .. printed .. " lines printed")
+  end)
+
   it("--output writes the result atomically and keeps secrets out", function()
     local path = h.tmpdir() .. "/result.json"
     local out, err, rc = h.run(h.q(empty) .. " --time=1 --output=" .. path .. " --my-password=hunter2 run")
