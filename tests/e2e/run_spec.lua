@@ -60,7 +60,10 @@ describe("run", function()
     assert.is_true(#ql >= 2 and ql[#ql] > 50, "the backlog is reported and grows")
     assert.is_truthy(out:find("arrivals due but not started at end:", 1, true))
     local svc = tonumber(out:match("service time, excluding queueing %(ms%):\n%s+95th percentile:%s+([%d.]+)"))
-    assert.is_true(svc and svc >= 20 and svc < 40, "service time shown separately: " .. tostring(svc))
+    -- at least the 20 ms slept, and far below the latency with the wait (a busy machine
+    -- oversleeps: 55 ms beside two busy loops, so no fixed ceiling)
+    assert.is_true(svc and svc >= 20 and svc < p95 / 4,
+      "service time shown separately: " .. tostring(svc) .. " (p95 with the wait " .. p95 .. ")")
   end)
 
   it("prints intermediate lines in sysbench's layout, one field per percentile", function()
