@@ -141,12 +141,19 @@ int64_t lb_engine_now(const struct lb_engine *e)
 	return lb_now_ns() - e->epoch_ns;
 }
 
-void lb_engine_collect(struct lb_engine *e, struct lb_snap *out)
+void lb_engine_collect(struct lb_engine *e, struct lb_snap *out, uint64_t *events_raw,
+		       uint64_t *lat_sum_raw_ns)
 {
 	lb_snap_clear(out);
 	uint32_t window = __atomic_load_n(&e->window, __ATOMIC_RELAXED);
-	for (int i = 0; i < e->nworkers; i++)
+	for (int i = 0; i < e->nworkers; i++) {
+		uint64_t events = out->cnt[LB_CNT_EVENT], sum_ns = out->lat_sum_ns;
 		lb_snap_add_stats(out, &e->workers[i]->stats, window);
+		if (events_raw)
+			events_raw[i] = out->cnt[LB_CNT_EVENT] - events;
+		if (lat_sum_raw_ns)
+			lat_sum_raw_ns[i] = out->lat_sum_ns - sum_ns;
+	}
 }
 
 int lb_engine_threads_running(struct lb_engine *e)

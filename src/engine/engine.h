@@ -214,8 +214,11 @@ char *lb_engine_nothing_completed(const struct lb_engine *e, int64_t end_ns);
 void lb_engine_read_fingerprint(struct lb_engine *e);
 void lb_engine_read_server_storage(struct lb_engine *e);
 
-/* Builds a snapshot of the run workers' statistics at this moment. */
-void lb_engine_collect(struct lb_engine *eng, struct lb_snap *out);
+/* Builds a snapshot of the run workers' statistics at this moment; events_raw and
+ * lat_sum_raw_ns (NULL, or one entry per worker) get each worker's event count and latency sum
+ * as the snapshot counted them. */
+void lb_engine_collect(struct lb_engine *eng, struct lb_snap *out, uint64_t *events_raw,
+		       uint64_t *lat_sum_raw_ns);
 int lb_engine_threads_running(struct lb_engine *eng);
 
 #endif

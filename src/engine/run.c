@@ -428,12 +428,10 @@ static void new_window(struct lb_engine *e, int64_t now, const struct lb_window_
 		memcpy(e->window_base_events, reported->events_raw, (size_t)e->nworkers * sizeof(uint64_t));
 		memcpy(e->window_base_sum_ns, reported->lat_sum_raw_ns, (size_t)e->nworkers * sizeof(uint64_t));
 	} else {
-		lb_engine_collect(e, &e->window_base);
-		for (int i = 0; i < e->nworkers; i++) {
-			struct lb_stats *s = &e->workers[i]->stats;
-			e->window_base_events[i] = __atomic_load_n(&s->cnt[LB_CNT_EVENT], __ATOMIC_RELAXED);
-			e->window_base_sum_ns[i] = __atomic_load_n(&s->lat_sum_ns, __ATOMIC_RELAXED);
-		}
+		/* Each worker's events as the base counted them: read again later, they would also
+		 * hold those completed meanwhile (a monitor thread off the CPU: many), which the
+		 * server's window offset would then leave out. */
+		lb_engine_collect(e, &e->window_base, e->window_base_events, e->window_base_sum_ns);
 	}
 	lb_sysmon_new_window(e->sysmon, e->epoch_ns + now);
 	/* The window's base waits longer than an interval's reading: up to a second, by when a busy
@@ -530,7 +528,7 @@ static int64_t oldest_in_flight_ns(struct lb_engine *e, int64_t now)
 
 static void interval_report(struct lb_engine *e, struct monitor *m, int64_t now)
 {
-	lb_engine_collect(e, &m->cur);
+	lb_engine_collect(e, &m->cur, NULL, NULL);
 	lb_snap_diff(&m->delta, &m->cur, &m->prev);
 	struct lb_report_stat st = { .cumulative = false, .types = &e->types };
 	st.threads_running = lb_engine_threads_running(e);
@@ -615,7 +613,7 @@ static void window_result(struct lb_engine *e, int64_t end_ns, const char *statu
 			  struct lb_window_buffers *b, struct lb_result *r)
 {
 	result_head(e, r, status);
-	lb_engine_collect(e, &b->cur);
+	lb_engine_collect(e, &b->cur, b->events_raw, b->lat_sum_raw_ns);
 	lb_snap_diff(&b->delta, &b->cur, &e->window_base);
 	r->window = __atomic_load_n(&e->window, __ATOMIC_ACQUIRE);
 	r->window_start_wall_ns = e->epoch_wall_ns + e->window_start_ns;
@@ -634,8 +632,6 @@ static void window_result(struct lb_engine *e, int64_t end_ns, const char *statu
 	for (int i = 0; i < e->nworkers; i++) {
 		struct lb_stats *s = &e->workers[i]->stats;
 		struct lb_thread_figures *t = &b->threads[i];
-		b->events_raw[i] = __atomic_load_n(&s->cnt[LB_CNT_EVENT], __ATOMIC_RELAXED);
-		b->lat_sum_raw_ns[i] = __atomic_load_n(&s->lat_sum_ns, __ATOMIC_RELAXED);
 		t->events = b->events_raw[i] - e->window_base_events[i];
 		t->time_s = (double)(b->lat_sum_raw_ns[i] - e->window_base_sum_ns[i]) / 1e9;
 		t->lat_min_ns = t->events ? __atomic_load_n(&s->lat_min_ns, __ATOMIC_RELAXED) : 0;
