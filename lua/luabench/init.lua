@@ -15,6 +15,14 @@ end
 cdef("luabench.cdef")
 _G.ffi = ffi
 
+-- Runs a module that builds a part of the API (a factory, run once per state) without letting
+-- require's cache keep the factory's code in every state.
+local function build(name, ...)
+  local make = require(name)
+  package.loaded[name] = nil
+  return make(...)
+end
+
 local C = ffi.C
 local worker = ffi.cast("struct lb_worker *", C_.worker)
 
@@ -41,8 +49,14 @@ luabench = sb
 -- --db-dialect-file: its dialects exist before the script asks for one, and a bad file fails now.
 if sb._dialect_file then require("luabench.dialect").load_option_file() end
 
-sb.cmdline = require("luabench.cmdline")(C_)
-sb.rand = require("luabench.rand")(worker)
+-- Misuse of a call is raised at the script's line, naming the call and its rule (api_check.bad).
+-- luabench.api_check loads on the first use of one of its functions: a state whose script
+-- misuses nothing does not carry it.
+local api = setmetatable({}, { __index = function(_, k) return require("luabench.api_check")[k] end })
+sb._api = api
+
+sb.cmdline = build("luabench.cmdline", C_)
+sb.rand = build("luabench.rand", worker)
 
 -- A built-in sysbench test's options read as sysbench reads them (an empty number, a size or a
 -- real number that does not parse: 0), so the test's own check answers first with sysbench's
@@ -67,9 +81,7 @@ end
 
 -- luabench-only API --------------------------------------------------------------------------
 
--- Misuse of a call is raised at the script's line, naming the call and its rule (api_check.bad).
-local api = require("luabench.api_check")
-local bad = api.bad
+local function bad(call, rule, v) api.bad(call, rule, v) end
 
 local json_encode, json_decode = C_.json_encode, C_.json_decode
 sb.json = {
@@ -82,7 +94,7 @@ sb.json = {
 }
 
 -- Control characters of a text shown as escapes, for one-line messages (api_check.lua).
-sb.escape = api.escape
+function sb.escape(text) return api.escape(text) end
 
 -- Seconds since the run started (monotonic clock).
 function sb.time()
@@ -242,4 +254,4 @@ if jcmd and jcmd ~= "" then
 end
 
 require("luabench.runner")
-require("luabench.compat")(C_)
+build("luabench.compat", C_)

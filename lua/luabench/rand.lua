@@ -3,7 +3,7 @@
 local ffi = require("ffi")
 local C = ffi.C
 
-local api = require("luabench.api_check")
+local api = sysbench._api -- (luabench.api_check, loaded on first use)
 
 -- A range's bounds are numbers (or 64-bit cdata integers, which wrap as numbers do): anything
 -- else is refused at the script's line, naming the call. Called only when a bound is not a

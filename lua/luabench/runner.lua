@@ -131,12 +131,12 @@ sb._default_thread_run = thread_run
 
 -- Think time: parks the user (or sleeps the thread) and leaves the time out of the event's
 -- latency, so response times stay response times.
-local bad = require("luabench.api_check").bad
+local api = sb._api
 
 function sb.think(seconds)
   if type(seconds) ~= "number" then
     if seconds == nil then return end
-    bad("luabench.think(seconds)", "seconds must be a number", seconds)
+    api.bad("luabench.think(seconds)", "seconds must be a number", seconds)
   end
   if not (seconds > 0) then return end
   local U = sb._users
@@ -161,7 +161,7 @@ end
 function sb.pause(seconds)
   if type(seconds) ~= "number" then
     if seconds == nil then return end
-    bad("luabench.pause(seconds)", "seconds must be a number", seconds)
+    api.bad("luabench.pause(seconds)", "seconds must be a number", seconds)
   end
   if not (seconds > 0) then return end
   local U = sb._users

@@ -4,6 +4,7 @@
 local ffi = require("ffi")
 local C = ffi.C
 local sb = sysbench
+sb._cdef("luabench.cdef_users")
 
 return function(R)
   local get_event, is_restart, error_text = R.get_event, R.is_restart, R.error_text

@@ -6,7 +6,7 @@ describe("luabench.api_check", function()
     assert.are.equal("a\\r\\nb\\tc\\0d\\x1b[31m\\x7f\\a\\b\\v\\f\\x01", api.escape("a\r\nb\tc\0d\27[31m\127\a\b\v\f\1"))
     assert.are.equal("caf\195\169 \\ \"q\" 'q'", api.escape("caf\195\169 \\ \"q\" 'q'"))
     assert.are.equal("42", api.escape(42))
-    assert.are.equal(api.escape, luabench.escape)
+    assert.are.equal(api.escape("a\r\n\1"), luabench.escape("a\r\n\1"))
   end)
 
   it("raise names the first caller outside the library, through pcall and tail calls", function()

@@ -100,6 +100,28 @@ describe("luabench.init", function()
     assert.are.equal("I\t2\t3", out:match("I\t[^\n]*"))
   end)
 
+  it("a worker's state carries only what its script uses", function()
+    -- (one state per thread: the argument checks, the option declarations' checks, the users'
+    -- declarations and loop load where they are used; a misuse still names the script's line)
+    local script = [[
+      function thread_init()
+        local names = {}
+        for _, m in ipairs({ "api_check", "cmdline_decl", "users", "sql", "report" }) do
+          if package.loaded["luabench." .. m] then names[#names + 1] = m end
+        end
+        print("LOADED[" .. table.concat(names, ",") .. "]", pcall(ffi.typeof, "struct lb_user_sched *"))
+        luabench.sleep("soon")
+      end
+      function event() end
+    ]]
+    local out, err, rc = h.run(h.q(h.write("carries.lua", script)) .. " --verbosity=1 --events=1 --time=0 run")
+    assert.are.equal(1, rc, out)
+    assert.are.equal("LOADED[]	false", out:match("LOADED[^\n]*"):sub(1, 14))
+    assert.is_truthy(err:find("carries.lua:7: luabench.sleep(seconds): seconds must be a number (got \"soon\")", 1, true), err)
+    out, err, rc = h.run(h.q(h.write("carries_users.lua", script)) .. " --verbosity=1 --users=2 --events=1 --time=0 run")
+    assert.are.equal("LOADED[users]\ttrue", out:match("LOADED[^\n]*"):match("^%S+%s%a+"), err)
+  end)
+
   it("print() writes each line whole, even from many threads", function()
     local script = [[
       function event() print("line", sysbench.tid, "abcdefghijklmnopqrstuvwxyz", 42) end
