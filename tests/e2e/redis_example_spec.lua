@@ -20,7 +20,7 @@ end
 -- A private redis-server on a loopback port (no persistence); returns its port, the redis-cli
 -- prefix, and start/stop functions (stop registered with finally by the caller).
 local function redis()
-  local port = 26000 + math.random(0, 999)
+  local port = h.free_port()
   local dir = h.tmpdir() .. "/redis" .. port
   sh("mkdir -p " .. h.q(dir))
   local cli = "redis-cli -p " .. port .. " "
@@ -108,7 +108,7 @@ describe("examples/redis_kv.lua", function()
   it("says a reply that is not RESP in one line, and does not use it", function()
     if not have_redis() then return end
     -- a server that answers every request with a bulk length that is not a number
-    local port = 27000 + math.random(0, 999)
+    local port = h.free_port()
     local dir = h.tmpdir() .. "/redis-garbage"
     sh("mkdir -p " .. h.q(dir))
     local server = h.write("garbage_server.py", string.format([[
