@@ -22,8 +22,8 @@ local function normalise(v)
 end
 
 -- Runs a query's statements; returns its rows (arrays of normalised strings), or nil when the
--- statement timeout cut it. Other errors are raised.
-local function run_query(con, d, sqls, timeout_set)
+-- statement timeout (timeout_secs, nil when none is set) cut it. Other errors are raised.
+local function run_query(con, d, sqls, timeout_secs)
   local rows = {}
   for i, sql in ipairs(sqls) do
     local ok, err = pcall(function()
@@ -38,9 +38,9 @@ local function run_query(con, d, sqls, timeout_set)
       end
     end)
     if not ok then
-      if timeout_set and d.is_timeout(con) then
+      if timeout_secs and d.is_timeout(con) then
         -- Q15's view outlives a timed-out query: its last statement drops it.
-        if i < #sqls then pcall(con.query, con, sqls[#sqls]) end
+        if i < #sqls then common.drop_q15_view(con, d, sqls[#sqls], timeout_secs) end
         return nil
       end
       error(err, 0)
@@ -64,19 +64,19 @@ function M.answers()
   local d = common.dialect()
   local left = require("dbt3.run").remove_leftovers(con, cfg.scale)
   if left > 0 then print(fmt("Removed %d orders an interrupted run's refresh functions left behind", left)) end
-  local timeout_set = false
+  local timeout_secs -- (nil: none)
   if s.query_timeout > 0 then
     if not d.statement_timeout then
       common.fail("%s dialect: no session statement timeout (run answers without --query-timeout)", d.name)
     end
     con:query(d.statement_timeout(s.query_timeout))
-    timeout_set = true
+    timeout_secs = s.query_timeout
   end
   local stream = s.answers_stream
   local p = queries.params(s.seed_given and s.seed or cfg.seed, stream, s.qualification)
   local timed_out, agree, differ = 0, 0, {}
   for q = 1, 22 do
-    local rows = run_query(con, d, queries.render(q, s.t, p[q], cfg.scale, d, stream), timeout_set)
+    local rows = run_query(con, d, queries.render(q, s.t, p[q], cfg.scale, d, stream), timeout_secs)
     if not rows then
       timed_out = timed_out + 1
       print(fmt("Q%d: timed out after %gs (%s)", q, s.query_timeout, queries.describe(p[q])))

@@ -258,18 +258,7 @@ local function record(st, slot, secs, outcome)
   end
 end
 
--- Sets the session's statement timeout between steps. On PostgreSQL a timeout that fires as a
--- statement ends stays pending and cancels the next statement instead ("canceling statement due
--- to user request", 57014), and the SET itself runs under the timeout it replaces: with a
--- timeout of a millisecond on a loaded machine either can cut this SET, which then runs again.
-local function set_timeout(secs)
-  for _ = 1, 4 do
-    local ok, err = pcall(con.query, con, d.statement_timeout(secs))
-    if ok then return end
-    if not d.is_timeout(con) then error(err, 0) end
-  end
-  con:query(d.statement_timeout(secs))
-end
+local function set_timeout(secs) common.set_timeout(con, d, secs) end
 
 local function run_step(st)
   local slot, sqls
@@ -304,7 +293,7 @@ local function run_step(st)
     return
   end
   pcall(con.query, con, "ROLLBACK")
-  if slot == 15 then pcall(con.query, con, sqls[3]) end -- the view of a Q15 that timed out
+  if slot == 15 then common.drop_q15_view(con, d, sqls[3], timeout_set and s.query_timeout or nil) end
   if ok then -- timed out: the stream goes on
     T:error()
     record(st, slot, secs, M.TIMED_OUT)
