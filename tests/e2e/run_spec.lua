@@ -29,12 +29,17 @@ describe("run", function()
   end)
 
   it("--rate holds the target rate", function()
-    -- Poisson arrivals: 4000 expected events have a standard deviation of 1.6%, so 5% is 3 sigma.
-    local out, err, rc = h.run(h.q(sleeper) .. " --threads=4 --rate=1000 --time=4 run", { env = "SLEEP_US=1000 " })
+    -- Poisson arrivals: 20,000 expected in 2 s at 10,000/s have a standard deviation of 0.71%,
+    -- so 3.5% is 5 sigma (a bound at 3 sigma fails one correct run in 600). Every arrival due in
+    -- the window either ran or is counted as due but not started, so both together are the
+    -- arrivals; a busy machine may leave a few unstarted at the end.
+    local out, err, rc = h.run(h.q(sleeper) .. " --threads=4 --rate=10000 --time=2 run", { env = "SLEEP_US=0 " })
     assert.are.equal(0, rc, err)
-    local rate = events_of(out) / tonumber(out:match("total time:%s+([%d.]+)s"))
-    assert.is_true(math.abs(rate - 1000) / 1000 < 0.05, "achieved " .. rate .. "/s\n" .. out)
-    assert.is_truthy(out:find("Target transaction rate: 1000/sec", 1, true))
+    local unserved = tonumber(out:match("arrivals due but not started at end:%s+(%d+)"))
+    local rate = (events_of(out) + unserved) / 2
+    assert.is_true(math.abs(rate - 10000) / 10000 < 0.035, "arrivals " .. rate .. "/s\n" .. out)
+    assert.is_true(unserved < 200, "1% or more of the arrivals not started\n" .. out)
+    assert.is_truthy(out:find("Target transaction rate: 10000/sec", 1, true))
     local p95 = tonumber(out:match("95th percentile:%s+([%d.]+)"))
     assert.is_true(p95 < 50, "no queueing expected, p95 " .. p95)
     -- Constant arrivals are exact up to the last partial gap: every arrival due in the 2 s either
