@@ -22,8 +22,10 @@ describe("sysbench.rand", function()
     assert.are.equal(1, s.min)
     assert.are.equal(100, s.max)
     assert.is_true(math.abs(s.mean - 50.5) < 0.5)
+    -- 2,000 draws per value have a standard deviation of 44 (2.2%): 15% is 6.8 sigma, so the
+    -- 100 checks fail a correct generator once in a billion runs (10% failed one in 1,500).
     for v = 1, 100 do
-      assert.is_true(math.abs(s.counts[v] - N / 100) < N / 100 * 0.1, "value " .. v)
+      assert.is_true(math.abs(s.counts[v] - N / 100) < N / 100 * 0.15, "value " .. v)
     end
   end)
 
