@@ -117,6 +117,26 @@ function M.set_timeout(con, d, secs)
   con:query(d.statement_timeout(secs))
 end
 
+-- Q15's view for stream `stream` ($view in queries.lua): one per stream, so that streams
+-- running Q15 at once do not collide; t is settings().t.
+function M.q15_view(t, stream)
+  return (t.config:gsub("dbt3_config$", "")) .. "dbt3_revenue" .. stream
+end
+
+-- A run killed inside Q15 leaves its view: that stream's next Q15 then fails to create it
+-- ("already exists"), and PostgreSQL refuses to drop lineitem under it. The configuration
+-- records the most streams any run had, so that every view a run may have left is dropped: at
+-- the start of each run (streams: this run's, recorded before any Q15 runs) and by cleanup.
+local Q15_STREAMS = "q15_streams"
+
+function M.drop_q15_views(con, streams)
+  local recorded = tonumber(M.config_read(con)[Q15_STREAMS]) or 0
+  for k = 0, math.max(recorded, streams or 0) do
+    con:query("DROP VIEW IF EXISTS " .. M.q15_view(M.settings().t, k))
+  end
+  if streams and streams > recorded then M.config_set(con, Q15_STREAMS, streams) end
+end
+
 -- Drops the view of a Q15 that failed (its last statement, drop_sql). With a statement timeout
 -- (secs) the DROP runs without it: a millisecond's timeout can cut the DROP too, and the view
 -- left behind fails every later Q15 ("View with name dbt3_revenue0 already exists").

@@ -3,6 +3,7 @@
 -- arithmetic is done here, on the client, so the SQL carries plain DATE literals that every
 -- server reads alike. What still differs between servers (LIMIT, the statement timeout) comes
 -- from the dialect.
+local common = require("dbt3.common")
 local gen = require("dbt3.gen")
 local text = require("dbt3.text")
 
@@ -336,7 +337,7 @@ function M.render(q, t, p, sf, d, stream)
     v.date_1m, v.date_3m, v.date_1y = add_months(p.date, 1), add_months(p.date, 3), add_months(p.date, 12)
   end
   v.fraction = fmt("%.10f", 0.0001 / sf)
-  v.view = (t.config:gsub("dbt3_config$", "")) .. "dbt3_revenue" .. stream
+  v.view = common.q15_view(t, stream)
   local tmpl = Q[q]
   if type(tmpl) == "string" then tmpl = { tmpl } end
   local out = {}

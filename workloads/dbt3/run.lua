@@ -117,6 +117,7 @@ function M.init()
   if left > 0 then
     print(string.format("Removed %d orders an interrupted run's refresh functions left behind", left))
   end
+  common.drop_q15_views(con, p.streams)
   con:disconnect()
   if p.streams > s.threads then
     common.fail("--streams=%d needs as many threads: raise --threads to %d (%d to give the refresh stream its own)",

@@ -98,9 +98,11 @@ function M.post_load(con, name)
   con:query(d.analyze_after_load(t))
 end
 
--- Drops every dbt3 table, children first, and the configuration table last.
+-- Drops Q15's views a killed run left (PostgreSQL drops no table a view depends on), every
+-- dbt3 table, children first, and the configuration table last.
 function M.drop(con)
   local s = common.settings()
+  if common.table_exists(con, s.t.config) then common.drop_q15_views(con) end
   for _, name in ipairs(common.TABLES) do
     con:query("DROP TABLE IF EXISTS " .. s.t[name])
   end
