@@ -868,7 +868,7 @@ end
 -- The server monitor's request to publish (ffi_engine.h): every idle session of this worker
 -- publishes its counters (PostgreSQL: pg_stat_force_next_flush), then the worker answers. false
 -- when a session is in a transaction or a statement: it may hold locks another thread waits
--- for, so at the end of the loop the worker must not wait before closing it (run.c).
+-- for, so at the end of the loop the worker must not wait before closing it (run_threads.c).
 local function publish_all()
   local all_idle = true
   for k = 1, nlive do

@@ -105,7 +105,7 @@ struct lb_engine {
 	bool started;                /* start barrier released */
 	bool end_read;               /* the end of the run is read (system metrics) */
 	uint64_t proc_reads_asked;   /* workers about to close connections asked for a reading of */
-	uint64_t proc_reads_done;    /* the server processes' CPU (run.c, read_before_close) */
+	uint64_t proc_reads_done;    /* the server processes' CPU (run_threads.c, read_before_close) */
 	bool forced;                 /* forced shutdown fired */
 	char *fatal;                 /* first fatal error message */
 	char *nothing_done;          /* a run that completed no event: why it failed (verdict.c) */

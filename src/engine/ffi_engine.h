@@ -41,14 +41,14 @@ LB_FFI struct lb_rng *lb_worker_rng(struct lb_worker *w);
 LB_FFI int lb_worker_stopping(struct lb_worker *w);
 /* 1 once a fatal error (in any thread) has failed the run. */
 LB_FFI int lb_run_failed(struct lb_worker *w);
-/* The server monitor's requests to publish (run.c): a server may publish a session's counters
- * late (PostgreSQL: at most once a second), so before reading the server's counters the monitor
- * asks the workers that hold database sessions to have them publish theirs, and waits (briefly)
- * for the answers: each reading then counts the work done before it. The SQL layer notes that
- * its worker holds sessions, checks after each event whether a request is due (the number to
- * answer, or 0) and answers it once its idle sessions published; `uncounted` is the events
- * that completed and are not yet counted (1 in a thread's loop: it answers before the event's
- * end is recorded), so that the events its sessions published are known (run.c). */
+/* The server monitor's requests to publish (run_window.c): a server may publish a session's
+ * counters late (PostgreSQL: at most once a second), so before reading the server's counters the
+ * monitor asks the workers that hold database sessions to have them publish theirs, and waits
+ * (briefly) for the answers: each reading then counts the work done before it. The SQL layer
+ * notes that its worker holds sessions, checks after each event whether a request is due (the
+ * number to answer, or 0) and answers it once its idle sessions published; `uncounted` is the
+ * events that completed and are not yet counted (1 in a thread's loop: it answers before the
+ * event's end is recorded), so that the events its sessions published are known (run_window.c). */
 LB_FFI void lb_worker_note_sessions(struct lb_worker *w);
 LB_FFI uint32_t lb_worker_publish_due(struct lb_worker *w);
 LB_FFI void lb_worker_published(struct lb_worker *w, uint32_t request, int uncounted);

@@ -43,7 +43,7 @@ bool lb_srvmon_wants_publish(const struct lb_srvmon *m);
  * out of the counters its own statements land in, as its own are. */
 void lb_srvmon_other_statements(struct lb_srvmon *m, uint64_t total);
 /* The events the client counted in its window that the sessions completed before the server's
- * base reading (run.c): how far the server's window starts after the client's, in work. */
+ * base reading (run_window.c): how far the server's window starts after the client's, in work. */
 void lb_srvmon_window_offset(struct lb_srvmon *m, int64_t events);
 /* Those already in the first reading (run before it): not to be left out again. */
 void lb_srvmon_other_statements_before(struct lb_srvmon *m, uint64_t total);
