@@ -123,7 +123,7 @@ struct lb_engine {
 	                              * result is written (NULL otherwise; owned) */
 	struct lb_srvmon *srvmon;    /* server statistics; NULL when off or not a database run */
 	uint32_t publish_request;    /* the monitor's last request to publish (ffi_engine.h) */
-	bool publish_sessions;       /* the server publishes late: workers publish (run.c) */
+	bool publish_sessions;       /* the server publishes late: workers publish (run*.c) */
 	uint64_t publish_statements; /* the statements they ran for it: left out like the monitor's */
 	/* The first database configuration the workload made (api/sql.c): the server the monitor
 	 * watches. Written once under the configurations' lock, read after the threads started. */
@@ -162,7 +162,7 @@ void lb_engine_fini(struct lb_engine *e);
 int lb_engine_open_control(struct lb_engine *e, char *err, size_t errlen);
 
 /* The reporter's state (report_intermediate), when the script and the options want one, and
- * its end (before the final report). For the run (run.c). */
+ * its end (before the final report). For the run command (run*.c). */
 int lb_engine_open_reporter(struct lb_engine *e);
 void lb_engine_close_reporter(struct lb_engine *e);
 

@@ -206,8 +206,6 @@ static void check_failed_events(struct lb_engine *e)
 	free(msg);
 }
 
-/* Returns the exit code: 0, 1 (error, or a report hook failed), 2 (forced shutdown) or 128 +
- * the signal (interrupted). */
 /* Where the measured window ends: when the last worker's loop ended, except that time a worker
  * spent past --time waiting for events the end then cut off (--end-grace) is not in it: rates are
  * the events counted over the time they completed in, and those events are not counted. */
@@ -231,6 +229,8 @@ static int64_t window_end(struct lb_engine *e, int64_t *waited_ns)
 	return end;
 }
 
+/* Returns the exit code: 0, 1 (error, or a report hook failed), 2 (forced shutdown) or 128 +
+ * the signal (interrupted). */
 static int finish_run(struct lb_engine *e, bool completed, bool hook_failed)
 {
 	int64_t end = window_end(e, &e->grace_excluded_ns);

@@ -5,7 +5,6 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-#include <stdio.h>
 
 #include "engine/stats.h"
 
@@ -22,7 +21,6 @@ struct monitor {
 	int64_t next_report_ns;
 	int next_checkpoint;
 	bool warm;
-	FILE *out;
 };
 
 /* The worker threads (run_threads.c). */
