@@ -31,26 +31,27 @@ describe("run", function()
   it("--rate holds the target rate", function()
     -- Poisson arrivals: 20,000 expected in 2 s at 10,000/s have a standard deviation of 0.71%,
     -- so 3.5% is 5 sigma (a bound at 3 sigma fails one correct run in 600). Every arrival due in
-    -- the window either ran or is counted as due but not started, so both together are the
-    -- arrivals; a busy machine may leave a few unstarted at the end.
+    -- the window either ran or is counted as due but not started: both together are the
+    -- arrivals, however far behind a busy machine leaves the workers.
     local out, err, rc = h.run(h.q(sleeper) .. " --threads=4 --rate=10000 --time=2 run", { env = "SLEEP_US=0 " })
     assert.are.equal(0, rc, err)
     local unserved = tonumber(out:match("arrivals due but not started at end:%s+(%d+)"))
     local rate = (events_of(out) + unserved) / 2
     assert.is_true(math.abs(rate - 10000) / 10000 < 0.035, "arrivals " .. rate .. "/s\n" .. out)
-    assert.is_true(unserved < 200, "1% or more of the arrivals not started\n" .. out)
     assert.is_truthy(out:find("Target transaction rate: 10000/sec", 1, true))
-    local p95 = tonumber(out:match("95th percentile:%s+([%d.]+)"))
-    assert.is_true(p95 < 50, "no queueing expected, p95 " .. p95)
     -- Constant arrivals are exact up to the last partial gap: every arrival due in the 2 s either
     -- ran or is counted as due but not started (a loaded machine can start the last few late).
+    -- 4 threads for 500 events/s of 1 ms: no event waits for a thread, so the latency, measured
+    -- from each event's intended start, stays near the service time.
     out, err, rc = h.run(h.q(sleeper) .. " --threads=4 --rate=500 --rate-arrival=constant --time=2 run", { env = "SLEEP_US=1000 " })
     assert.are.equal(0, rc, err)
     local n = events_of(out)
-    local unserved = tonumber(out:match("arrivals due but not started at end:%s+(%d+)"))
+    unserved = tonumber(out:match("arrivals due but not started at end:%s+(%d+)"))
     assert.is_true(n + unserved >= 999 and n + unserved <= 1001,
       "constant arrivals: " .. n .. " events + " .. unserved .. " unserved in 2 s at 500/s")
     assert.is_true(n >= 950, "constant arrivals: only " .. n .. " of 1000 started")
+    local p95 = tonumber(out:match("95th percentile:%s+([%d.]+)"))
+    assert.is_true(p95 < 50, "no queueing expected, p95 " .. p95 .. "\n" .. out)
   end)
 
   it("--rate shows queueing latency when events are slower than the rate", function()
