@@ -62,9 +62,7 @@ function M.answers()
   local con = common.connect()
   local cfg = common.ready_config(con)
   local d = common.dialect()
-  local left = require("dbt3.run").remove_leftovers(con, cfg.scale)
-  if left > 0 then print(fmt("Removed %d orders an interrupted run's refresh functions left behind", left)) end
-  common.drop_q15_views(con, s.answers_stream)
+  require("dbt3.run").remove_leftovers(con, cfg.scale, s.answers_stream)
   local timeout_secs -- (nil: none)
   if s.query_timeout > 0 then
     if not d.statement_timeout then

@@ -130,9 +130,10 @@ end
 local Q15_STREAMS = "q15_streams"
 
 function M.drop_q15_views(con, streams)
+  local t = M.settings().t
   local recorded = tonumber(M.config_read(con)[Q15_STREAMS]) or 0
   for k = 0, math.max(recorded, streams or 0) do
-    con:query("DROP VIEW IF EXISTS " .. M.q15_view(M.settings().t, k))
+    con:query("DROP VIEW IF EXISTS " .. M.q15_view(t, k))
   end
   if streams and streams > recorded then M.config_set(con, Q15_STREAMS, streams) end
 end

@@ -85,9 +85,10 @@ function M.unmark_pending(con, pair)
   con:query(fmt("DELETE FROM %s WHERE cfg_name = '%s%d'", common.settings().t.config, PENDING, pair))
 end
 
--- Removes the rows of every recorded pair (an RF1 without its RF2: RF1 would fail on their keys,
--- and queries would see them) and forgets the pairs. Returns how many orders went.
-function M.remove_leftovers(con, sf)
+-- Removes what interrupted runs left: the rows of every recorded pair (an RF1 without its RF2:
+-- RF1 would fail on their keys, and queries would see them), saying how many orders went, and
+-- Q15's views (common.drop_q15_views; streams: this run's). Forgets the pairs.
+function M.remove_leftovers(con, sf, streams)
   local s = common.settings()
   local removed = 0
   for name in pairs(common.config_read(con)) do
@@ -105,7 +106,10 @@ function M.remove_leftovers(con, sf)
       con:query("COMMIT")
     end
   end
-  return removed
+  if removed > 0 then
+    print(string.format("Removed %d orders an interrupted run's refresh functions left behind", removed))
+  end
+  common.drop_q15_views(con, streams)
 end
 
 function M.init()
@@ -113,11 +117,7 @@ function M.init()
   local con = common.driver():connect()
   local cfg = common.ready_config(con)
   local p = M.plan()
-  local left = M.remove_leftovers(con, cfg.scale)
-  if left > 0 then
-    print(string.format("Removed %d orders an interrupted run's refresh functions left behind", left))
-  end
-  common.drop_q15_views(con, p.streams)
+  M.remove_leftovers(con, cfg.scale, p.streams)
   con:disconnect()
   if p.streams > s.threads then
     common.fail("--streams=%d needs as many threads: raise --threads to %d (%d to give the refresh stream its own)",
